@@ -1,0 +1,93 @@
+"""Column layouts of the packed struct-of-arrays tables that the kernels read and write.
+
+Every table is float64 and indexed `[vehicle, column]` or `[vehicle, wheel, column]`; wheel order is
+FL, FR, RL, RR. Python code reads them through the named views in `sim/simulation.py`; kernels index
+them with these constants. Units are in the comments.
+"""
+
+NW = 4                                     # wheels per vehicle
+FL, FR, RL, RR = 0, 1, 2, 3
+WHEEL_NAMES = ("FL", "FR", "RL", "RR")
+
+# --- vehicle parameters vp[v, :] -------------------------------------------------------------------
+(VP_MASS,                                  # kg
+ VP_IXX, VP_IYY, VP_IZZ,                   # kg m^2, principal, body frame
+ VP_RHO, VP_CD, VP_AREA,                   # kg/m^3, -, m^2
+ VP_CLA_F, VP_CLA_R,                       # m^2 lift-area products (downforce)
+ VP_XF, VP_XR,                             # m, axle x relative to the centre of mass (downforce points)
+ VP_IE,                                    # kg m^2 engine rotor inertia
+ VP_UEX, VP_UEY, VP_UEZ,                   # engine rotor axis, body frame, unit
+ VP_STEER_MAX,                             # rad road-wheel angle at full steer
+ VP_N) = range(17)
+
+# --- wheel parameters wp[v, w, :] ------------------------------------------------------------------
+(WP_AX, WP_AY, WP_AZ,                      # m anchor relative to the centre of mass, body frame
+ WP_DX, WP_DY, WP_DZ,                      # suspension axis d, body frame, unit (points down)
+ WP_R, WP_L0, WP_LMIN, WP_LMAX,            # m
+ WP_K, WP_C, WP_ARB,                       # N/m, N s/m, N/m
+ WP_CAMBER,                                # rad rotation of the axle about body x (side-signed)
+ WP_QUERY,                                 # 0 ray, 1 sphere, 2 disc
+ WP_MODEL,                                 # 0 linear, 1 magic formula
+ WP_IW, WP_GRIP, WP_CK, WP_CA, WP_VMIN, WP_ROLL,   # kg m^2, -, N, N/rad, m/s, -
+ WP_BX, WP_CX, WP_DXF, WP_EX, WP_BY, WP_CY, WP_DYF, WP_EY,   # Magic Formula factors
+ WP_TDRIVE, WP_TBRAKE, WP_THAND,           # N m at full input
+ WP_STEERS,                                # 1 if the wheel steers, else 0
+ WP_PARTNER,                               # index of the other wheel on the axle (anti-roll bar)
+ WP_N) = range(36)
+
+# --- controls ctrl[v, :] ---------------------------------------------------------------------------
+CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1], [-1,1] (+ left), [0,1]
+
+# --- body state bs[v, :] ---------------------------------------------------------------------------
+(BS_PX, BS_PY, BS_PZ,                      # m centre of mass, world
+ BS_QW, BS_QX, BS_QY, BS_QZ,               # orientation body -> world
+ BS_VX, BS_VY, BS_VZ,                      # m/s, world
+ BS_WX, BS_WY, BS_WZ,                      # rad/s, world
+ BS_OMEGA_E,                               # rad/s engine speed
+ BS_HEX, BS_HEY, BS_HEZ,                   # N m s engine rotor angular momentum last committed (world)
+ BS_N) = range(18)
+
+# --- wheel state ws[v, w, :] -----------------------------------------------------------------------
+(WS_OMEGA,                                 # rad/s spin, positive rolls forward
+ WS_STEER,                                 # rad road-wheel angle, positive turns left
+ WS_ANGLE,                                 # rad spin angle in [0, 2 pi) (drawing)
+ WS_HX, WS_HY, WS_HZ,                      # N m s wheel spin angular momentum last committed (world)
+ WS_SHAPE,                                 # shape id of the last contact (-1 airborne)
+ WS_NX, WS_NY, WS_NZ,                      # last contact normal (for nDot)
+ WS_N) = range(11)
+
+# --- per-wheel telemetry tw[v, w, :] (the last substep) ---------------------------------------------
+(TW_S, TW_A, TW_L, TW_LRAW, TW_X, TW_XDOT,  # m, -, m, m, m, m/s
+ TW_FS, TW_FZ,                             # N
+ TW_VX, TW_VY, TW_KAPPA, TW_ALPHA,         # m/s, m/s, -, rad
+ TW_FX_RAW, TW_FY_RAW, TW_FX, TW_FY, TW_GRIP_SCALE,   # N ..., -
+ TW_T_DRIVE, TW_T_BRAKE,                   # N m (brake: actual, back-computed)
+ TW_OMEGA, TW_RHO, TW_R_EFF,               # rad/s, m, m
+ TW_GROUNDED, TW_SURFACE, TW_SHAPE, TW_MU, TW_STEER,   # 0/1, index, id, -, rad
+ TW_QX, TW_QY, TW_QZ,                      # contact point Q, world
+ TW_NX, TW_NY, TW_NZ,                      # ground normal n
+ TW_TX, TW_TY, TW_TZ,                      # tire longitudinal axis t
+ TW_BX, TW_BY, TW_BZ,                      # tire lateral axis b
+ TW_CX, TW_CY, TW_CZ,                      # wheel centre C
+ TW_UX, TW_UY, TW_UZ,                      # wheel spin axis u
+ TW_FSX, TW_FSY, TW_FSZ,                   # suspension force on the body, world (N)
+ TW_FTX, TW_FTY, TW_FTZ,                   # tire force on the body, world (N)
+ TW_FRX, TW_FRY, TW_FRZ,                   # rolling resistance force, world (N)
+ TW_VGX, TW_VGY, TW_VGZ,                   # ground velocity at Q (m/s)
+ TW_N) = range(58)
+
+# --- body telemetry tb[v, :] (the last substep) ----------------------------------------------------
+(TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)
+ TB_DRAG_X, TB_DRAG_Y, TB_DRAG_Z,
+ TB_DOWNFORCE_X, TB_DOWNFORCE_Y, TB_DOWNFORCE_Z,
+ TB_ROLLING_X, TB_ROLLING_Y, TB_ROLLING_Z,
+ TB_SUSPENSION_X, TB_SUSPENSION_Y, TB_SUSPENSION_Z,
+ TB_TIRE_X, TB_TIRE_Y, TB_TIRE_Z,
+ TB_HBODY_X, TB_HBODY_Y, TB_HBODY_Z,       # angular momentum about the centre of mass (N m s)
+ TB_HWHEELS_X, TB_HWHEELS_Y, TB_HWHEELS_Z,
+ TB_HENGINE_X, TB_HENGINE_Y, TB_HENGINE_Z,
+ TB_HTOTAL_X, TB_HTOTAL_Y, TB_HTOTAL_Z,
+ TB_N) = range(31)
+
+EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
+                   "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X}

@@ -1,0 +1,389 @@
+"""Vehicle parameters: frozen dataclasses grouped by subsystem, each field with a unit and a valid range.
+
+The dataclasses are the edge format (TOML presets, the UI's editors, scripts). `sim/pack.py` turns them
+into the struct-of-arrays tables the kernels read. Every field is declared with `num(...)`, `text(...)` or
+`curve(...)`, which store the unit, the allowed range and a one-line description in the field's
+metadata; `validate()` and the TOML loader read that metadata, so the range is written exactly once.
+
+Vehicle frame (ISO 8855): x forward, y left, z up. Positions are given relative to a *reference point*:
+on the centre line, midway between the axles, at the height of the suspension anchors. The rigid body
+itself is integrated about the centre of mass (`chassis.com_*`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+
+class ConfigError(ValueError):
+    """A preset file or a value that cannot be used; the message names file, key, value and what is allowed."""
+
+
+# ----------------------------------------------------------------------------------------------------
+# Field declarations with unit and range
+
+def num(default: float, unit: str, lo: float, hi: float, doc: str):
+    """A float parameter in [lo, hi] (inclusive) measured in `unit`."""
+    return field(default=float(default), metadata={"kind": "num", "unit": unit, "lo": lo, "hi": hi, "doc": doc})
+
+
+def text(default: str, choices: tuple[str, ...], doc: str):
+    """A string parameter that must be one of `choices`."""
+    return field(default=default, metadata={"kind": "text", "choices": choices, "doc": doc})
+
+
+def curve(default: tuple[float, ...], unit: str, lo: float, hi: float, doc: str, min_len: int = 1,
+          max_len: int = 64, increasing: bool = False):
+    """A tuple of floats, each in [lo, hi]; optionally strictly increasing."""
+    return field(default=tuple(float(v) for v in default),
+                 metadata={"kind": "curve", "unit": unit, "lo": lo, "hi": hi, "doc": doc,
+                           "min_len": min_len, "max_len": max_len, "increasing": increasing})
+
+
+# ----------------------------------------------------------------------------------------------------
+# Groups
+
+@dataclass(frozen=True)
+class Chassis:
+    """The sprung body as one rigid body."""
+    mass: float = num(1200.0, "kg", 50.0, 50000.0, "total mass of the car (body, wheels, driver)")
+    com_x: float = num(0.15, "m", -5.0, 5.0, "centre of mass ahead of the reference point")
+    com_y: float = num(0.0, "m", -2.0, 2.0, "centre of mass left of the centre line")
+    com_z: float = num(-0.10, "m", -2.0, 2.0, "centre of mass above the suspension anchors")
+    inertia_roll: float = num(450.0, "kg m^2", 1.0, 1.0e6, "principal moment about the vehicle x axis")
+    inertia_pitch: float = num(1800.0, "kg m^2", 1.0, 1.0e6, "principal moment about the vehicle y axis")
+    inertia_yaw: float = num(2000.0, "kg m^2", 1.0, 1.0e6, "principal moment about the vehicle z axis")
+    length: float = num(4.0, "m", 0.5, 30.0, "body length (drawing only)")
+    width: float = num(1.75, "m", 0.3, 5.0, "body width (drawing only)")
+    height: float = num(1.0, "m", 0.2, 5.0, "body height above the floor (drawing only)")
+    floor_z: float = num(-0.25, "m", -2.0, 2.0, "body floor height above the anchors (drawing only)")
+
+
+@dataclass(frozen=True)
+class Axle:
+    """Where an axle's two suspension anchors sit; the left wheel is at +half_track, the right at -half_track."""
+    x: float = num(1.275, "m", -10.0, 10.0, "axle position ahead of the reference point")
+    half_track: float = num(0.75, "m", 0.1, 3.0, "half of the track width (anchor y)")
+    anchor_z: float = num(0.0, "m", -2.0, 2.0, "anchor height above the reference point")
+
+
+@dataclass(frozen=True)
+class Suspension:
+    """A spring-damper along the suspension axis d (vertical in the body frame), per axle."""
+    k: float = num(35000.0, "N/m", 100.0, 1.0e7, "spring stiffness")
+    c: float = num(2500.0, "N s/m", 0.0, 1.0e6, "damping coefficient")
+    l0: float = num(0.40, "m", 0.01, 3.0, "rest (unloaded) length: anchor to wheel centre")
+    l_min: float = num(0.15, "m", 0.0, 3.0, "shortest length; below it a bump stop of stiffness 10 k acts")
+    l_max: float = num(0.45, "m", 0.01, 3.0, "longest length; a contact beyond it means the wheel is airborne")
+    anti_roll: float = num(0.0, "N/m", 0.0, 1.0e7, "anti-roll bar stiffness coupling left and right compression")
+    camber_deg: float = num(0.0, "deg", -20.0, 20.0, "static camber; negative tilts the top of the wheel inward")
+    query: str = text("sphere", ("ray", "sphere", "disc"),
+                      "contact query: ray (local plane), sphere sweep, or wheel-shaped disc")
+
+
+@dataclass(frozen=True)
+class Tire:
+    """Wheel and tire of one axle. Forces: linear stiffness or Magic Formula, then the combined limit mu Fz."""
+    model: str = text("magic", ("linear", "magic"), "tire force model")
+    radius: float = num(0.30, "m", 0.05, 2.0, "unloaded radius r")
+    wheel_inertia: float = num(1.2, "kg m^2", 0.01, 100.0, "spin inertia Iw of wheel, tire and brake disc")
+    grip: float = num(1.0, "-", 0.0, 3.0, "tire friction factor; effective mu = surface mu x grip")
+    ck: float = num(30000.0, "N", 1.0, 1.0e7, "linear model: longitudinal slip stiffness (Fx per unit kappa)")
+    ca: float = num(40000.0, "N/rad", 1.0, 1.0e7, "linear model: cornering stiffness (Fy per radian of alpha)")
+    v_min: float = num(1.0, "m/s", 0.01, 20.0, "slip denominator floor vMin")
+    rolling: float = num(0.015, "-", 0.0, 0.5, "rolling resistance coefficient (force = coefficient x Fz)")
+    bx: float = num(8.0, "-", 0.1, 100.0, "Magic Formula longitudinal stiffness factor B")
+    cx: float = num(1.6, "-", 0.1, 3.0, "Magic Formula longitudinal shape factor C")
+    dx: float = num(1.0, "-", 0.0, 3.0, "Magic Formula longitudinal peak factor D (peak = D mu Fz)")
+    ex: float = num(0.2, "-", -10.0, 1.0, "Magic Formula longitudinal curvature factor E")
+    by: float = num(8.0, "1/rad", 0.1, 100.0, "Magic Formula lateral stiffness factor B")
+    cy: float = num(1.4, "-", 0.1, 3.0, "Magic Formula lateral shape factor C")
+    dy: float = num(1.0, "-", 0.0, 3.0, "Magic Formula lateral peak factor D (peak = D mu Fz)")
+    ey: float = num(-0.5, "-", -10.0, 1.0, "Magic Formula lateral curvature factor E")
+
+
+@dataclass(frozen=True)
+class Brakes:
+    max_torque_front: float = num(1400.0, "N m", 0.0, 1.0e5, "brake torque per front wheel at full pedal")
+    max_torque_rear: float = num(900.0, "N m", 0.0, 1.0e5, "brake torque per rear wheel at full pedal")
+    handbrake_torque: float = num(2500.0, "N m", 0.0, 1.0e5, "handbrake torque per rear wheel")
+
+
+@dataclass(frozen=True)
+class Steering:
+    max_angle_deg: float = num(32.0, "deg", 0.0, 80.0, "road-wheel angle at full steering input")
+
+
+@dataclass(frozen=True)
+class DirectDrive:
+    """Stand-in drive until the powertrain lands: throttle x max_wheel_torque on each driven wheel."""
+    max_wheel_torque: float = num(1200.0, "N m", 0.0, 1.0e5, "drive torque per driven wheel at full throttle")
+    layout: str = text("rwd", ("rwd", "fwd", "awd"), "which wheels are driven")
+
+
+@dataclass(frozen=True)
+class Aero:
+    air_density: float = num(1.2, "kg/m^3", 0.0, 5.0, "air density rho")
+    drag_coefficient: float = num(0.32, "-", 0.0, 3.0, "drag coefficient Cd")
+    frontal_area: float = num(2.1, "m^2", 0.0, 20.0, "frontal area A")
+    downforce_front: float = num(0.0, "m^2", 0.0, 20.0, "front lift-area product ClA (downforce = 1/2 rho ClA vx^2)")
+    downforce_rear: float = num(0.0, "m^2", 0.0, 20.0, "rear lift-area product ClA")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Engine data; used by the powertrain (issue 4). The direct-drive stand-in ignores it."""
+    torque_rpm: tuple[float, ...] = curve((0.0, 1000.0, 4000.0, 6500.0), "rpm", 0.0, 30000.0,
+                                          "torque curve: engine speeds", min_len=2, increasing=True)
+    torque_nm: tuple[float, ...] = curve((130.0, 130.0, 180.0, 140.0), "N m", 0.0, 5000.0,
+                                         "torque curve: full-throttle torque at each speed", min_len=2)
+    redline_rpm: float = num(6500.0, "rpm", 500.0, 30000.0, "rev limit")
+    idle_rpm: float = num(850.0, "rpm", 0.0, 5000.0, "idle speed")
+    inertia: float = num(0.15, "kg m^2", 0.001, 10.0, "rotor inertia Ie")
+    engine_brake: float = num(0.74, "N m s/rev", 0.0, 10.0, "engine braking torque per rev/s (seed 002)")
+
+
+@dataclass(frozen=True)
+class Gearbox:
+    """Gear data; used by the powertrain (issue 4)."""
+    ratios: tuple[float, ...] = curve((3.50, 2.10, 1.40, 1.05, 0.85), "-", 0.05, 20.0,
+                                      "forward gear ratios, first gear first", min_len=1, max_len=10)
+    reverse: float = num(3.40, "-", 0.05, 20.0, "reverse ratio (magnitude)")
+    final_drive: float = num(3.90, "-", 0.1, 20.0, "final drive ratio")
+    efficiency: float = num(0.92, "-", 0.1, 1.0, "gearbox and differential efficiency")
+
+
+@dataclass(frozen=True)
+class Vehicle:
+    """All parameters of one car. Per-axle groups are `front_*` and `rear_*`."""
+    name: str = "hatchback"
+    chassis: Chassis = field(default_factory=Chassis)
+    front_axle: Axle = field(default_factory=Axle)
+    rear_axle: Axle = field(default_factory=lambda: Axle(x=-1.275))
+    front_suspension: Suspension = field(default_factory=Suspension)
+    rear_suspension: Suspension = field(default_factory=Suspension)
+    front_tire: Tire = field(default_factory=Tire)
+    rear_tire: Tire = field(default_factory=Tire)
+    brakes: Brakes = field(default_factory=Brakes)
+    steering: Steering = field(default_factory=Steering)
+    drive: DirectDrive = field(default_factory=DirectDrive)
+    aero: Aero = field(default_factory=Aero)
+    engine: Engine = field(default_factory=Engine)
+    gearbox: Gearbox = field(default_factory=Gearbox)
+
+    @property
+    def wheelbase(self) -> float:
+        return self.front_axle.x - self.rear_axle.x
+
+
+GROUP_TYPES = {
+    "chassis": Chassis, "front_axle": Axle, "rear_axle": Axle, "front_suspension": Suspension,
+    "rear_suspension": Suspension, "front_tire": Tire, "rear_tire": Tire, "brakes": Brakes,
+    "steering": Steering, "drive": DirectDrive, "aero": Aero, "engine": Engine, "gearbox": Gearbox,
+}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Validation
+
+def describe_allowed(f: dataclasses.Field) -> str:
+    m = f.metadata
+    if m["kind"] == "num":
+        return f"a number in [{m['lo']:g}, {m['hi']:g}] {m['unit']}"
+    if m["kind"] == "text":
+        return "one of " + ", ".join(repr(c) for c in m["choices"])
+    extra = ", strictly increasing" if m["increasing"] else ""
+    return (f"a list of {m['min_len']} to {m['max_len']} numbers, each in [{m['lo']:g}, {m['hi']:g}] "
+            f"{m['unit']}{extra}")
+
+
+def check_value(f: dataclasses.Field, value: Any, where: str, key: str) -> Any:
+    """Return `value` converted to the field's type, or raise ConfigError naming where, key and value."""
+    m = f.metadata
+    bad = ConfigError(f"{where}: {key} = {value!r} is not allowed; expected {describe_allowed(f)}")
+    if m["kind"] == "num":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        v = float(value)
+        if not math.isfinite(v) or v < m["lo"] or v > m["hi"]:
+            raise bad
+        return v
+    if m["kind"] == "text":
+        if not isinstance(value, str) or value not in m["choices"]:
+            raise bad
+        return value
+    if not isinstance(value, (list, tuple)) or not (m["min_len"] <= len(value) <= m["max_len"]):
+        raise bad
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+            raise bad
+        if float(v) < m["lo"] or float(v) > m["hi"]:
+            raise bad
+        out.append(float(v))
+    if m["increasing"] and any(b <= a for a, b in zip(out, out[1:])):
+        raise bad
+    return tuple(out)
+
+
+def check_consistency(v: Vehicle, where: str) -> None:
+    """Relations between fields that single ranges cannot express."""
+    for axle in ("front", "rear"):
+        s: Suspension = getattr(v, f"{axle}_suspension")
+        if not (s.l_min < s.l_max):
+            raise ConfigError(f"{where}: {axle}_suspension.l_min = {s.l_min:g} must be below "
+                              f"{axle}_suspension.l_max = {s.l_max:g} m")
+    if v.front_axle.x <= v.rear_axle.x:
+        raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "
+                          f"rear_axle.x = {v.rear_axle.x:g} m")
+    if len(v.engine.torque_rpm) != len(v.engine.torque_nm):
+        raise ConfigError(f"{where}: engine.torque_rpm has {len(v.engine.torque_rpm)} points but "
+                          f"engine.torque_nm has {len(v.engine.torque_nm)}; they must match")
+
+
+def validate(v: Vehicle, where: str = "vehicle") -> Vehicle:
+    """Check every field of `v` against its range; raise ConfigError with the first problem."""
+    for gname, gtype in GROUP_TYPES.items():
+        group = getattr(v, gname)
+        for f in fields(gtype):
+            check_value(f, getattr(group, f.name), where, f"{gname}.{f.name}")
+    check_consistency(v, where)
+    return v
+
+
+def field_info(path: str) -> dataclasses.Field:
+    """The dataclass field for a dotted path such as 'front_suspension.k'."""
+    gname, _, fname = path.partition(".")
+    if gname not in GROUP_TYPES:
+        raise KeyError(path)
+    for f in fields(GROUP_TYPES[gname]):
+        if f.name == fname:
+            return f
+    raise KeyError(path)
+
+
+def get_value(v: Vehicle, path: str) -> Any:
+    gname, _, fname = path.partition(".")
+    return getattr(getattr(v, gname), fname)
+
+
+def with_value(v: Vehicle, path: str, value: Any) -> Vehicle:
+    """A copy of `v` with one field changed, checked against its range (ConfigError if not allowed)."""
+    f = field_info(path)
+    value = check_value(f, value, v.name, path)
+    gname, _, fname = path.partition(".")
+    new = dataclasses.replace(v, **{gname: dataclasses.replace(getattr(v, gname), **{fname: value})})
+    check_consistency(new, v.name)
+    return new
+
+
+# ----------------------------------------------------------------------------------------------------
+# TOML
+
+PRESET_DIR = Path(__file__).resolve().parent.parent / "config" / "vehicles"
+
+
+def resolve_preset(name_or_path: str | os.PathLike, folder: Path, kind: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists() or os.sep in str(name_or_path):
+        if not p.exists():
+            raise ConfigError(f"{p}: no such {kind} file")
+        return p
+    candidate = folder / f"{name_or_path}.toml"
+    if not candidate.exists():
+        known = ", ".join(sorted(x.stem for x in folder.glob("*.toml")))
+        raise ConfigError(f"{kind} preset {str(name_or_path)!r} not found; known presets: {known}")
+    return candidate
+
+
+def read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def vehicle_from_dict(data: dict, where: str) -> Vehicle:
+    """Build a Vehicle from a TOML-shaped dict; absent keys keep their defaults; unknown keys are errors."""
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "name":
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"{where}: name = {value!r} is not allowed; expected a non-empty string")
+            kwargs["name"] = value
+            continue
+        if key not in GROUP_TYPES:
+            raise ConfigError(f"{where}: unknown table [{key}]; known tables: {', '.join(GROUP_TYPES)}")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {key} must be a table ([{key}]), not {value!r}")
+        gtype = GROUP_TYPES[key]
+        known = {f.name: f for f in fields(gtype)}
+        gkw = {}
+        for fname, fval in value.items():
+            if fname not in known:
+                raise ConfigError(f"{where}: unknown key {key}.{fname}; known keys in [{key}]: "
+                                  f"{', '.join(known)}")
+            gkw[fname] = check_value(known[fname], fval, where, f"{key}.{fname}")
+        if key == "rear_axle" and "x" not in gkw:
+            gkw["x"] = Axle().x * -1.0
+        kwargs[key] = gtype(**gkw)
+    v = Vehicle(**kwargs)
+    check_consistency(v, where)
+    return v
+
+
+def load_vehicle(name_or_path: str | os.PathLike = "hatchback") -> Vehicle:
+    """A preset name from config/vehicles (e.g. 'hatchback', 'boxster_s') or a path to a TOML file."""
+    path = resolve_preset(name_or_path, PRESET_DIR, "vehicle")
+    v = vehicle_from_dict(read_toml(path), str(path))
+    if "name" not in read_toml(path):
+        v = dataclasses.replace(v, name=path.stem)
+    return v
+
+
+def vehicle_to_dict(v: Vehicle) -> dict:
+    out: dict[str, Any] = {"name": v.name}
+    for gname in GROUP_TYPES:
+        group = getattr(v, gname)
+        out[gname] = {f.name: (list(getattr(group, f.name)) if isinstance(getattr(group, f.name), tuple)
+                               else getattr(group, f.name)) for f in fields(group)}
+    return out
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write to a temporary file in the target folder, then rename over the target: the old file
+    survives any failure (no space, no permission, a crash half-way)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_vehicle(v: Vehicle, path: str | os.PathLike) -> None:
+    """Save `v` as TOML atomically; raises ConfigError (naming the file) if it cannot be written."""
+    validate(v, str(path))
+    try:
+        atomic_write_bytes(path, tomli_w.dumps(vehicle_to_dict(v)).encode())
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot save: {exc.strerror or exc}") from None

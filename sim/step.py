@@ -1,0 +1,362 @@
+"""The order of the physics: one substep of the seed-000 chain, and the batched fixed step.
+
+`substep` is the single place that says in which order things happen; each stage below it is glue that
+loops over the four wheels and calls the formulas in the topical files (contact, suspension, tire,
+wheel, body, aero, drive). Stages talk through the telemetry rows `tw[v, w, :]`, which double as the
+per-wheel scratch of the substep, so nothing is allocated inside the loop.
+
+The state the stages read (pose, velocities, wheel speeds) is frozen for the whole substep: only the
+last stage, `body_stage`, writes the body state, after every wheel has been computed from the same start.
+"""
+from __future__ import annotations
+
+import math
+
+from sim.aero import downforce, drag_force, rolling_resistance
+from sim.body import integrate_body
+from sim.contact import A_MIN, contact_point, rolling_arm, support_radius, suspension_length, tire_frame
+from sim.drive import direct_drive
+from sim.jit import kernel
+from sim.layout import *  # noqa: F401,F403 (column constants)
+from sim.query import QUERY_DISC, cast
+from sim.suspension import compression, compression_rate, r_eff_rate, suspension_force
+from sim.tire import combined_limit, raw_force, slip
+from sim.vec import add, cross, dot, madd, quat_rotate, scale, sub, world_inertia_apply
+from sim.wheel import wheel_spin
+
+TWO_PI = 2.0 * math.pi
+
+
+@kernel
+def read3(arr, v, i0):
+    return (arr[v, i0], arr[v, i0 + 1], arr[v, i0 + 2])
+
+
+@kernel
+def read3w(arr, v, w, i0):
+    return (arr[v, w, i0], arr[v, w, i0 + 1], arr[v, w, i0 + 2])
+
+
+@kernel
+def write3(arr, v, i0, x):
+    arr[v, i0] = x[0]
+    arr[v, i0 + 1] = x[1]
+    arr[v, i0 + 2] = x[2]
+
+
+@kernel
+def write3w(arr, v, w, i0, x):
+    arr[v, w, i0] = x[0]
+    arr[v, w, i0 + 1] = x[1]
+    arr[v, w, i0 + 2] = x[2]
+
+
+@kernel
+def spin_axis(q, camber, steer):
+    """u in world: the body's +y axis turned by camber about x, then by the steering angle about z.
+
+    Positive omega about u = +y rolls the car forward, so t = normalize(u x n) points forward (spec)."""
+    ub = (0.0, math.cos(camber), math.sin(camber))
+    cs = math.cos(steer)
+    sn = math.sin(steer)
+    return quat_rotate(q, (ub[0] * cs - ub[1] * sn, ub[0] * sn + ub[1] * cs, ub[2]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Stages
+
+@kernel
+def drive_stage(v, wp, vp, ctrl, ws, tw, h):
+    """Controls -> drive torque, brake torque and road-wheel angle per wheel; returns nothing.
+
+    Writes tw T_DRIVE, T_BRAKE (the maximum the brake may apply this substep), STEER; ws STEER keeps the
+    angle and the rate of change is recovered from it by the suspension stage (via tw STEER - ws)."""
+    for i in range(NW):
+        t_drive, t_brake, steer = direct_drive(ctrl[v, CT_THROTTLE], ctrl[v, CT_BRAKE], ctrl[v, CT_STEER],
+                                               ctrl[v, CT_HANDBRAKE], wp[v, i, WP_TDRIVE], wp[v, i, WP_TBRAKE],
+                                               wp[v, i, WP_THAND], wp[v, i, WP_STEERS], vp[v, VP_STEER_MAX])
+        tw[v, i, TW_T_DRIVE] = t_drive
+        tw[v, i, TW_T_BRAKE] = t_brake
+        tw[v, i, TW_STEER] = steer
+
+
+@kernel
+def query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t):
+    """Query the ground along each suspension axis and place the wheel: s, a, l, C, Q, x, t, b."""
+    pos = read3(bs, v, BS_PX)
+    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    for i in range(NW):
+        kind = int(wp[v, i, WP_QUERY])
+        r = wp[v, i, WP_R]
+        l_min = wp[v, i, WP_LMIN]
+        l_max = wp[v, i, WP_LMAX]
+        anchor = add(pos, quat_rotate(q, read3w(wp, v, i, WP_AX)))      # A, world
+        d = quat_rotate(q, read3w(wp, v, i, WP_DX))                      # unit axis, world, points down
+        u = spin_axis(q, wp[v, i, WP_CAMBER], tw[v, i, TW_STEER])        # spin axis after steer and camber
+        hit, s, p, n, surf, shape, vg = cast(planes, boxes, hf_meta, hf_z, kind, anchor, d, r, l_max,
+                                             A_MIN, t, v)
+        a = -dot(n, d)                                                   # a = -dot(n, d)
+        grounded = hit and a >= A_MIN
+        l_raw = l_max
+        l = l_max
+        r_eff = r
+        if grounded:
+            r_eff = support_radius(kind, r, n, u)                        # sphere r; disc r sqrt(1-(n.u)^2)
+            grounded, l_raw, l = suspension_length(s, a, r_eff, l_min, l_max)   # l_raw = s - rEff/a
+        tt = (1.0, 0.0, 0.0)
+        bb = (0.0, 1.0, 0.0)
+        if grounded:
+            grounded, tt, bb = tire_frame(u, n)                          # t = u x n / |u x n|, b = n x t
+        c = madd(anchor, d, l)                                           # C = A + l d
+        if grounded:
+            qc = contact_point(kind, c, n, u, r)                         # Q per shape
+        else:
+            qc = madd(c, d, r)
+            s = 0.0
+            a = 0.0
+            surf = -1
+            shape = -1
+            n = scale(d, -1.0)
+            vg = (0.0, 0.0, 0.0)
+        tw[v, i, TW_S] = s
+        tw[v, i, TW_A] = a
+        tw[v, i, TW_L] = l
+        tw[v, i, TW_LRAW] = l_raw
+        tw[v, i, TW_X] = compression(wp[v, i, WP_L0], l) if grounded else 0.0   # x = max(0, l0 - l)
+        tw[v, i, TW_R_EFF] = r_eff
+        tw[v, i, TW_GROUNDED] = 1.0 if grounded else 0.0
+        tw[v, i, TW_SURFACE] = surf
+        tw[v, i, TW_SHAPE] = shape
+        tw[v, i, TW_MU] = surf_mu[surf] * wp[v, i, WP_GRIP] if grounded else 0.0
+        write3w(tw, v, i, TW_QX, qc)
+        write3w(tw, v, i, TW_NX, n)
+        write3w(tw, v, i, TW_TX, tt)
+        write3w(tw, v, i, TW_BX, bb)
+        write3w(tw, v, i, TW_CX, c)
+        write3w(tw, v, i, TW_UX, u)
+        write3w(tw, v, i, TW_VGX, vg)
+
+
+@kernel
+def suspension_stage(v, wp, bs, ws, tw, h):
+    """Compression rate and suspension force Fs along -d, Fz = Fs a; the anti-roll bar couples an axle."""
+    pos = read3(bs, v, BS_PX)
+    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    vel = read3(bs, v, BS_VX)
+    w = read3(bs, v, BS_WX)
+    z_body = quat_rotate(q, (0.0, 0.0, 1.0))
+    for i in range(NW):
+        steer_rate = (tw[v, i, TW_STEER] - ws[v, i, WS_STEER]) / h
+        if tw[v, i, TW_GROUNDED] == 0.0:
+            tw[v, i, TW_XDOT] = 0.0
+            tw[v, i, TW_FS] = 0.0
+            tw[v, i, TW_FZ] = 0.0
+            write3w(tw, v, i, TW_FSX, (0.0, 0.0, 0.0))
+            continue
+        a = tw[v, i, TW_A]
+        c = read3w(tw, v, i, TW_CX)
+        qc = read3w(tw, v, i, TW_QX)
+        n = read3w(tw, v, i, TW_NX)
+        u = read3w(tw, v, i, TW_UX)
+        vg = read3w(tw, v, i, TW_VGX)
+        # vn: wheel centre velocity from body motion (length frozen) minus ground velocity at Q, along n
+        vn = dot(n, sub(add(vel, cross(w, sub(c, pos))), vg))
+        # nDot from the contact plane's history; reset (zero) when the contact shape changed
+        n_dot = (0.0, 0.0, 0.0)
+        if ws[v, i, WS_SHAPE] == tw[v, i, TW_SHAPE]:
+            n_dot = scale(sub(n, read3w(ws, v, i, WS_NX)), 1.0 / h)
+        r_eff_dot = 0.0
+        if int(wp[v, i, WP_QUERY]) == QUERY_DISC:
+            # uDot from body rotation and steering about the body's z axis
+            u_dot = add(cross(w, u), scale(cross(z_body, u), steer_rate))
+            hh = dot(n, u)
+            r_eff_dot = r_eff_rate(wp[v, i, WP_R], hh, dot(n_dot, u) + dot(n, u_dot))
+        x_dot = compression_rate(a, vn, r_eff_dot, n_dot, c, qc)    # xdot = (rEffDot - nDot.(C-Q) - vn)/a
+        j = int(wp[v, i, WP_PARTNER])
+        f_bar = wp[v, i, WP_ARB] * (tw[v, i, TW_X] - tw[v, j, TW_X])  # anti-roll bar: k_bar (x_i - x_j)
+        fs, fz = suspension_force(wp[v, i, WP_K], wp[v, i, WP_C], tw[v, i, TW_X], x_dot, wp[v, i, WP_LMIN],
+                                  tw[v, i, TW_LRAW], a, f_bar)
+        d = quat_rotate(q, read3w(wp, v, i, WP_DX))
+        tw[v, i, TW_XDOT] = x_dot
+        tw[v, i, TW_FS] = fs
+        tw[v, i, TW_FZ] = fz
+        write3w(tw, v, i, TW_FSX, scale(d, -fs))                     # force along -d
+
+
+@kernel
+def tire_stage(v, wp, bs, ws, tw):
+    """Contact velocity, slip, raw tire force, combined limit, rolling resistance."""
+    pos = read3(bs, v, BS_PX)
+    vel = read3(bs, v, BS_VX)
+    w = read3(bs, v, BS_WX)
+    for i in range(NW):
+        omega = ws[v, i, WS_OMEGA]
+        tw[v, i, TW_OMEGA] = omega
+        if tw[v, i, TW_GROUNDED] == 0.0:
+            tw[v, i, TW_VX] = 0.0
+            tw[v, i, TW_VY] = 0.0
+            tw[v, i, TW_KAPPA] = 0.0
+            tw[v, i, TW_ALPHA] = 0.0
+            tw[v, i, TW_FX_RAW] = 0.0
+            tw[v, i, TW_FY_RAW] = 0.0
+            tw[v, i, TW_FX] = 0.0
+            tw[v, i, TW_FY] = 0.0
+            tw[v, i, TW_GRIP_SCALE] = 1.0
+            tw[v, i, TW_RHO] = wp[v, i, WP_R]
+            write3w(tw, v, i, TW_FTX, (0.0, 0.0, 0.0))
+            write3w(tw, v, i, TW_FRX, (0.0, 0.0, 0.0))
+            continue
+        qc = read3w(tw, v, i, TW_QX)
+        c = read3w(tw, v, i, TW_CX)
+        u = read3w(tw, v, i, TW_UX)
+        tt = read3w(tw, v, i, TW_TX)
+        bb = read3w(tw, v, i, TW_BX)
+        # body velocity at Q minus ground velocity at Q, on t and b
+        v_rel = sub(add(vel, cross(w, sub(qc, pos))), read3w(tw, v, i, TW_VGX))
+        vx = dot(v_rel, tt)
+        vy = dot(v_rel, bb)
+        rho = rolling_arm(u, qc, c, tt)                               # rho = -dot(u x (Q - C), t)
+        kappa, alpha = slip(rho, omega, vx, vy, wp[v, i, WP_VMIN])   # kappa, alpha with vMin
+        mu = tw[v, i, TW_MU]
+        fz = tw[v, i, TW_FZ]
+        fx_raw, fy_raw = raw_force(int(wp[v, i, WP_MODEL]), kappa, alpha, wp[v, i, WP_CK], wp[v, i, WP_CA],
+                                   wp[v, i, WP_BX], wp[v, i, WP_CX], wp[v, i, WP_DXF], wp[v, i, WP_EX],
+                                   wp[v, i, WP_BY], wp[v, i, WP_CY], wp[v, i, WP_DYF], wp[v, i, WP_EY], mu, fz)
+        fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)  # scale = min(1, mu Fz / |Fraw|)
+        tw[v, i, TW_VX] = vx
+        tw[v, i, TW_VY] = vy
+        tw[v, i, TW_RHO] = rho
+        tw[v, i, TW_KAPPA] = kappa
+        tw[v, i, TW_ALPHA] = alpha
+        tw[v, i, TW_FX_RAW] = fx_raw
+        tw[v, i, TW_FY_RAW] = fy_raw
+        tw[v, i, TW_FX] = fx
+        tw[v, i, TW_FY] = fy
+        tw[v, i, TW_GRIP_SCALE] = grip_scale
+        write3w(tw, v, i, TW_FTX, add(scale(tt, fx), scale(bb, fy)))  # Fx t + Fy b
+        write3w(tw, v, i, TW_FRX, rolling_resistance(wp[v, i, WP_ROLL], fz, vx, wp[v, i, WP_VMIN], tt))
+
+
+@kernel
+def wheel_stage(v, wp, vp, bs, ws, tw, h):
+    """Spin each wheel with the limited Fx and the brake rule; return the ledger's sum of dHw + dHe."""
+    d_h = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        iw = wp[v, i, WP_IW]
+        omega_next, t_brake = wheel_spin(ws[v, i, WS_OMEGA], tw[v, i, TW_T_DRIVE], tw[v, i, TW_T_BRAKE],
+                                         tw[v, i, TW_RHO], tw[v, i, TW_FX], iw, h)
+        tw[v, i, TW_T_BRAKE] = t_brake
+        # Hw = Iw omega u, u in world (steering and body rotation change it)
+        h_new = scale(read3w(tw, v, i, TW_UX), iw * omega_next)
+        d_h = add(d_h, sub(h_new, read3w(ws, v, i, WS_HX)))
+        write3w(ws, v, i, WS_HX, h_new)
+        ws[v, i, WS_OMEGA] = omega_next
+        ws[v, i, WS_STEER] = tw[v, i, TW_STEER]
+        ws[v, i, WS_ANGLE] = (ws[v, i, WS_ANGLE] + omega_next * h) % TWO_PI
+        ws[v, i, WS_SHAPE] = tw[v, i, TW_SHAPE]
+        write3w(ws, v, i, WS_NX, read3w(tw, v, i, TW_NX))
+    # He = Ie omegaE uEngine, the rotor axis in world
+    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    he_new = scale(quat_rotate(q, read3(vp, v, VP_UEX)), vp[v, VP_IE] * bs[v, BS_OMEGA_E])
+    d_h = add(d_h, sub(he_new, read3(bs, v, BS_HEX)))
+    write3(bs, v, BS_HEX, he_new)
+    return d_h
+
+
+@kernel
+def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, h):
+    """Sum the external forces and torques, take the ledger's dH/dt off the torque, integrate."""
+    pos = read3(bs, v, BS_PX)
+    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    vel = read3(bs, v, BS_VX)
+    w = read3(bs, v, BS_WX)
+    mass = vp[v, VP_MASS]
+    inertia = (vp[v, VP_IXX], vp[v, VP_IYY], vp[v, VP_IZZ])
+    rho_air = vp[v, VP_RHO]
+    f_gravity = (0.0, 0.0, -mass * gravity)
+    f_drag = drag_force(rho_air, vp[v, VP_CD], vp[v, VP_AREA], vel)
+    z_body = quat_rotate(q, (0.0, 0.0, 1.0))
+    vx_air = dot(vel, quat_rotate(q, (1.0, 0.0, 0.0)))
+    df_front = downforce(rho_air, vp[v, VP_CLA_F], vx_air, z_body)
+    df_rear = downforce(rho_air, vp[v, VP_CLA_R], vx_air, z_body)
+    tau = add(cross(quat_rotate(q, (vp[v, VP_XF], 0.0, 0.0)), df_front),
+              cross(quat_rotate(q, (vp[v, VP_XR], 0.0, 0.0)), df_rear))
+    f_susp = (0.0, 0.0, 0.0)
+    f_tire = (0.0, 0.0, 0.0)
+    f_roll = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        fs = read3w(tw, v, i, TW_FSX)
+        ft = read3w(tw, v, i, TW_FTX)
+        fr = read3w(tw, v, i, TW_FRX)
+        f_susp = add(f_susp, fs)
+        f_tire = add(f_tire, ft)
+        f_roll = add(f_roll, fr)
+        # contact forces act at Q: torque (Q - com) x F
+        tau = add(tau, cross(sub(read3w(tw, v, i, TW_QX), pos), add(add(fs, ft), fr)))
+    f_down = add(df_front, df_rear)
+    force = add(add(add(f_gravity, f_drag), add(f_down, f_roll)), add(f_susp, f_tire))
+    tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/dt
+    pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
+    write3(bs, v, BS_PX, pos)
+    bs[v, BS_QW] = q[0]
+    bs[v, BS_QX] = q[1]
+    bs[v, BS_QY] = q[2]
+    bs[v, BS_QZ] = q[3]
+    write3(bs, v, BS_VX, vel)
+    write3(bs, v, BS_WX, w)
+    write3(tb, v, TB_GRAVITY_X, f_gravity)
+    write3(tb, v, TB_DRAG_X, f_drag)
+    write3(tb, v, TB_DOWNFORCE_X, f_down)
+    write3(tb, v, TB_ROLLING_X, f_roll)
+    write3(tb, v, TB_SUSPENSION_X, f_susp)
+    write3(tb, v, TB_TIRE_X, f_tire)
+    angular_momentum(v, vp, bs, ws, tb)
+
+
+@kernel
+def angular_momentum(v, vp, bs, ws, tb):
+    """Body, wheel-spin and engine-rotor angular momentum about the centre of mass, and their sum."""
+    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    h_body = world_inertia_apply(q, (vp[v, VP_IXX], vp[v, VP_IYY], vp[v, VP_IZZ]), read3(bs, v, BS_WX))
+    h_wheels = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        h_wheels = add(h_wheels, read3w(ws, v, i, WS_HX))
+    h_engine = read3(bs, v, BS_HEX)
+    write3(tb, v, TB_HBODY_X, h_body)
+    write3(tb, v, TB_HWHEELS_X, h_wheels)
+    write3(tb, v, TB_HENGINE_X, h_engine)
+    write3(tb, v, TB_HTOTAL_X, add(add(h_body, h_wheels), h_engine))
+
+
+# ---------------------------------------------------------------------------------------------------
+# The order
+
+@kernel
+def substep(v, vp, wp, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
+    """One substep of vehicle v from the frozen start state, in the order of spec 000."""
+    drive_stage(v, wp, vp, ctrl, ws, tw, h)                                # controls -> torques, steer angles
+    query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t)   # query, contact geometry, x
+    suspension_stage(v, wp, bs, ws, tw, h)                                 # xdot, Fs, Fz (+ anti-roll)
+    tire_stage(v, wp, bs, ws, tw)                                          # slip, raw force, combined limit
+    d_h = wheel_stage(v, wp, vp, bs, ws, tw, h)                            # wheel spin, brake rule, dHw + dHe
+    body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, h)                     # forces, ledger torque, integrate
+
+
+@kernel
+def step_batch(vp, wp, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
+               substeps):
+    """Advance every vehicle by one fixed step dt (s) made of `substeps` equal substeps, from time t0."""
+    h = dt / substeps
+    for v in range(bs.shape[0]):
+        for k in range(substeps):
+            substep(v, vp, wp, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
+                    t0 + k * h, h)
+
+
+@kernel
+def run_batch(vp, wp, ctrl_trace, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
+              substeps):
+    """Advance len(ctrl_trace) steps; ctrl_trace[k] holds the controls (N, CT_N) of step k."""
+    for k in range(ctrl_trace.shape[0]):
+        step_batch(vp, wp, ctrl_trace[k], bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
+                   t0 + k * dt, dt, substeps)

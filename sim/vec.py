@@ -1,0 +1,140 @@
+"""Small vector and quaternion helpers on tuples, compiled with numba.
+
+Vectors are 3-tuples (x, y, z) of float64 and quaternions are 4-tuples (w, x, y, z). Tuples live on the
+stack inside numba code, so these helpers cost nothing per call, and the same code runs as plain Python.
+"""
+from __future__ import annotations
+
+import math
+
+from sim.jit import kernel
+
+
+@kernel
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@kernel
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@kernel
+def scale(a, k):
+    return (a[0] * k, a[1] * k, a[2] * k)
+
+
+@kernel
+def madd(a, b, k):
+    """a + k b"""
+    return (a[0] + k * b[0], a[1] + k * b[1], a[2] + k * b[2])
+
+
+@kernel
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@kernel
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@kernel
+def norm(a):
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+@kernel
+def normalize(a):
+    """Unit vector along a; the zero vector stays zero."""
+    n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+    if n == 0.0:
+        return (0.0, 0.0, 0.0)
+    return (a[0] / n, a[1] / n, a[2] / n)
+
+
+@kernel
+def quat_mul(p, q):
+    """Hamilton product p q, (w, x, y, z)."""
+    return (p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+            p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+            p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+            p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0])
+
+
+@kernel
+def quat_normalize(q):
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+@kernel
+def quat_rotate(q, v):
+    """R(q) v for a unit quaternion q."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    # t = 2 (q_vec x v); v' = v + w t + q_vec x t
+    tx = 2.0 * (y * v[2] - z * v[1])
+    ty = 2.0 * (z * v[0] - x * v[2])
+    tz = 2.0 * (x * v[1] - y * v[0])
+    return (v[0] + w * tx + (y * tz - z * ty),
+            v[1] + w * ty + (z * tx - x * tz),
+            v[2] + w * tz + (x * ty - y * tx))
+
+
+@kernel
+def quat_rotate_inv(q, v):
+    """R(q)^T v: a world vector expressed in the body frame."""
+    return quat_rotate((q[0], -q[1], -q[2], -q[3]), v)
+
+
+@kernel
+def quat_from_rotvec(r):
+    """Unit quaternion of the rotation by angle |r| about axis r/|r| (exact, no small-angle error)."""
+    angle = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
+    if angle < 1e-12:
+        # cos(a/2) ~ 1, sin(a/2)/a ~ 1/2
+        return quat_normalize((1.0, 0.5 * r[0], 0.5 * r[1], 0.5 * r[2]))
+    s = math.sin(0.5 * angle) / angle
+    return (math.cos(0.5 * angle), r[0] * s, r[1] * s, r[2] * s)
+
+
+@kernel
+def quat_to_matrix(q):
+    """Rotation matrix rows (r0, r1, r2) of a unit quaternion."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    return ((1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)),
+            (2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)),
+            (2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)))
+
+
+@kernel
+def mat_vec(m, v):
+    return (dot(m[0], v), dot(m[1], v), dot(m[2], v))
+
+
+@kernel
+def world_inertia_apply(q, inertia_diag, w):
+    """(R I R^T) w with I = diag(inertia_diag) in the body frame."""
+    wb = quat_rotate_inv(q, w)
+    return quat_rotate(q, (inertia_diag[0] * wb[0], inertia_diag[1] * wb[1], inertia_diag[2] * wb[2]))
+
+
+@kernel
+def world_inertia_solve(q, inertia_diag, h):
+    """(R I R^T)^-1 h = R I^-1 R^T h."""
+    hb = quat_rotate_inv(q, h)
+    return quat_rotate(q, (hb[0] / inertia_diag[0], hb[1] / inertia_diag[1], hb[2] / inertia_diag[2]))
+
+
+@kernel
+def rot_axis(axis, angle, v):
+    """Rotate v about the unit vector `axis` by `angle` (Rodrigues)."""
+    c = math.cos(angle)
+    s = math.sin(angle)
+    k = cross(axis, v)
+    d = dot(axis, v) * (1.0 - c)
+    return (v[0] * c + k[0] * s + axis[0] * d,
+            v[1] * c + k[1] * s + axis[1] * d,
+            v[2] * c + k[2] * s + axis[2] * d)

@@ -1,0 +1,355 @@
+"""The static and kinematic ground: planes, oriented boxes, heightfields and moving platforms.
+
+A `World` is built once (from TOML or in code) and packed into the float64 tables that the query kernels
+read (`sim/query.py` documents the columns). Every shape names a surface (material) with a friction
+coefficient mu; markings (the skidpad circle) are for drawing only.
+
+World frame: z up, metres. Angles in TOML are degrees (labelled `_deg`); inside everything is radians.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from sim import query as Q
+from sim.params import ConfigError, read_toml, resolve_preset
+
+WORLD_DIR = Path(__file__).resolve().parent.parent / "config" / "worlds"
+
+DEFAULT_COLORS = {
+    "asphalt": (0.30, 0.31, 0.33), "concrete": (0.55, 0.55, 0.53), "ice": (0.78, 0.90, 0.97),
+    "grass": (0.30, 0.50, 0.22), "curb": (0.80, 0.20, 0.18), "steel": (0.45, 0.47, 0.52),
+}
+
+
+@dataclass(frozen=True)
+class Surface:
+    name: str
+    mu: float                                   # friction coefficient, 0..3
+    color: tuple[float, float, float] = (0.5, 0.5, 0.5)
+
+
+@dataclass(frozen=True)
+class Plane:
+    surface: str
+    point: tuple[float, float, float] = (0.0, 0.0, 0.0)   # m
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)  # unit, facing up out of the ground
+
+
+@dataclass(frozen=True)
+class Box:
+    """An oriented box. Kinematic when it has a velocity, an angular velocity or an oscillation."""
+    surface: str
+    center: tuple[float, float, float]                     # m, at t = 0
+    size: tuple[float, float, float]                       # full edge lengths, m
+    yaw_deg: float = 0.0                                   # about world z
+    slope_deg: float = 0.0                                 # top face rises toward the box's own +x
+    roll_deg: float = 0.0                                  # about the box's own x
+    angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)  # rad/s, world, about the centre
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)          # m/s, constant drift
+    oscillation: tuple[float, float, float] = (0.0, 0.0, 0.0)       # m, amplitude of a sine motion
+    period: float = 0.0                                    # s, of the oscillation (0 = none)
+    name: str = ""
+    owner: int = -1                                        # vehicle index whose own shape this is
+
+    @property
+    def kinematic(self) -> bool:
+        return any(self.angular_velocity) or any(self.velocity) or (self.period > 0 and any(self.oscillation))
+
+    def orientation(self) -> tuple[float, float, float, float]:
+        """(w, x, y, z) of Rz(yaw) Ry(-slope) Rx(roll)."""
+        def axis_q(axis, ang):
+            s = math.sin(ang / 2)
+            return (math.cos(ang / 2), axis[0] * s, axis[1] * s, axis[2] * s)
+
+        def mul(p, q):
+            return (p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+                    p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+                    p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+                    p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0])
+        q = axis_q((0, 0, 1), math.radians(self.yaw_deg))
+        q = mul(q, axis_q((0, 1, 0), -math.radians(self.slope_deg)))
+        return mul(q, axis_q((1, 0, 0), math.radians(self.roll_deg)))
+
+
+@dataclass(frozen=True)
+class Heightfield:
+    """Heights on a regular grid; x index first. Height at a grid point = origin z + heights[i][j]."""
+    surface: str
+    origin: tuple[float, float, float]                     # m, corner of the grid (x, y) and base height
+    spacing: tuple[float, float]                           # m between grid points in x and y
+    heights: np.ndarray = field(repr=False, compare=False, default=None)  # (nx, ny) m
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Marking:
+    """Paint on the ground, for drawing only."""
+    kind: str                                              # "circle" or "line"
+    center: tuple[float, float] = (0.0, 0.0)               # m
+    radius: float = 0.0                                    # m (circle)
+    end: tuple[float, float] = (0.0, 0.0)                  # m (line: from center to end)
+    width: float = 0.2                                     # m
+    color: tuple[float, float, float] = (0.95, 0.95, 0.9)
+
+
+class Hit(NamedTuple):
+    hit: bool
+    s: float            # m along d from the anchor to the contact plane
+    P: np.ndarray       # world point where the axis meets the contact plane
+    n: np.ndarray       # unit normal facing the wheel
+    mu: float           # surface friction coefficient
+    v_ground: np.ndarray  # surface velocity at the contact, m/s
+    surface: int        # material index (-1 none)
+    shape: int          # shape id (-1 none)
+
+
+class World:
+    """Ground geometry plus its packed tables for the kernels."""
+
+    def __init__(self, name: str, surfaces: list[Surface], planes=(), boxes=(), heightfields=(),
+                 markings=(), gravity: float = 9.81, spawns=((0.0, 0.0, 0.0),)):
+        self.name = name
+        self.surfaces = list(surfaces)
+        self.planes = list(planes)
+        self.boxes = list(boxes)
+        self.heightfields = list(heightfields)
+        self.markings = list(markings)
+        self.gravity = float(gravity)          # m/s^2, along -z
+        self.spawns = [tuple(map(float, s)) for s in spawns]   # (x, y, yaw_deg) where R puts the car
+        self.surface_index = {s.name: i for i, s in enumerate(self.surfaces)}
+        self.pack()
+
+    # -- construction helpers ----------------------------------------------------------------------
+    @classmethod
+    def flat(cls, mu: float = 1.0, slope_deg: float = 0.0, surface: str = "asphalt") -> "World":
+        """An infinite plane through the origin; with a slope it rises toward +x."""
+        th = math.radians(slope_deg)
+        color = DEFAULT_COLORS.get(surface, (0.5, 0.5, 0.5))
+        return cls(f"flat({mu:g}, {slope_deg:g} deg)", [Surface(surface, float(mu), color)],
+                   planes=[Plane(surface, (0.0, 0.0, 0.0), (-math.sin(th), 0.0, math.cos(th)))])
+
+    def pack(self) -> None:
+        """Build the float64 tables the kernels read."""
+        sid = 0
+        mu = np.array([s.mu for s in self.surfaces], dtype=np.float64)
+        self.surf_mu = mu if len(mu) else np.zeros(1)
+        pl = np.zeros((len(self.planes), Q.PL_N))
+        for i, p in enumerate(self.planes):
+            n = np.asarray(p.normal, float)
+            n = n / np.linalg.norm(n)
+            pl[i, Q.PL_PX:Q.PL_PZ + 1] = p.point
+            pl[i, Q.PL_NX:Q.PL_NZ + 1] = n
+            pl[i, Q.PL_SURF] = self.surface_index[p.surface]
+            pl[i, Q.PL_ID] = sid
+            sid += 1
+        bx = np.zeros((len(self.boxes), Q.BX_N))
+        for i, b in enumerate(self.boxes):
+            bx[i, Q.BX_CX:Q.BX_CZ + 1] = b.center
+            bx[i, Q.BX_QW:Q.BX_QZ + 1] = b.orientation()
+            bx[i, Q.BX_HX:Q.BX_HZ + 1] = np.asarray(b.size, float) / 2.0
+            bx[i, Q.BX_SURF] = self.surface_index[b.surface]
+            bx[i, Q.BX_ID] = sid
+            bx[i, Q.BX_OWNER] = b.owner
+            bx[i, Q.BX_WX:Q.BX_WZ + 1] = b.angular_velocity
+            bx[i, Q.BX_VX:Q.BX_VZ + 1] = b.velocity
+            bx[i, Q.BX_AX:Q.BX_AZ + 1] = b.oscillation
+            bx[i, Q.BX_PERIOD] = b.period
+            bx[i, Q.BX_BOUND] = 0.5 * float(np.linalg.norm(b.size))
+            sid += 1
+        hm = np.zeros((len(self.heightfields), Q.HF_N))
+        zs = []
+        off = 0
+        for i, h in enumerate(self.heightfields):
+            z = np.asarray(h.heights, dtype=np.float64)
+            hm[i, Q.HF_OX:Q.HF_OZ + 1] = h.origin
+            hm[i, Q.HF_DX] = h.spacing[0]
+            hm[i, Q.HF_DY] = h.spacing[1]
+            hm[i, Q.HF_NX] = z.shape[0]
+            hm[i, Q.HF_NY] = z.shape[1]
+            hm[i, Q.HF_OFF] = off
+            hm[i, Q.HF_SURF] = self.surface_index[h.surface]
+            hm[i, Q.HF_ID] = sid
+            zs.append(z.ravel())
+            off += z.size
+            sid += 1
+        self.plane_table = pl
+        self.box_table = bx
+        self.hf_table = hm
+        self.hf_z = np.concatenate(zs) if zs else np.zeros(1)
+
+    def tables(self):
+        """(planes, boxes, hf_meta, hf_z, surf_mu) for the kernels."""
+        return self.plane_table, self.box_table, self.hf_table, self.hf_z, self.surf_mu
+
+    # -- queries from Python (tests, tools); the kernels call sim.query.cast directly --------------
+    def query(self, kind: str, anchor, d, r: float = 0.0, l_max: float = 1.0, a_min: float = 0.2,
+              t: float = 0.0, vehicle: int = -2) -> Hit:
+        """Cast along the suspension axis: kind 'ray', 'sphere' or 'disc' (disc shares the sphere's
+        contact plane; its own support radius is applied by the contact chain)."""
+        k = {"ray": Q.QUERY_RAY, "sphere": Q.QUERY_SPHERE, "disc": Q.QUERY_DISC}[kind]
+        a = tuple(float(x) for x in anchor)
+        dd = np.asarray(d, float)
+        dd = tuple(dd / np.linalg.norm(dd))
+        hit, s, p, n, surf, shape, vg = Q.cast(self.plane_table, self.box_table, self.hf_table, self.hf_z,
+                                               k, a, dd, float(r), float(l_max), float(a_min), float(t),
+                                               int(vehicle))
+        mu = float(self.surf_mu[surf]) if hit else 0.0
+        return Hit(bool(hit), float(s), np.array(p), np.array(n), mu, np.array(vg), int(surf), int(shape))
+
+    def ray_cast(self, anchor, d, max_s: float, t: float = 0.0) -> Hit:
+        """Nearest surface hit by the ray within max_s (any surface facing the ray)."""
+        return self.query("ray", anchor, d, r=0.0, l_max=max_s, a_min=1e-6, t=t)
+
+    def sphere_cast(self, anchor, d, r: float, l_max: float, t: float = 0.0) -> Hit:
+        return self.query("sphere", anchor, d, r=r, l_max=l_max, a_min=1e-6, t=t)
+
+    def disc_cast(self, anchor, d, r: float, l_max: float, t: float = 0.0) -> Hit:
+        return self.query("disc", anchor, d, r=r, l_max=l_max, a_min=1e-6, t=t)
+
+    def box_pose(self, i: int, t: float):
+        """Centre (3,), orientation (w, x, y, z) and centre velocity of box i at time t (for drawing)."""
+        c, q, v = Q.box_pose(self.box_table, i, float(t))
+        return np.array(c), np.array(q), np.array(v)
+
+
+# ----------------------------------------------------------------------------------------------------
+# TOML
+
+def _num(where, key, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not lo <= value <= hi:
+        raise ConfigError(f"{where}: {key} = {value!r} is not allowed; expected a number in [{lo:g}, {hi:g}]")
+    return float(value)
+
+
+def _vec(where, key, value, n, lo=-1e5, hi=1e5):
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ConfigError(f"{where}: {key} = {value!r} is not allowed; expected a list of {n} numbers")
+    return tuple(_num(where, f"{key}[{i}]", v, lo, hi) for i, v in enumerate(value))
+
+
+def _take(where, key, table: dict, allowed: dict[str, Any]):
+    for k in table:
+        if k not in allowed:
+            raise ConfigError(f"{where}: unknown key {key}.{k}; known keys: {', '.join(allowed)}")
+
+
+def _surface(where, key, value, surfaces):
+    if value not in surfaces:
+        raise ConfigError(f"{where}: {key} = {value!r} is not allowed; expected one of the surfaces "
+                          f"{', '.join(repr(s) for s in surfaces)}")
+    return value
+
+
+def bumps(size_x: float, size_y: float, spacing: float, height: float, wavelength: float) -> np.ndarray:
+    """Smooth mounds: h = height * s(x) s(y), s(u) = (1 - cos(2 pi u / wavelength)) / 2, zero at edges."""
+    nx = int(round(size_x / spacing)) + 1
+    ny = int(round(size_y / spacing)) + 1
+    x = np.arange(nx) * spacing
+    y = np.arange(ny) * spacing
+    sx = 0.5 - 0.5 * np.cos(2 * np.pi * x / wavelength)
+    sy = 0.5 - 0.5 * np.cos(2 * np.pi * y / wavelength)
+    return height * np.outer(sx, sy)
+
+
+def world_from_dict(data: dict, where: str) -> World:
+    top = {"name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn"}
+    for k in data:
+        if k not in top:
+            raise ConfigError(f"{where}: unknown key {k}; known keys: {', '.join(sorted(top))}")
+    name = data.get("name", Path(where).stem)
+    gravity = _num(where, "gravity", data.get("gravity", 9.81), 0.0, 100.0)
+    surfaces = []
+    for sname, st in data.get("surfaces", {"asphalt": {"mu": 1.0}}).items():
+        if not isinstance(st, dict):
+            raise ConfigError(f"{where}: surfaces.{sname} must be a table with mu and color")
+        _take(where, f"surfaces.{sname}", st, {"mu": 0, "color": 0})
+        mu = _num(where, f"surfaces.{sname}.mu", st.get("mu", 1.0), 0.0, 3.0)
+        color = _vec(where, f"surfaces.{sname}.color", st["color"], 3, 0.0, 1.0) if "color" in st \
+            else DEFAULT_COLORS.get(sname, (0.5, 0.5, 0.5))
+        surfaces.append(Surface(sname, mu, color))
+    names = [s.name for s in surfaces]
+    planes = []
+    for i, p in enumerate(data.get("plane", [])):
+        key = f"plane[{i}]"
+        _take(where, key, p, {"surface": 0, "point": 0, "normal": 0, "slope_deg": 0})
+        surf = _surface(where, f"{key}.surface", p.get("surface", names[0]), names)
+        point = _vec(where, f"{key}.point", p.get("point", [0, 0, 0]), 3)
+        if "normal" in p:
+            normal = _vec(where, f"{key}.normal", p["normal"], 3)
+            if np.linalg.norm(normal) == 0 or normal[2] <= 0:
+                raise ConfigError(f"{where}: {key}.normal = {list(normal)} is not allowed; expected a "
+                                  f"non-zero vector with positive z (the ground faces up)")
+        else:
+            th = math.radians(_num(where, f"{key}.slope_deg", p.get("slope_deg", 0.0), -80.0, 80.0))
+            normal = (-math.sin(th), 0.0, math.cos(th))
+        planes.append(Plane(surf, point, normal))
+    boxes = []
+    box_keys = {"surface": 0, "center": 0, "size": 0, "yaw_deg": 0, "slope_deg": 0, "roll_deg": 0,
+                "angular_velocity": 0, "velocity": 0, "oscillation": 0, "period": 0, "name": 0}
+    for i, b in enumerate(data.get("box", [])):
+        key = f"box[{i}]"
+        _take(where, key, b, box_keys)
+        if "center" not in b or "size" not in b:
+            raise ConfigError(f"{where}: {key} needs center = [x, y, z] and size = [sx, sy, sz] (m)")
+        boxes.append(Box(
+            surface=_surface(where, f"{key}.surface", b.get("surface", names[0]), names),
+            center=_vec(where, f"{key}.center", b["center"], 3),
+            size=_vec(where, f"{key}.size", b["size"], 3, 1e-3, 1e4),
+            yaw_deg=_num(where, f"{key}.yaw_deg", b.get("yaw_deg", 0.0), -360.0, 360.0),
+            slope_deg=_num(where, f"{key}.slope_deg", b.get("slope_deg", 0.0), -89.0, 89.0),
+            roll_deg=_num(where, f"{key}.roll_deg", b.get("roll_deg", 0.0), -89.0, 89.0),
+            angular_velocity=_vec(where, f"{key}.angular_velocity", b.get("angular_velocity", [0, 0, 0]), 3,
+                                  -20.0, 20.0),
+            velocity=_vec(where, f"{key}.velocity", b.get("velocity", [0, 0, 0]), 3, -100.0, 100.0),
+            oscillation=_vec(where, f"{key}.oscillation", b.get("oscillation", [0, 0, 0]), 3, -100.0, 100.0),
+            period=_num(where, f"{key}.period", b.get("period", 0.0), 0.0, 1e4),
+            name=str(b.get("name", ""))))
+    fields_ = []
+    for i, h in enumerate(data.get("heightfield", [])):
+        key = f"heightfield[{i}]"
+        _take(where, key, h, {"surface": 0, "origin": 0, "size": 0, "spacing": 0, "bump_height": 0,
+                              "bump_wavelength": 0, "heights": 0, "name": 0})
+        origin = _vec(where, f"{key}.origin", h.get("origin", [0, 0, 0]), 3)
+        spacing = _num(where, f"{key}.spacing", h.get("spacing", 0.1), 0.01, 10.0)
+        if "heights" in h:
+            z = h["heights"]
+            try:
+                z = np.asarray(z, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{where}: {key}.heights is not allowed; expected rows of numbers (m)") from None
+            if z.ndim != 2 or min(z.shape) < 2 or not np.all(np.isfinite(z)):
+                raise ConfigError(f"{where}: {key}.heights is not allowed; expected at least 2 x 2 finite numbers")
+        else:
+            size = _vec(where, f"{key}.size", h.get("size", [10, 10]), 2, spacing, 1e4)
+            z = bumps(size[0], size[1], spacing,
+                      _num(where, f"{key}.bump_height", h.get("bump_height", 0.05), -5.0, 5.0),
+                      _num(where, f"{key}.bump_wavelength", h.get("bump_wavelength", 2.0), 0.1, 1e3))
+        fields_.append(Heightfield(_surface(where, f"{key}.surface", h.get("surface", names[0]), names),
+                                   origin, (spacing, spacing), z, str(h.get("name", ""))))
+    markings = []
+    for i, m in enumerate(data.get("marking", [])):
+        key = f"marking[{i}]"
+        _take(where, key, m, {"kind": 0, "center": 0, "radius": 0, "end": 0, "width": 0, "color": 0})
+        kind = m.get("kind", "circle")
+        if kind not in ("circle", "line"):
+            raise ConfigError(f"{where}: {key}.kind = {kind!r} is not allowed; expected 'circle' or 'line'")
+        markings.append(Marking(kind, _vec(where, f"{key}.center", m.get("center", [0, 0]), 2),
+                                _num(where, f"{key}.radius", m.get("radius", 0.0), 0.0, 1e4),
+                                _vec(where, f"{key}.end", m.get("end", [0, 0]), 2),
+                                _num(where, f"{key}.width", m.get("width", 0.2), 0.01, 10.0),
+                                _vec(where, f"{key}.color", m.get("color", [0.95, 0.95, 0.9]), 3, 0.0, 1.0)))
+    spawns = [_vec(where, f"spawn[{i}]", s, 3) for i, s in enumerate(data.get("spawn", [[0, 0, 0]]))]
+    return World(name, surfaces, planes, boxes, fields_, markings, gravity, spawns)
+
+
+def load_world(name_or_path: str | os.PathLike = "proving_ground") -> World:
+    """A preset from config/worlds ('flat', 'proving_ground') or a path to a TOML file."""
+    path = resolve_preset(name_or_path, WORLD_DIR, "world")
+    return world_from_dict(read_toml(path), str(path))
