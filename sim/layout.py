@@ -6,6 +6,8 @@ them with these constants. Units are in the comments.
 """
 
 NW = 4                                     # wheels per vehicle
+NHULL = 14                                 # body collision points per vehicle: hull[v, k, xyz] (m, body
+                                           # frame, relative to the centre of mass)
 FL, FR, RL, RR = 0, 1, 2, 3
 WHEEL_NAMES = ("FL", "FR", "RL", "RR")
 
@@ -18,7 +20,8 @@ WHEEL_NAMES = ("FL", "FR", "RL", "RR")
  VP_IE,                                    # kg m^2 engine rotor inertia
  VP_UEX, VP_UEY, VP_UEZ,                   # engine rotor axis, body frame, unit
  VP_STEER_MAX,                             # rad road-wheel angle at full steer
- VP_N) = range(17)
+ VP_HULL_K, VP_HULL_C, VP_HULL_CT, VP_HULL_MU,   # body collision: N/m, N s/m, N s/m, - (per hull point)
+ VP_N) = range(21)
 
 # --- wheel parameters wp[v, w, :] ------------------------------------------------------------------
 (WP_AX, WP_AY, WP_AZ,                      # m anchor relative to the centre of mass, body frame
@@ -31,9 +34,10 @@ WHEEL_NAMES = ("FL", "FR", "RL", "RR")
  WP_IW, WP_GRIP, WP_CK, WP_CA, WP_VMIN, WP_ROLL,   # kg m^2, -, N, N/rad, m/s, -
  WP_BX, WP_CX, WP_DXF, WP_EX, WP_BY, WP_CY, WP_DYF, WP_EY,   # Magic Formula factors
  WP_TDRIVE, WP_TBRAKE, WP_THAND,           # N m at full input
+ WP_WMAX,                                  # rad/s direct drive: wheel speed where the torque reaches 0
  WP_STEERS,                                # 1 if the wheel steers, else 0
  WP_PARTNER,                               # index of the other wheel on the axle (anti-roll bar)
- WP_N) = range(36)
+ WP_N) = range(37)
 
 # --- controls ctrl[v, :] ---------------------------------------------------------------------------
 CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1], [-1,1] (+ left), [0,1]
@@ -83,11 +87,14 @@ CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1]
  TB_ROLLING_X, TB_ROLLING_Y, TB_ROLLING_Z,
  TB_SUSPENSION_X, TB_SUSPENSION_Y, TB_SUSPENSION_Z,
  TB_TIRE_X, TB_TIRE_Y, TB_TIRE_Z,
+ TB_COLLISION_X, TB_COLLISION_Y, TB_COLLISION_Z,
+ TB_HULL_CONTACTS,                         # number of hull points touching the ground
  TB_HBODY_X, TB_HBODY_Y, TB_HBODY_Z,       # angular momentum about the centre of mass (N m s)
  TB_HWHEELS_X, TB_HWHEELS_Y, TB_HWHEELS_Z,
  TB_HENGINE_X, TB_HENGINE_Y, TB_HENGINE_Z,
  TB_HTOTAL_X, TB_HTOTAL_Y, TB_HTOTAL_Z,
- TB_N) = range(31)
+ TB_N) = range(35)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
-                   "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X}
+                   "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,
+                   "collision": TB_COLLISION_X}

@@ -15,8 +15,26 @@ TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
 DRIVEN = {"rwd": (0.0, 0.0, 1.0, 1.0), "fwd": (1.0, 1.0, 0.0, 0.0), "awd": (1.0, 1.0, 1.0, 1.0)}
 
 
-def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray) -> None:
-    """Fill one vehicle's row of vp (VP_N,) and rows of wp (4, WP_N) from `car`."""
+def hull_points(car: Vehicle) -> np.ndarray:
+    """The 14 body-collision points (NHULL, 3), body frame relative to the centre of mass (m): the floor
+    between the axles (so slopes and ramps do not catch the overhangs), bumpers at a third of the body
+    height, a narrower roof, and the sides at mid height."""
+    ch = car.chassis
+    hl, hw = ch.length / 2, ch.width / 2
+    z0, z1 = ch.floor_z, ch.floor_z + ch.height
+    zb = z0 + ch.height / 3
+    xf, xr = car.front_axle.x, car.rear_axle.x
+    pts = [(xf, hw, z0), (xf, -hw, z0), (xr, hw, z0), (xr, -hw, z0),
+           (hl, hw, zb), (hl, -hw, zb), (-hl, hw, zb), (-hl, -hw, zb),
+           (0.6 * hl, 0.9 * hw, z1), (0.6 * hl, -0.9 * hw, z1), (-0.6 * hl, 0.9 * hw, z1), (-0.6 * hl, -0.9 * hw, z1),
+           (0.0, hw, (z0 + z1) / 2), (0.0, -hw, (z0 + z1) / 2)]
+    assert len(pts) == NHULL
+    return np.array(pts) - np.array([ch.com_x, ch.com_y, ch.com_z])
+
+
+def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray, hull_rows: np.ndarray) -> None:
+    """Fill one vehicle's row of vp (VP_N,), rows of wp (4, WP_N) and hull points (NHULL, 3) from `car`."""
+    hull_rows[:] = hull_points(car)
     ch = car.chassis
     com = np.array([ch.com_x, ch.com_y, ch.com_z])
     vp_row[:] = 0.0
@@ -34,6 +52,10 @@ def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray) -> None:
     vp_row[VP_IE] = car.engine.inertia
     vp_row[VP_UEX:VP_UEZ + 1] = (1.0, 0.0, 0.0)       # longitudinal engine
     vp_row[VP_STEER_MAX] = math.radians(car.steering.max_angle_deg)
+    vp_row[VP_HULL_K] = car.collision.stiffness
+    vp_row[VP_HULL_C] = car.collision.damping
+    vp_row[VP_HULL_CT] = car.collision.friction_damping
+    vp_row[VP_HULL_MU] = car.collision.friction
     driven = DRIVEN[car.drive.layout]
     for i in range(NW):
         front = i < 2
@@ -67,6 +89,7 @@ def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray) -> None:
         row[WP_BX], row[WP_CX], row[WP_DXF], row[WP_EX] = tire.bx, tire.cx, tire.dx, tire.ex
         row[WP_BY], row[WP_CY], row[WP_DYF], row[WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
         row[WP_TDRIVE] = car.drive.max_wheel_torque * driven[i]
+        row[WP_WMAX] = car.drive.max_wheel_speed
         row[WP_TBRAKE] = car.brakes.max_torque_front if front else car.brakes.max_torque_rear
         row[WP_THAND] = 0.0 if front else car.brakes.handbrake_torque
         row[WP_STEERS] = 1.0 if front else 0.0

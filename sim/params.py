@@ -61,10 +61,10 @@ class Chassis:
     inertia_roll: float = num(450.0, "kg m^2", 1.0, 1.0e6, "principal moment about the vehicle x axis")
     inertia_pitch: float = num(1800.0, "kg m^2", 1.0, 1.0e6, "principal moment about the vehicle y axis")
     inertia_yaw: float = num(2000.0, "kg m^2", 1.0, 1.0e6, "principal moment about the vehicle z axis")
-    length: float = num(4.0, "m", 0.5, 30.0, "body length (drawing only)")
-    width: float = num(1.75, "m", 0.3, 5.0, "body width (drawing only)")
-    height: float = num(1.0, "m", 0.2, 5.0, "body height above the floor (drawing only)")
-    floor_z: float = num(-0.25, "m", -2.0, 2.0, "body floor height above the anchors (drawing only)")
+    length: float = num(4.0, "m", 0.5, 30.0, "body length (drawing and collision hull)")
+    width: float = num(1.75, "m", 0.3, 5.0, "body width (drawing and collision hull)")
+    height: float = num(1.25, "m", 0.2, 5.0, "body height from floor to roof (drawing and collision hull)")
+    floor_z: float = num(-0.42, "m", -3.0, 2.0, "floor height relative to the anchors (drawing and collision hull)")
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,8 @@ class Steering:
 class DirectDrive:
     """Stand-in drive until the powertrain lands: throttle x max_wheel_torque on each driven wheel."""
     max_wheel_torque: float = num(1200.0, "N m", 0.0, 1.0e5, "drive torque per driven wheel at full throttle")
+    max_wheel_speed: float = num(170.0, "rad/s", 1.0, 5000.0,
+                                 "wheel speed at which the drive torque has faded to zero (a motor's line)")
     layout: str = text("rwd", ("rwd", "fwd", "awd"), "which wheels are driven")
 
 
@@ -136,6 +138,15 @@ class Aero:
     frontal_area: float = num(2.1, "m^2", 0.0, 20.0, "frontal area A")
     downforce_front: float = num(0.0, "m^2", 0.0, 20.0, "front lift-area product ClA (downforce = 1/2 rho ClA vx^2)")
     downforce_rear: float = num(0.0, "m^2", 0.0, 20.0, "rear lift-area product ClA")
+
+
+@dataclass(frozen=True)
+class Collision:
+    """The body's hull against the ground (a rolled car, a wall): penalty springs at 14 hull points."""
+    stiffness: float = num(1.5e5, "N/m", 1.0e3, 1.0e8, "penalty stiffness per hull point")
+    damping: float = num(6.0e3, "N s/m", 0.0, 1.0e7, "damping per hull point along the normal")
+    friction: float = num(0.5, "-", 0.0, 3.0, "body-on-ground friction factor (x surface mu)")
+    friction_damping: float = num(2.0e4, "N s/m", 1.0, 1.0e7, "sliding-speed slope of friction below its limit")
 
 
 @dataclass(frozen=True)
@@ -176,6 +187,7 @@ class Vehicle:
     steering: Steering = field(default_factory=Steering)
     drive: DirectDrive = field(default_factory=DirectDrive)
     aero: Aero = field(default_factory=Aero)
+    collision: Collision = field(default_factory=Collision)
     engine: Engine = field(default_factory=Engine)
     gearbox: Gearbox = field(default_factory=Gearbox)
 
@@ -187,7 +199,8 @@ class Vehicle:
 GROUP_TYPES = {
     "chassis": Chassis, "front_axle": Axle, "rear_axle": Axle, "front_suspension": Suspension,
     "rear_suspension": Suspension, "front_tire": Tire, "rear_tire": Tire, "brakes": Brakes,
-    "steering": Steering, "drive": DirectDrive, "aero": Aero, "engine": Engine, "gearbox": Gearbox,
+    "steering": Steering, "drive": DirectDrive, "aero": Aero, "collision": Collision, "engine": Engine,
+    "gearbox": Gearbox,
 }
 
 

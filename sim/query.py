@@ -203,8 +203,23 @@ def sphere_box(boxes, i, a, d, r, max_l, t):
 
 
 @kernel
+def hf_vertex_slope(hf_z, off, nx, ny, ix, iy, dx, dy):
+    """Central-difference gradient (dz/dx, dz/dy) at grid vertex (ix, iy); one-sided at the border."""
+    x0 = max(ix - 1, 0)
+    x1 = min(ix + 1, nx - 1)
+    y0 = max(iy - 1, 0)
+    y1 = min(iy + 1, ny - 1)
+    gx = (hf_z[off + x1 * ny + iy] - hf_z[off + x0 * ny + iy]) / ((x1 - x0) * dx)
+    gy = (hf_z[off + ix * ny + y1] - hf_z[off + ix * ny + y0]) / ((y1 - y0) * dy)
+    return gx, gy
+
+
+@kernel
 def hf_height(hf_meta, hf_z, i, x, y):
-    """Bilinear height and gradient of heightfield i at (x, y); valid=False outside its rectangle."""
+    """Height (bilinear) and slope of heightfield i at (x, y); valid=False outside its rectangle.
+
+    The slope is the bilinear blend of per-vertex central differences, so the normal varies smoothly
+    across cells (the bilinear facets' own gradient jumps at every grid line)."""
     ox = hf_meta[i, HF_OX]
     oy = hf_meta[i, HF_OY]
     dx = hf_meta[i, HF_DX]
@@ -220,13 +235,18 @@ def hf_height(hf_meta, hf_z, i, x, y):
     iy = min(int(fy), ny - 2)
     u = fx - ix
     v = fy - iy
-    z00 = hf_z[off + ix * ny + iy]
-    z10 = hf_z[off + (ix + 1) * ny + iy]
-    z01 = hf_z[off + ix * ny + iy + 1]
-    z11 = hf_z[off + (ix + 1) * ny + iy + 1]
-    z = hf_meta[i, HF_OZ] + (1 - u) * (1 - v) * z00 + u * (1 - v) * z10 + (1 - u) * v * z01 + u * v * z11
-    gx = ((1 - v) * (z10 - z00) + v * (z11 - z01)) / dx
-    gy = ((1 - u) * (z01 - z00) + u * (z11 - z10)) / dy
+    w00 = (1 - u) * (1 - v)
+    w10 = u * (1 - v)
+    w01 = (1 - u) * v
+    w11 = u * v
+    z = hf_meta[i, HF_OZ] + w00 * hf_z[off + ix * ny + iy] + w10 * hf_z[off + (ix + 1) * ny + iy] \
+        + w01 * hf_z[off + ix * ny + iy + 1] + w11 * hf_z[off + (ix + 1) * ny + iy + 1]
+    g00x, g00y = hf_vertex_slope(hf_z, off, nx, ny, ix, iy, dx, dy)
+    g10x, g10y = hf_vertex_slope(hf_z, off, nx, ny, ix + 1, iy, dx, dy)
+    g01x, g01y = hf_vertex_slope(hf_z, off, nx, ny, ix, iy + 1, dx, dy)
+    g11x, g11y = hf_vertex_slope(hf_z, off, nx, ny, ix + 1, iy + 1, dx, dy)
+    gx = w00 * g00x + w10 * g10x + w01 * g01x + w11 * g11x
+    gy = w00 * g00y + w10 * g10y + w01 * g01y + w11 * g11y
     return True, z, gx, gy
 
 

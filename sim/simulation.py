@@ -125,7 +125,8 @@ class TelemetryView(_Views):
     Scalars (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
     T_drive T_brake omega rho r_eff grounded surface shape mu steer.
     Vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
-    Body: `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire) and the
+    Body: `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision),
+    `hull_contacts` (hull points touching the ground) and the
     angular momenta about the centre of mass H_body H_wheels H_engine H_total (N m s)."""
 
     scalar_names = tuple(_TW_SCALARS)
@@ -142,6 +143,10 @@ class TelemetryView(_Views):
             i = _TB_VECTORS[name]
             return self._v(self._sim.tb[:, i:i + 3])
         raise AttributeError(name)
+
+    @property
+    def hull_contacts(self):
+        return self._v(self._sim.tb[:, L.TB_HULL_CONTACTS])
 
     @property
     def forces(self) -> dict[str, np.ndarray]:
@@ -165,6 +170,7 @@ class Simulation:
         self.world = world
         self.vp = np.zeros((self.n, L.VP_N))
         self.wp = np.zeros((self.n, L.NW, L.WP_N))
+        self.hull = np.zeros((self.n, L.NHULL, 3))
         self.bs = np.zeros((self.n, L.BS_N))
         self.ws = np.zeros((self.n, L.NW, L.WS_N))
         self.tw = np.zeros((self.n, L.NW, L.TW_N))
@@ -179,7 +185,7 @@ class Simulation:
             raise ValueError(f"{len(vehicles)} vehicle parameter sets given for n_vehicles = {self.n}")
         for i, car in enumerate(vehicles):
             validate(car, car.name)
-            pack_vehicle(car, self.vp[i], self.wp[i])
+            pack_vehicle(car, self.vp[i], self.wp[i], self.hull[i])
         self.params = vehicles
         self._tables = world.tables()
         self._gravity = world.gravity
@@ -202,7 +208,7 @@ class Simulation:
 
     def _apply_pending(self) -> None:
         for i, car in self._pending.items():
-            pack_vehicle(car, self.vp[i], self.wp[i])
+            pack_vehicle(car, self.vp[i], self.wp[i], self.hull[i])
             self.params[i] = car
         self._pending.clear()
 
@@ -251,7 +257,7 @@ class Simulation:
         if not self._announced:
             self._announce()
         planes, boxes, hf_meta, hf_z, surf_mu = self._tables
-        step_batch(self.vp, self.wp, self.ctrl, self.bs, self.ws, self.tw, self.tb, planes, boxes, hf_meta,
+        step_batch(self.vp, self.wp, self.hull, self.ctrl, self.bs, self.ws, self.tw, self.tb, planes, boxes, hf_meta,
                    hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
         self.steps += 1
         self.time = self.steps * self.dt
@@ -268,7 +274,7 @@ class Simulation:
         if not self._announced:
             self._announce()
         planes, boxes, hf_meta, hf_z, surf_mu = self._tables
-        run_batch(self.vp, self.wp, trace, self.bs, self.ws, self.tw, self.tb, planes, boxes, hf_meta, hf_z,
+        run_batch(self.vp, self.wp, self.hull, trace, self.bs, self.ws, self.tw, self.tb, planes, boxes, hf_meta, hf_z,
                   surf_mu, self._gravity, self.time, self.dt, self.substeps)
         if len(trace):
             self.ctrl[:] = trace[-1]

@@ -14,6 +14,7 @@ import math
 
 from sim.aero import downforce, drag_force, rolling_resistance
 from sim.body import integrate_body
+from sim.collision import deepest_penetration, hull_contact_force
 from sim.contact import A_MIN, contact_point, rolling_arm, support_radius, suspension_length, tire_frame
 from sim.drive import direct_drive
 from sim.jit import kernel
@@ -73,8 +74,9 @@ def drive_stage(v, wp, vp, ctrl, ws, tw, h):
     angle and the rate of change is recovered from it by the suspension stage (via tw STEER - ws)."""
     for i in range(NW):
         t_drive, t_brake, steer = direct_drive(ctrl[v, CT_THROTTLE], ctrl[v, CT_BRAKE], ctrl[v, CT_STEER],
-                                               ctrl[v, CT_HANDBRAKE], wp[v, i, WP_TDRIVE], wp[v, i, WP_TBRAKE],
-                                               wp[v, i, WP_THAND], wp[v, i, WP_STEERS], vp[v, VP_STEER_MAX])
+                                               ctrl[v, CT_HANDBRAKE], ws[v, i, WS_OMEGA], wp[v, i, WP_TDRIVE],
+                                               wp[v, i, WP_WMAX], wp[v, i, WP_TBRAKE], wp[v, i, WP_THAND],
+                                               wp[v, i, WP_STEERS], vp[v, VP_STEER_MAX])
         tw[v, i, TW_T_DRIVE] = t_drive
         tw[v, i, TW_T_BRAKE] = t_brake
         tw[v, i, TW_STEER] = steer
@@ -264,7 +266,34 @@ def wheel_stage(v, wp, vp, bs, ws, tw, h):
 
 
 @kernel
-def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, h):
+def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t):
+    """Body collision: every hull point inside the ground pushes out; returns (force, torque about com)."""
+    pos = read3(bs, v, BS_PX)
+    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    vel = read3(bs, v, BS_VX)
+    w = read3(bs, v, BS_WX)
+    force = (0.0, 0.0, 0.0)
+    tau = (0.0, 0.0, 0.0)
+    contacts = 0
+    for k in range(hull.shape[1]):
+        r = quat_rotate(q, (hull[v, k, 0], hull[v, k, 1], hull[v, k, 2]))
+        p = add(pos, r)
+        depth, n, surf, vg = deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, v)
+        if depth <= 0.0:
+            continue
+        contacts += 1
+        v_rel = sub(add(vel, cross(w, r)), vg)
+        f = hull_contact_force(depth, n, surf_mu[surf] * vp[v, VP_HULL_MU], v_rel, vp[v, VP_HULL_K],
+                               vp[v, VP_HULL_C], vp[v, VP_HULL_CT])
+        force = add(force, f)
+        tau = add(tau, cross(r, f))
+    write3(tb, v, TB_COLLISION_X, force)
+    tb[v, TB_HULL_CONTACTS] = contacts
+    return force, tau
+
+
+@kernel
+def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
     """Sum the external forces and torques, take the ledger's dH/dt off the torque, integrate."""
     pos = read3(bs, v, BS_PX)
     q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
@@ -281,6 +310,7 @@ def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, h):
     df_rear = downforce(rho_air, vp[v, VP_CLA_R], vx_air, z_body)
     tau = add(cross(quat_rotate(q, (vp[v, VP_XF], 0.0, 0.0)), df_front),
               cross(quat_rotate(q, (vp[v, VP_XR], 0.0, 0.0)), df_rear))
+    tau = add(tau, tau_hull)
     f_susp = (0.0, 0.0, 0.0)
     f_tire = (0.0, 0.0, 0.0)
     f_roll = (0.0, 0.0, 0.0)
@@ -294,7 +324,7 @@ def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, h):
         # contact forces act at Q: torque (Q - com) x F
         tau = add(tau, cross(sub(read3w(tw, v, i, TW_QX), pos), add(add(fs, ft), fr)))
     f_down = add(df_front, df_rear)
-    force = add(add(add(f_gravity, f_drag), add(f_down, f_roll)), add(f_susp, f_tire))
+    force = add(add(add(f_gravity, f_drag), add(f_down, f_roll)), add(add(f_susp, f_tire), f_hull))
     tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/dt
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
     write3(bs, v, BS_PX, pos)
@@ -332,31 +362,32 @@ def angular_momentum(v, vp, bs, ws, tb):
 # The order
 
 @kernel
-def substep(v, vp, wp, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
+def substep(v, vp, wp, hull, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
     """One substep of vehicle v from the frozen start state, in the order of spec 000."""
     drive_stage(v, wp, vp, ctrl, ws, tw, h)                                # controls -> torques, steer angles
     query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t)   # query, contact geometry, x
     suspension_stage(v, wp, bs, ws, tw, h)                                 # xdot, Fs, Fz (+ anti-roll)
     tire_stage(v, wp, bs, ws, tw)                                          # slip, raw force, combined limit
     d_h = wheel_stage(v, wp, vp, bs, ws, tw, h)                            # wheel spin, brake rule, dHw + dHe
-    body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, h)                     # forces, ledger torque, integrate
+    f_hull, tau_hull = collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t)  # body hull
+    body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h)   # forces, ledger torque, integrate
 
 
 @kernel
-def step_batch(vp, wp, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
+def step_batch(vp, wp, hull, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
                substeps):
     """Advance every vehicle by one fixed step dt (s) made of `substeps` equal substeps, from time t0."""
     h = dt / substeps
     for v in range(bs.shape[0]):
         for k in range(substeps):
-            substep(v, vp, wp, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
+            substep(v, vp, wp, hull, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
                     t0 + k * h, h)
 
 
 @kernel
-def run_batch(vp, wp, ctrl_trace, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
+def run_batch(vp, wp, hull, ctrl_trace, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
               substeps):
     """Advance len(ctrl_trace) steps; ctrl_trace[k] holds the controls (N, CT_N) of step k."""
     for k in range(ctrl_trace.shape[0]):
-        step_batch(vp, wp, ctrl_trace[k], bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
+        step_batch(vp, wp, hull, ctrl_trace[k], bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
                    t0 + k * dt, dt, substeps)

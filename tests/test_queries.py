@@ -1,0 +1,142 @@
+"""World queries along a suspension axis: rays, sphere sweeps and discs against every shape kind."""
+import math
+
+import numpy as np
+import pytest
+
+import sim
+from sim.world import Box, Heightfield, Plane, Surface, World, bumps
+
+DOWN = (0.0, 0.0, -1.0)
+
+
+def world_with(*, planes=(), boxes=(), heightfields=()):
+    surfaces = [Surface("asphalt", 1.0), Surface("ice", 0.1)]
+    return World("test", surfaces, planes, boxes, heightfields)
+
+
+def test_ray_on_flat_plane():
+    w = World.flat(mu=0.8)
+    h = w.ray_cast((1.0, 2.0, 1.5), DOWN, 3.0)
+    assert h.hit and h.s == pytest.approx(1.5)
+    assert h.n == pytest.approx((0, 0, 1)) and h.P == pytest.approx((1, 2, 0))
+    assert h.mu == 0.8 and h.v_ground == pytest.approx((0, 0, 0))
+
+
+def test_ray_on_slope_plane():
+    # 30 degree slope rising toward +x: z = x tan 30; from (1, 0, 2) straight down
+    w = World.flat(slope_deg=30.0)
+    h = w.ray_cast((1.0, 0.0, 2.0), DOWN, 5.0)
+    assert h.s == pytest.approx(2.0 - math.tan(math.radians(30)))
+    assert h.n == pytest.approx((-0.5, 0.0, math.cos(math.radians(30))))
+
+
+def test_ray_on_box_top_and_from_inside():
+    w = world_with(boxes=[Box("asphalt", (0.0, 0.0, 0.5), (2.0, 2.0, 1.0))])
+    h = w.ray_cast((0.5, 0.0, 3.0), DOWN, 5.0)
+    assert h.hit and h.s == pytest.approx(2.0) and h.n == pytest.approx((0, 0, 1))
+    assert not w.ray_cast((0.5, 0.0, 0.5), DOWN, 5.0).hit          # starting inside: exit faces ignored
+    assert not w.ray_cast((3.0, 0.0, 3.0), DOWN, 5.0).hit          # beside it
+
+
+def test_ray_on_rotated_box():
+    # a 10 degree slope box: the top face normal tilts toward -x
+    b = Box("asphalt", (0.0, 0.0, 0.0), (10.0, 4.0, 1.0), slope_deg=10.0)
+    w = world_with(boxes=[b])
+    h = w.ray_cast((1.0, 0.0, 5.0), DOWN, 10.0)
+    th = math.radians(10)
+    assert h.n == pytest.approx((-math.sin(th), 0.0, math.cos(th)))
+    # top face passes through the centre + 0.5 n: z(x) = 0.5 / cos th + x tan th
+    assert h.P[2] == pytest.approx(0.5 / math.cos(th) + math.tan(th))
+
+
+def test_sphere_sweep_over_curb_edge():
+    # a curb with its top at 0.12 m and its edge along y at x = 0; the wheel centre 0.1 m before it
+    curb = Box("asphalt", (1.0, 0.0, 0.06), (2.0, 4.0, 0.12))
+    w = world_with(planes=[Plane("asphalt")], boxes=[curb])
+    r = 0.3
+    anchor = (-0.1, 0.0, 1.0)
+    h = w.sphere_cast(anchor, DOWN, r, l_max=1.0)
+    assert h.hit
+    # the sphere touches the edge when its centre is sqrt(r^2 - 0.1^2) above the edge
+    z_centre = 0.12 + math.sqrt(r * r - 0.01)
+    a = -np.dot(h.n, DOWN)
+    assert h.s - r / a == pytest.approx(1.0 - z_centre, abs=1e-5)
+    assert h.n == pytest.approx(np.array([-0.1, 0.0, z_centre - 0.12]) / r, abs=1e-5)
+    # a ray from the same anchor misses the curb and finds the pad
+    assert w.ray_cast(anchor, DOWN, 2.0).s == pytest.approx(1.0)
+
+
+def test_disc_shares_the_sweep_contact_plane():
+    w = world_with(planes=[Plane("asphalt")])
+    h = w.disc_cast((0.0, 0.0, 1.0), DOWN, 0.3, l_max=1.0)
+    assert h.hit and h.s == pytest.approx(1.0) and h.n == pytest.approx((0, 0, 1))
+
+
+def test_heightfield_bump_top():
+    spacing, height, lam = 0.05, 0.08, 2.0
+    z = bumps(4.0, 4.0, spacing, height, lam)
+    hf = Heightfield("asphalt", (0.0, 0.0, 0.0), (spacing, spacing), z)
+    w = world_with(heightfields=[hf])
+    # the mound's top is at (lam/2, lam/2) with height `height` and a flat tangent plane
+    h = w.ray_cast((1.0, 1.0, 1.0), DOWN, 2.0)
+    assert h.hit and h.s == pytest.approx(1.0 - height, abs=1e-6)
+    assert h.n == pytest.approx((0, 0, 1), abs=1e-6)
+    # on the flank the normal leans away from the top: at x = lam/4 the slope dh/dx = height*pi/lam
+    h = w.ray_cast((0.5, 1.0, 1.0), DOWN, 2.0)
+    slope = height * math.pi / lam        # d/dx [h (1 - cos(2 pi x/lam))/2 * 1] at x = lam/4
+    # central differences over one grid step lose (k dx)^2 / 6 = 0.4 % here (k = 2 pi / lam, dx = 0.05)
+    assert h.n[0] / h.n[2] == pytest.approx(-slope, rel=(math.pi * 0.05) ** 2 / 6 * 1.1)
+    assert not w.ray_cast((5.0, 1.0, 1.0), DOWN, 2.0).hit   # outside the field
+
+
+def test_turntable_surface_velocity_is_v_plus_w_cross_r():
+    w = world_with(boxes=[Box("asphalt", (0.0, 0.0, -0.05), (10.0, 10.0, 0.1),
+                              angular_velocity=(0.0, 0.0, 0.3))])
+    h = w.ray_cast((2.0, 0.0, 1.0), DOWN, 2.0, t=0.0)
+    assert h.v_ground == pytest.approx((0.0, 0.6, 0.0))          # (0, 0, 0.3) x (2, 0, 0)
+    # the box turns: at t = pi/2 / 0.3 a corner that was at +x, +y sits at -x, +y
+    c, q, v = w.box_pose(0, math.pi / 2 / 0.3)
+    rot = sim.vec.quat_rotate(tuple(q), (1.0, 0.0, 0.0))
+    assert rot == pytest.approx((0.0, 1.0, 0.0), abs=1e-12)
+
+
+def test_oscillating_platform_velocity():
+    b = Box("asphalt", (0.0, 0.0, -0.05), (10.0, 10.0, 0.1), oscillation=(2.0, 0.0, 0.0), period=4.0)
+    w = world_with(boxes=[b])
+    # c(t) = 2 sin(2 pi t / 4) x; velocity 2 (2 pi / 4) cos(...)
+    h = w.ray_cast((0.0, 0.0, 1.0), DOWN, 2.0, t=0.0)
+    assert h.v_ground == pytest.approx((math.pi, 0.0, 0.0))
+    c, _, v = w.box_pose(0, 1.0)
+    assert c == pytest.approx((2.0, 0.0, -0.05)) and v == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
+
+
+def test_own_shapes_are_excluded():
+    own = Box("ice", (0.0, 0.0, 0.25), (1.0, 1.0, 0.1), owner=0)
+    w = world_with(planes=[Plane("asphalt")], boxes=[own])
+    assert w.query("ray", (0.0, 0.0, 1.0), DOWN, l_max=2.0, vehicle=0).s == pytest.approx(1.0)
+    h1 = w.query("ray", (0.0, 0.0, 1.0), DOWN, l_max=2.0, vehicle=1)
+    assert h1.s == pytest.approx(0.7) and h1.mu == pytest.approx(0.1)
+
+
+def test_steep_surface_does_not_support_a_wheel():
+    # a wall-like 85 degree slope: a = cos 85 < 0.2, so the wheel finds no support on it
+    w = World.flat(slope_deg=85.0)
+    assert not w.query("sphere", (0.0, 0.0, 1.0), DOWN, r=0.3, l_max=1.0).hit
+    assert w.query("sphere", (0.0, 0.0, 1.0), DOWN, r=0.3, l_max=1.0, a_min=0.05).hit
+
+
+def test_proving_ground_has_every_feature():
+    w = sim.load_world("proving_ground")
+    names = {b.name for b in w.boxes}
+    for needed in ("slope 10 up", "slope 20 up", "slope 30 up", "curb", "ice", "ramp", "turntable"):
+        assert needed in names
+    assert any(b.kinematic for b in w.boxes)
+    assert w.heightfields and any(m.kind == "circle" and m.radius == 40.0 for m in w.markings)
+    ice = next(b for b in w.boxes if b.name == "ice")
+    h = w.ray_cast((ice.center[0], ice.center[1], 1.0), DOWN, 2.0)
+    assert h.mu == pytest.approx(0.1)
+    # the 20 degree slope's surface normal is 20 degrees from vertical
+    up = next(b for b in w.boxes if b.name == "slope 20 up")
+    h = w.ray_cast((up.center[0], up.center[1], 10.0), DOWN, 20.0)
+    assert math.degrees(math.acos(h.n[2])) == pytest.approx(20.0, abs=1e-9)

@@ -1,0 +1,213 @@
+"""Whole-car scenarios: static loads, conservation of angular momentum, determinism, robustness."""
+import math
+
+import numpy as np
+import pytest
+
+import sim
+from sim import layout as L
+from sim.body import integrate_body
+from sim.world import Surface, World
+
+G = 9.81
+
+
+def settled(car, world=None, seconds=3.0, substeps=8):
+    s = sim.Simulation(car, world or sim.World.flat(), dt=1 / 240, substeps=substeps)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    s.run(np.zeros((int(seconds / s.dt), 4)))
+    return s
+
+
+@pytest.mark.parametrize("preset", ["hatchback", "boxster_s"])
+def test_dropped_car_settles_to_moment_balance_loads(preset):
+    car = sim.load_vehicle(preset)
+    s = settled(car)
+    m = car.chassis.mass
+    b = car.chassis.com_x - car.rear_axle.x          # centre of mass to rear axle
+    front = m * G * b / car.wheelbase                 # M g b / L
+    rear = m * G - front
+    fz = s.telemetry.Fz
+    assert fz[0] + fz[1] == pytest.approx(front, rel=0.005)
+    assert fz[2] + fz[3] == pytest.approx(rear, rel=0.005)
+    assert fz[0] == pytest.approx(fz[1], rel=1e-9) and fz[2] == pytest.approx(fz[3], rel=1e-9)
+    k = np.array([car.front_suspension.k] * 2 + [car.rear_suspension.k] * 2)
+    assert s.telemetry.x == pytest.approx(fz / k, rel=0.005)     # static compression Fz / k
+    assert np.all(s.telemetry.grounded == 1.0)
+    assert np.linalg.norm(s.state.velocity) < 0.01
+
+
+def void_world():
+    return World("void", [Surface("asphalt", 1.0)])
+
+
+def test_free_flight_conserves_total_angular_momentum():
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, 100.0), speed=25.0)
+    s.state.angular_velocity[:] = (0.4, -0.7, 1.1)
+    s.step(sim.Controls())
+    h0 = s.telemetry.H_total.copy()
+    hw0 = s.telemetry.H_wheels.copy()
+    seconds = 5.0
+    k = int(seconds / s.dt)
+    t = np.arange(k) * s.dt
+    rng = np.random.default_rng(1)
+    trace = np.column_stack([np.where(np.sin(3 * t) > 0, 1.0, -0.6),           # drive both ways
+                             (np.sin(5 * t) > 0.6).astype(float),                # brake pulses
+                             np.sin(2 * t) + 0.1 * rng.standard_normal(k),       # steering
+                             (np.sin(1.3 * t) > 0.8).astype(float)])             # handbrake
+    s.run(trace)
+    h1 = s.telemetry.H_total
+    drift = np.linalg.norm(h1 - h0) / np.linalg.norm(h0)
+    assert drift / seconds < 1e-9
+    # the ledger did real work: the wheels' spin momentum changed by far more than the drift
+    assert np.linalg.norm(s.telemetry.H_wheels - hw0) > 1e3 * np.linalg.norm(h1 - h0) + 1.0
+
+
+def test_free_flight_wheel_torque_turns_the_body_the_other_way():
+    # body at rest in the air, driving the rear wheels spins them forward (+y axis) and the body back
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, 100.0))
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (24, 1)))
+    h_wheels = s.telemetry.H_wheels
+    assert h_wheels[1] > 0.0
+    assert s.telemetry.H_body == pytest.approx(-h_wheels, abs=1e-9 * abs(h_wheels[1]))
+    assert s.state.angular_velocity[1] < 0.0     # pitch about -y: nose up
+
+
+def test_gyroscopic_term_matches_euler_equations():
+    # torque-free asymmetric body: the body-frame rate change must be -I^-1 (w x I w)
+    inertia = np.array([450.0, 1800.0, 2000.0])
+    w_body = np.array([0.8, 0.5, -1.2])
+    q = (1.0, 0.0, 0.0, 0.0)
+    dt = 1e-6
+    _, q1, _, w1 = integrate_body((0.0, 0.0, 0.0), q, (0.0, 0.0, 0.0), tuple(w_body), (0.0, 0.0, 0.0),
+                                  (0.0, 0.0, 0.0), 1.0, tuple(inertia), dt)
+    w1_body = np.array(sim.vec.quat_rotate_inv(q1, w1))
+    expected = -np.cross(w_body, inertia * w_body) / inertia
+    assert (w1_body - w_body) / dt == pytest.approx(expected, rel=1e-4)
+
+
+def test_same_inputs_give_bit_identical_state_and_restore_replays_exactly():
+    car = sim.load_vehicle("hatchback")
+    world = sim.load_world("proving_ground")
+    rng = np.random.default_rng(7)
+    trace = np.column_stack([rng.uniform(-0.2, 1, 960), rng.uniform(0, 0.3, 960),
+                             np.sin(np.arange(960) / 50), np.zeros(960)])
+    hashes = []
+    for _ in range(2):
+        s = sim.Simulation(car, world, dt=1 / 240, substeps=4)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+        for row in trace:
+            s.step(sim.Controls(*row))
+        hashes.append(s.state_hash())
+    assert hashes[0] == hashes[1]
+    # step() and run() are the same computation
+    s = sim.Simulation(car, world, dt=1 / 240, substeps=4)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    s.run(trace[:480])
+    snap = s.snapshot()
+    s.run(trace[480:])
+    assert s.state_hash() == hashes[0]
+    s.restore(snap)
+    s.run(trace[480:])
+    assert s.state_hash() == hashes[0]
+
+
+def test_batched_vehicles_match_single_runs_bit_for_bit():
+    car = sim.load_vehicle("hatchback")
+    world = sim.load_world("proving_ground")
+    n = 3
+    k = 480
+    rng = np.random.default_rng(3)
+    trace = np.stack([np.column_stack([rng.uniform(0, 1, k), np.zeros(k), rng.uniform(-1, 1, k), np.zeros(k)])
+                      for _ in range(n)], axis=1)                 # (k, n, 4)
+    spawns = np.array([[0.0, 0.0], [0.0, 30.0], [-25.0, -10.0]])
+    z = sim.rest_com_height(car)
+    batch = sim.Simulation(car, world, dt=1 / 240, substeps=4, n_vehicles=n)
+    batch.reset(position=np.column_stack([spawns, np.full(n, z)]), yaw=[0.0, 0.5, 1.0])
+    batch.run(trace)
+    assert batch.state.position.shape == (n, 3) and batch.telemetry.Fz.shape == (n, 4)
+    for v in range(n):
+        one = sim.Simulation(car, world, dt=1 / 240, substeps=4)
+        one.reset(position=(*spawns[v], z), yaw=[0.0, 0.5, 1.0][v])
+        one.run(trace[:, v, :])
+        assert np.array_equal(one.bs[0], batch.bs[v]) and np.array_equal(one.ws[0], batch.ws[v])
+
+
+def test_random_driving_on_the_proving_ground_stays_finite():
+    car = sim.load_vehicle("hatchback")
+    world = sim.load_world("proving_ground")
+    n = 6
+    seconds = 60.0
+    s = sim.Simulation(car, world, dt=1 / 240, substeps=8, n_vehicles=n)
+    z = sim.rest_com_height(car)
+    s.reset(position=[(0, 0, z), (0, 30, z), (-25, -10, z), (30, -45, z), (-45, 0, z), (55, 15, z)],
+            yaw=[0.0, 0.3, -0.5, 0.0, 1.0, 0.0])
+    rng = np.random.default_rng(11)
+    k = int(seconds / s.dt)
+    chunk = 2400
+    for start in range(0, k, chunk):
+        m = min(chunk, k - start)
+        # random walks through the whole input range, including reverse, full brake and handbrake
+        walk = np.cumsum(rng.normal(0, 0.05, (m, n, 4)), axis=0)
+        trace = np.empty((m, n, 4))
+        trace[..., 0] = np.clip(0.5 + walk[..., 0], -1, 1)
+        trace[..., 1] = np.clip(walk[..., 1], 0, 1)
+        trace[..., 2] = np.clip(walk[..., 2], -1, 1)
+        trace[..., 3] = np.clip(walk[..., 3] - 0.5, 0, 1)
+        s.run(trace)
+        assert s.finite(), f"non-finite state after {s.time:.1f} s"
+    assert np.all(np.linalg.norm(s.state.velocity, axis=1) < 100.0)
+
+
+def test_seed_002_drag_and_rolling_resistance_at_top_speed():
+    # seed 002: at 271.5 km/h the Boxster S meets 1/2 rho Cd A v^2 of drag, ten times its 205 N rolling
+    car = sim.load_vehicle("boxster_s")
+    v = 271.5 / 3.6
+    s = settled(car, seconds=4.0)
+    z = s.state.position[2]
+    s.reset(position=(0.0, 0.0, z), speed=v)
+    s.step(sim.Controls())
+    drag = s.telemetry.forces["drag"]
+    speed = np.linalg.norm(s.state.velocity)
+    # (telemetry holds the last substep, which started a fraction of a millisecond before `speed`)
+    assert np.linalg.norm(drag) == pytest.approx(0.5 * 1.2 * 0.31 * 1.94 * speed ** 2, rel=1e-4)
+    assert np.linalg.norm(drag) == pytest.approx(2052.0, rel=0.005)
+    rolling = np.linalg.norm(s.telemetry.forces["rolling"])
+    assert rolling == pytest.approx(0.015 * 1393 * G, rel=0.01)     # 205 N
+    assert rolling == pytest.approx(205.0, rel=0.01)
+
+
+def test_set_params_takes_effect_at_the_next_step():
+    car = sim.load_vehicle("hatchback")
+    s = settled(car, seconds=1.0)
+    stiffer = sim.with_value(car, "front_suspension.k", 70000.0)
+    s.set_params(stiffer)
+    assert s.wp[0, 0, L.WP_K] == car.front_suspension.k
+    s.step(sim.Controls())
+    assert s.wp[0, 0, L.WP_K] == 70000.0 and s.vehicle is stiffer
+    s.run(np.zeros((480, 4)))
+    fz = s.telemetry.Fz
+    assert s.telemetry.x[0] == pytest.approx(fz[0] / 70000.0, rel=0.01)
+
+
+def test_braking_car_stops_and_wheels_do_not_reverse():
+    car = sim.load_vehicle("hatchback")
+    s = settled(car, seconds=0.5)
+    s.reset(position=(0.0, 0.0, s.state.position[2]), speed=15.0)
+    for _ in range(240 * 5):
+        s.step(sim.Controls(brake=1.0))
+        assert np.all(s.state.wheel_omega >= 0.0)
+    assert np.linalg.norm(s.state.velocity) < 0.2
+
+
+def test_steering_left_turns_left():
+    car = sim.load_vehicle("hatchback")
+    s = settled(car, seconds=0.5)
+    s.reset(position=(0.0, 0.0, s.state.position[2]), speed=8.0)
+    s.run(np.tile([0.2, 0.0, 0.5, 0.0], (480, 1)))
+    assert s.state.angular_velocity[2] > 0.1      # yawing left (ISO: +z)
+    assert s.state.position[1] > 0.5
