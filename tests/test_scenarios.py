@@ -211,3 +211,20 @@ def test_steering_left_turns_left():
     s.run(np.tile([0.2, 0.0, 0.5, 0.0], (480, 1)))
     assert s.state.angular_velocity[2] > 0.1      # yawing left (ISO: +z)
     assert s.state.position[1] > 0.5
+
+
+def test_car_dropped_upside_down_rests_on_its_roof():
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, 2.0))
+    s.state.orientation[:] = (0.0, 1.0, 0.0, 0.0)        # rolled 180 degrees about x
+    s.run(np.zeros((240 * 4, 4)))
+    assert s.finite()
+    assert np.all(s.telemetry.grounded == 0.0)            # no wheel can support an upside-down car
+    # the hull carries the weight and the car lies still, roof down, at the height of its roof points
+    assert s.telemetry.forces["collision"][2] == pytest.approx(car.chassis.mass * G, rel=0.01)
+    assert np.linalg.norm(s.state.velocity) < 0.01
+    # four roof points share the weight, each sunk by its share over the hull stiffness
+    roof_above_com = car.chassis.floor_z + car.chassis.height - car.chassis.com_z
+    sink = car.chassis.mass * G / 4 / car.collision.stiffness
+    assert s.state.position[2] == pytest.approx(roof_above_com - sink, abs=1e-3)
