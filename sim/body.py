@@ -13,12 +13,12 @@ The torque `tau` passed in is already reduced by the ledger: tau = sum (Q - com)
 """
 from __future__ import annotations
 
-from sim.jit import kernel
+from sim.jit import leaf
 from sim.vec import madd, quat_from_rotvec, quat_mul, quat_normalize, scale, world_inertia_apply, \
     world_inertia_solve
 
 
-@kernel
+@leaf
 def integrate_body(pos, q, vel, w, force, tau, mass, inertia, dt):
     """Advance one step. pos (m), q (w,x,y,z), vel (m/s), w (rad/s), force (N), tau (N m), all world;
     mass (kg); inertia: principal moments (Ixx, Iyy, Izz) in the body frame (kg m^2); dt (s).

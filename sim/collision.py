@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel
+from sim.jit import kernel, leaf
 from sim.query import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, \
     PL_PY, PL_PZ, PL_SURF, box_pose, box_surface_velocity, hf_height
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, sub
 
 
-@kernel
+@leaf
 def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle):
     """Depth (m, > 0 inside), outward normal, surface index and surface velocity of the deepest shape
     that contains point p at time t; depth 0 when p is outside everything."""
@@ -66,7 +66,7 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle):
     return best, best_n, best_surf, best_v
 
 
-@kernel
+@leaf
 def hull_contact_force(depth, n, mu, v_rel, k, c, c_t):
     """Penalty normal force plus regularised Coulomb friction for one hull point (N, world)."""
     vn = dot(v_rel, n)

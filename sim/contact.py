@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel
+from sim.jit import leaf
 from sim.query import QUERY_DISC
 from sim.vec import cross, dot, madd, norm, normalize, scale, sub
 
@@ -15,7 +15,7 @@ A_MIN = 0.2          # -: below this a = -dot(n, d) the hit is left to body coll
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
 
 
-@kernel
+@leaf
 def support_radius(kind, r, n, u):
     """rEff: the wheel's reach along -n. Sphere/ray: r. Disc: r sqrt(1 - dot(n, u)^2) (spec)."""
     if kind == QUERY_DISC:
@@ -24,7 +24,7 @@ def support_radius(kind, r, n, u):
     return r
 
 
-@kernel
+@leaf
 def suspension_length(s, a, r_eff, l_min, l_max):
     """l_raw = s - rEff / a; grounded when l_raw <= l_max; l = max(l_min, l_raw).
 
@@ -36,7 +36,7 @@ def suspension_length(s, a, r_eff, l_min, l_max):
     return True, l_raw, max(l_min, l_raw)
 
 
-@kernel
+@leaf
 def contact_point(kind, c, n, u, r):
     """Q: sphere/ray Q = C - r n; disc Q = C - r normalize(n - dot(n, u) u) (spec)."""
     if kind == QUERY_DISC:
@@ -45,7 +45,7 @@ def contact_point(kind, c, n, u, r):
     return madd(c, n, -r)
 
 
-@kernel
+@leaf
 def tire_frame(u, n):
     """t = normalize(u x n) (rolling direction), b = n x t. ok=False when u is nearly parallel to n."""
     un = cross(u, n)
@@ -56,7 +56,7 @@ def tire_frame(u, n):
     return True, t, cross(n, t)
 
 
-@kernel
+@leaf
 def rolling_arm(u, q, c, t):
     """rho = -dot(cross(u, Q - C), t): the lever of the tread about the spin axis (m)."""
     return -dot(cross(u, sub(q, c)), t)

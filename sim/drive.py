@@ -8,10 +8,10 @@ the per-wheel brake maximum on all wheels; handbrake (0..1) x its maximum on the
 """
 from __future__ import annotations
 
-from sim.jit import kernel
+from sim.jit import leaf
 
 
-@kernel
+@leaf
 def direct_drive(throttle, brake, steer, handbrake, omega, t_drive_max, omega_max, t_brake_max, t_hand_max,
                  steers, steer_max):
     """Returns (T_drive (N m), T_brake magnitude (N m, >= 0), road-wheel angle (rad)) for one wheel.

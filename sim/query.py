@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel
+from sim.jit import kernel, leaf
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_from_rotvec, quat_mul, quat_rotate, \
     quat_rotate_inv, scale, sub
 
@@ -75,7 +75,7 @@ def box_pose(boxes, i, t):
     return c, q, vc
 
 
-@kernel
+@leaf
 def box_surface_velocity(boxes, i, vc, c, p):
     w = (boxes[i, BX_WX], boxes[i, BX_WY], boxes[i, BX_WZ])
     return add(vc, cross(w, sub(p, c)))
@@ -115,7 +115,7 @@ def box_closest(c, q, h, p):
     return add(c, quat_rotate(q, cl)), quat_rotate(q, nl), 0.0
 
 
-@kernel
+@leaf
 def segment_misses_sphere(a, d, length, centre, radius):
     """True when the segment a + s d, s in [0, length], stays farther than `radius` from `centre`."""
     rel = sub(centre, a)
@@ -126,7 +126,7 @@ def segment_misses_sphere(a, d, length, centre, radius):
 # ---------------------------------------------------------------------------------------------------
 # Primitive queries. Each returns (hit, s, P, n, v_ground).
 
-@kernel
+@leaf
 def ray_plane(planes, i, a, d):
     """Line a + s d against plane i. Hit when the plane faces the ray (dot(n, d) < 0); s may be < 0."""
     p0 = (planes[i, PL_PX], planes[i, PL_PY], planes[i, PL_PZ])
@@ -202,7 +202,7 @@ def sphere_box(boxes, i, a, d, r, max_l, t):
     return False, 0.0, a, d, (0.0, 0.0, 0.0)
 
 
-@kernel
+@leaf
 def hf_vertex_slope(hf_z, off, nx, ny, ix, iy, dx, dy):
     """Central-difference gradient (dz/dx, dz/dy) at grid vertex (ix, iy); one-sided at the border."""
     x0 = max(ix - 1, 0)
@@ -293,7 +293,7 @@ def ray_heightfield(hf_meta, hf_z, i, a, d, max_s):
 # ---------------------------------------------------------------------------------------------------
 # The query over the whole world
 
-@kernel
+@leaf
 def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle):
     """Query the world along the suspension axis; return the contact that supports the wheel most.
 

@@ -41,6 +41,14 @@ class Controls:
     handbrake: float | np.ndarray = 0.0
 
     def pack_into(self, ctrl: np.ndarray) -> None:
+        values = (self.throttle, self.brake, self.steer, self.handbrake)
+        if all(isinstance(x, (int, float)) for x in values):
+            if ctrl.shape[0] == 1:       # the app's case: four scalar writes, no numpy broadcasting
+                row = ctrl[0]
+                row[L.CT_THROTTLE], row[L.CT_BRAKE], row[L.CT_STEER], row[L.CT_HANDBRAKE] = values
+            else:
+                ctrl[:] = values
+            return
         ctrl[:, L.CT_THROTTLE] = self.throttle
         ctrl[:, L.CT_BRAKE] = self.brake
         ctrl[:, L.CT_STEER] = self.steer

@@ -17,7 +17,7 @@ from sim.body import integrate_body
 from sim.collision import deepest_penetration, hull_contact_force
 from sim.contact import A_MIN, contact_point, rolling_arm, support_radius, suspension_length, tire_frame
 from sim.drive import direct_drive
-from sim.jit import kernel
+from sim.jit import kernel, leaf
 from sim.layout import *  # noqa: F401,F403 (column constants)
 from sim.query import QUERY_DISC, cast
 from sim.suspension import compression, compression_rate, r_eff_rate, suspension_force
@@ -28,31 +28,31 @@ from sim.wheel import wheel_spin
 TWO_PI = 2.0 * math.pi
 
 
-@kernel
+@leaf
 def read3(arr, v, i0):
     return (arr[v, i0], arr[v, i0 + 1], arr[v, i0 + 2])
 
 
-@kernel
+@leaf
 def read3w(arr, v, w, i0):
     return (arr[v, w, i0], arr[v, w, i0 + 1], arr[v, w, i0 + 2])
 
 
-@kernel
+@leaf
 def write3(arr, v, i0, x):
     arr[v, i0] = x[0]
     arr[v, i0 + 1] = x[1]
     arr[v, i0 + 2] = x[2]
 
 
-@kernel
+@leaf
 def write3w(arr, v, w, i0, x):
     arr[v, w, i0] = x[0]
     arr[v, w, i0 + 1] = x[1]
     arr[v, w, i0 + 2] = x[2]
 
 
-@kernel
+@leaf
 def spin_axis(q, camber, steer):
     """u in world: the body's +y axis turned by camber about x, then by the steering angle about z.
 

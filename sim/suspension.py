@@ -3,19 +3,19 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel
+from sim.jit import leaf
 from sim.vec import dot, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 
 
-@kernel
+@leaf
 def compression(l0, l):
     """x = max(0, l0 - l) (m)."""
     return max(0.0, l0 - l)
 
 
-@kernel
+@leaf
 def r_eff_rate(r, h, h_dot):
     """rEffDot = -r h hDot / sqrt(1 - h^2) for the disc, h = dot(n, u) (m/s)."""
     q = 1.0 - h * h
@@ -24,7 +24,7 @@ def r_eff_rate(r, h, h_dot):
     return -r * h * h_dot / math.sqrt(q)
 
 
-@kernel
+@leaf
 def compression_rate(a, vn, r_eff_dot, n_dot, c, q):
     """xdot = (rEffDot - dot(nDot, C - Q) - vn) / a.
 
@@ -35,7 +35,7 @@ def compression_rate(a, vn, r_eff_dot, n_dot, c, q):
     return (r_eff_dot - dot(n_dot, sub(c, q)) - vn) / a
 
 
-@kernel
+@leaf
 def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
     """Fs = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + f_bar); Fz = Fs a.
 

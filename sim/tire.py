@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel
+from sim.jit import leaf
 
 MODEL_LINEAR, MODEL_MAGIC = 0, 1
 
 
-@kernel
+@leaf
 def slip(rho, omega, vx, vy, v_min):
     """kappa = (rho omega - vx) / max(|vx|, vMin); alpha = atan2(vy, max(|vx|, vMin)).
 
@@ -17,14 +17,14 @@ def slip(rho, omega, vx, vy, v_min):
     return (rho * omega - vx) / den, math.atan2(vy, den)
 
 
-@kernel
+@leaf
 def magic_formula(b, c, d, e, s):
     """D sin(C atan(B s - E (B s - atan(B s))))."""
     bs = b * s
     return d * math.sin(c * math.atan(bs - e * (bs - math.atan(bs))))
 
 
-@kernel
+@leaf
 def raw_force(model, kappa, alpha, ck, ca, bx, cx, dx, ex, by, cy, dy, ey, mu, fz):
     """(FxRaw, FyRaw) in N. Linear: (Ck kappa, -Ca alpha). Magic: D scaled by mu Fz, lateral negated."""
     if model == MODEL_MAGIC:
@@ -33,7 +33,7 @@ def raw_force(model, kappa, alpha, ck, ca, bx, cx, dx, ex, by, cy, dy, ey, mu, f
     return ck * kappa, -ca * alpha
 
 
-@kernel
+@leaf
 def combined_limit(fx_raw, fy_raw, mu, fz):
     """scale = min(1, mu Fz / |Fraw|) (1 when |Fraw| = 0), applied to both components.
 

@@ -7,46 +7,46 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel
+from sim.jit import leaf
 
 
-@kernel
+@leaf
 def add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@kernel
+@leaf
 def sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@kernel
+@leaf
 def scale(a, k):
     return (a[0] * k, a[1] * k, a[2] * k)
 
 
-@kernel
+@leaf
 def madd(a, b, k):
     """a + k b"""
     return (a[0] + k * b[0], a[1] + k * b[1], a[2] + k * b[2])
 
 
-@kernel
+@leaf
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@kernel
+@leaf
 def cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@kernel
+@leaf
 def norm(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@kernel
+@leaf
 def normalize(a):
     """Unit vector along a; the zero vector stays zero."""
     n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
@@ -55,7 +55,7 @@ def normalize(a):
     return (a[0] / n, a[1] / n, a[2] / n)
 
 
-@kernel
+@leaf
 def quat_mul(p, q):
     """Hamilton product p q, (w, x, y, z)."""
     return (p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
@@ -64,13 +64,13 @@ def quat_mul(p, q):
             p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0])
 
 
-@kernel
+@leaf
 def quat_normalize(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-@kernel
+@leaf
 def quat_rotate(q, v):
     """R(q) v for a unit quaternion q."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -83,13 +83,13 @@ def quat_rotate(q, v):
             v[2] + w * tz + (x * ty - y * tx))
 
 
-@kernel
+@leaf
 def quat_rotate_inv(q, v):
     """R(q)^T v: a world vector expressed in the body frame."""
     return quat_rotate((q[0], -q[1], -q[2], -q[3]), v)
 
 
-@kernel
+@leaf
 def quat_from_rotvec(r):
     """Unit quaternion of the rotation by angle |r| about axis r/|r| (exact, no small-angle error)."""
     angle = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
@@ -100,7 +100,7 @@ def quat_from_rotvec(r):
     return (math.cos(0.5 * angle), r[0] * s, r[1] * s, r[2] * s)
 
 
-@kernel
+@leaf
 def quat_to_matrix(q):
     """Rotation matrix rows (r0, r1, r2) of a unit quaternion."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -109,26 +109,26 @@ def quat_to_matrix(q):
             (2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)))
 
 
-@kernel
+@leaf
 def mat_vec(m, v):
     return (dot(m[0], v), dot(m[1], v), dot(m[2], v))
 
 
-@kernel
+@leaf
 def world_inertia_apply(q, inertia_diag, w):
     """(R I R^T) w with I = diag(inertia_diag) in the body frame."""
     wb = quat_rotate_inv(q, w)
     return quat_rotate(q, (inertia_diag[0] * wb[0], inertia_diag[1] * wb[1], inertia_diag[2] * wb[2]))
 
 
-@kernel
+@leaf
 def world_inertia_solve(q, inertia_diag, h):
     """(R I R^T)^-1 h = R I^-1 R^T h."""
     hb = quat_rotate_inv(q, h)
     return quat_rotate(q, (hb[0] / inertia_diag[0], hb[1] / inertia_diag[1], hb[2] / inertia_diag[2]))
 
 
-@kernel
+@leaf
 def rot_axis(axis, angle, v):
     """Rotate v about the unit vector `axis` by `angle` (Rodrigues)."""
     c = math.cos(angle)

@@ -1,10 +1,10 @@
 """Wheel spin with the spec's brake rule (spec 000: 制动与反作用)."""
 from __future__ import annotations
 
-from sim.jit import kernel
+from sim.jit import leaf
 
 
-@kernel
+@leaf
 def wheel_spin(omega, t_drive, t_brake, rho, fx, iw, dt):
     """One explicit step of the wheel's spin.
 
