@@ -1,41 +1,83 @@
-"""`contactpatch` / `python -m app`: the driving sandbox.
+"""`contactpatch` / `python -m app`: open the driving window.
 
-Until the driving window lands (issue 3) this runs a short headless demo drive on the physics core and
-prints what each wheel is doing, so the install can be checked end to end.
+Drive with the arrow keys or WASD (F1 lists every binding), or a gamepad. Scripted runs for bug
+reports, docs and tests: --record / --replay an input trace, --quit-after simulated seconds,
+--screenshot the last frame, --frame-dt to advance a fixed time per frame as fast as possible.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+        if w < 64 or h < 64:
+            raise ValueError
+        return w, h
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--size {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0])
-    ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file (default hatchback)")
-    ap.add_argument("--world", default="proving_ground", help="preset name or TOML file")
-    ap.add_argument("--seconds", type=float, default=5.0, help="simulated seconds of the demo drive")
+    ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
+    ap.add_argument("--world", help="world preset name or TOML file (default proving_ground)")
+    ap.add_argument("--size", type=parse_size, default=(1280, 720), help="window size WIDTHxHEIGHT")
+    ap.add_argument("--fullscreen", action="store_true")
+    ap.add_argument("--fps", type=int, default=120, help="frame-rate cap (default 120)")
+    ap.add_argument("--substeps", type=int, default=8, help="physics substeps per 1/240 s step (default 8)")
+    ap.add_argument("--record", metavar="FILE", help="save the controls of every physics step to FILE")
+    ap.add_argument("--replay", metavar="FILE", help="drive from a recorded trace (then hand over to you)")
+    ap.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after this much simulated time")
+    ap.add_argument("--screenshot", metavar="PATH", help="save the last frame as a PNG before quitting")
+    ap.add_argument("--camera", choices=("chase", "orbit", "free"), default="chase", help="starting camera")
+    ap.add_argument("--frame-dt", type=float, metavar="SECONDS",
+                    help="treat every frame as this long and do not wait (reproducible scripted runs)")
     args = ap.parse_args(argv)
+
+    import app  # noqa: F401  (quiets pygame's banner)
     import sim
+    from app.session import Trace
     try:
-        car = sim.load_vehicle(args.vehicle)
-        world = sim.load_world(args.world)
+        replay = Trace.load(args.replay) if args.replay else None
+        vehicle_name = args.vehicle or (replay.vehicle if replay else "hatchback")
+        world_name = args.world or (replay.world if replay else "proving_ground")
+        car = sim.load_vehicle(vehicle_name)
+        world = sim.load_world(world_name)
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
         return 2
-    s = sim.Simulation(car, world, dt=1 / 240, substeps=8)
-    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
-    print(f"{car.name} on {world.name}: full throttle for {args.seconds:g} s (simulated)")
-    for k in range(int(args.seconds / s.dt)):
-        s.step(sim.Controls(throttle=1.0, steer=0.0))
-    tel = s.telemetry
-    v = s.state.velocity
-    print(f"t = {s.time:.2f} s  speed = {3.6 * (v @ v) ** 0.5:.1f} km/h  position = {s.state.position.round(2)}")
-    print("wheel     Fz[N]   kappa  alpha[deg]   Fx[N]    Fy[N]  grip_scale")
-    import math
-    for i, name in enumerate(sim.WHEEL_NAMES):
-        print(f"{name:5s} {tel.Fz[i]:9.1f} {tel.kappa[i]:7.3f} {math.degrees(tel.alpha[i]):10.2f} "
-              f"{tel.Fx[i]:8.1f} {tel.Fy[i]:8.1f} {tel.grip_scale[i]:10.3f}")
-    return 0
+    if args.screenshot and args.quit_after is None:
+        print("contactpatch: --screenshot needs --quit-after (the screenshot is the last frame)", file=sys.stderr)
+        return 2
+
+    import pygame
+    from app.window import App
+    try:
+        window = App(car, world, size=args.size, fullscreen=args.fullscreen, fps=args.fps, frame_dt=args.frame_dt,
+                     record=args.record, replay=replay, quit_after=args.quit_after, screenshot=args.screenshot,
+                     vehicle_name=vehicle_name, world_name=world_name, substeps=args.substeps,
+                     camera=args.camera)
+    except sim.ConfigError as exc:
+        print(f"contactpatch: {exc}", file=sys.stderr)
+        return 2
+    except (pygame.error, Exception) as exc:  # no display, no OpenGL 3.3
+        print(f"contactpatch: could not open an OpenGL 3.3 window: {exc}", file=sys.stderr)
+        return 3
+    try:
+        return window.run()
+    except KeyboardInterrupt:
+        window.finish()
+        return 130
+    except Exception:
+        crash = traceback.format_exc()
+        window.finish()
+        print("contactpatch: an unexpected error stopped the app; please report it with this trace:\n" + crash,
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,233 @@
+"""Keyboard and gamepad -> sim.Controls, plus the one-shot actions (reset, pause, camera, ...).
+
+Events come in per frame; controls go out per physics step: `controls(dt)` ramps the keyboard pedals and
+steering at rates per second times the fixed dt, so the ramps do not depend on the frame rate. Gamepads
+use SDL's game-controller API (pygame._sdl2.controller): triggers for the pedals, the left stick for
+steering (with a deadzone), buttons for the rest; pads can come and go while the app runs.
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygame
+from pygame._sdl2 import controller as sdl_controller
+
+import sim
+from config import CONFIG_DIR
+
+CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake")
+ONE_SHOT = ("gear_up", "gear_down", "reset", "pause", "step", "slow_motion", "camera", "help", "screenshot",
+            "quit")
+PAD_AXES = {"leftx": "CONTROLLER_AXIS_LEFTX", "lefty": "CONTROLLER_AXIS_LEFTY",
+            "rightx": "CONTROLLER_AXIS_RIGHTX", "righty": "CONTROLLER_AXIS_RIGHTY",
+            "lefttrigger": "CONTROLLER_AXIS_TRIGGERLEFT", "righttrigger": "CONTROLLER_AXIS_TRIGGERRIGHT"}
+PAD_BUTTONS = {"a": "A", "b": "B", "x": "X", "y": "Y", "back": "BACK", "guide": "GUIDE", "start": "START",
+               "leftstick": "LEFTSTICK", "rightstick": "RIGHTSTICK", "leftshoulder": "LEFTSHOULDER",
+               "rightshoulder": "RIGHTSHOULDER", "dpup": "DPAD_UP", "dpdown": "DPAD_DOWN",
+               "dpleft": "DPAD_LEFT", "dpright": "DPAD_RIGHT"}
+GEARS = ("R", "N", "D")
+RATE_RANGES = {"pedal_rise": (0.1, 100.0), "pedal_fall": (0.1, 100.0), "steer_rate": (0.1, 100.0),
+               "steer_return": (0.1, 100.0), "stick_deadzone": (0.0, 0.9), "rumble": (0.0, 1.0)}
+
+
+@dataclass
+class Bindings:
+    keys: dict[str, list[int]]                 # action -> pygame key codes
+    key_names: dict[str, list[str]]            # action -> names, for the help overlay
+    pad_axes: dict[str, int]                   # throttle / brake / steer -> SDL axis
+    pad_buttons: dict[str, list[int]]          # action -> SDL buttons
+    pad_names: dict[str, list[str]]
+    rates: dict[str, float] = field(default_factory=dict)
+
+
+def load_bindings(path: Path | None = None) -> Bindings:
+    """Read bindings TOML; a bad entry raises sim.ConfigError naming the file, key and value."""
+    path = Path(path) if path else CONFIG_DIR / "bindings.toml"
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise sim.ConfigError(f"{where}: cannot read bindings: {exc}") from None
+    keys, names = {}, {}
+    for action, value in data.get("keys", {}).items():
+        if action not in CONTINUOUS + ONE_SHOT:
+            raise sim.ConfigError(f"{where}: unknown action keys.{action}; known actions: "
+                                  f"{', '.join(CONTINUOUS + ONE_SHOT)}")
+        value = [value] if isinstance(value, str) else value
+        codes = []
+        for name in value:
+            try:
+                with warnings.catch_warnings():       # key_code works before pygame.init(); it only warns
+                    warnings.simplefilter("ignore")
+                    codes.append(pygame.key.key_code(name))
+            except (ValueError, TypeError):
+                raise sim.ConfigError(f"{where}: keys.{action} = {name!r} is not allowed; expected a pygame key "
+                                      f"name such as 'up', 'w', 'space', 'f1'") from None
+        keys[action] = codes
+        names[action] = list(value)
+    pad = data.get("gamepad", {})
+    axes, buttons, pad_names = {}, {}, {}
+    for action in ("throttle", "brake", "steer"):
+        name = pad.get(action)
+        if name is None:
+            continue
+        if name not in PAD_AXES:
+            raise sim.ConfigError(f"{where}: gamepad.{action} = {name!r} is not allowed; expected one of "
+                                  f"{', '.join(PAD_AXES)}")
+        axes[action] = getattr(pygame, PAD_AXES[name])
+        pad_names[action] = [name]
+    for action, value in pad.items():
+        if action in ("throttle", "brake", "steer"):
+            continue
+        if action not in CONTINUOUS + ONE_SHOT:
+            raise sim.ConfigError(f"{where}: unknown action gamepad.{action}")
+        value = [value] if isinstance(value, str) else value
+        for name in value:
+            if name not in PAD_BUTTONS:
+                raise sim.ConfigError(f"{where}: gamepad.{action} = {name!r} is not allowed; expected one of "
+                                      f"{', '.join(PAD_BUTTONS)}")
+        buttons[action] = [getattr(pygame, "CONTROLLER_BUTTON_" + PAD_BUTTONS[n]) for n in value]
+        pad_names[action] = list(value)
+    rates = {"pedal_rise": 5.0, "pedal_fall": 8.0, "steer_rate": 2.5, "steer_return": 4.0,
+             "stick_deadzone": 0.12, "rumble": 1.0}
+    for k, v in data.get("rates", {}).items():
+        if k not in RATE_RANGES:
+            raise sim.ConfigError(f"{where}: unknown key rates.{k}; known keys: {', '.join(RATE_RANGES)}")
+        lo, hi = RATE_RANGES[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+            raise sim.ConfigError(f"{where}: rates.{k} = {v!r} is not allowed; expected a number in [{lo:g}, {hi:g}]")
+        rates[k] = float(v)
+    return Bindings(keys, names, axes, buttons, pad_names, rates)
+
+
+def approach(value: float, target: float, rate: float) -> float:
+    """Move `value` toward `target` by at most `rate`."""
+    if value < target:
+        return min(target, value + rate)
+    return max(target, value - rate)
+
+
+class Input:
+    """Holds what is pressed; turns it into Controls once per physics step."""
+
+    def __init__(self, bindings: Bindings | None = None):
+        self.b = bindings or load_bindings()
+        self.code_to_action = {code: a for a, codes in self.b.keys.items() for code in codes}
+        self.button_to_action = {btn: a for a, btns in self.b.pad_buttons.items() for btn in btns}
+        self.held: set[str] = set()
+        self.pads: dict[int, object] = {}           # instance id -> Controller
+        self.pad_axis: dict[str, float] = {"throttle": 0.0, "brake": 0.0, "steer": 0.0}
+        self.pad_held: set[str] = set()
+        self.throttle = 0.0
+        self.brake = 0.0
+        self.steer = 0.0
+        self.gear = "D"
+        self.messages: list[str] = []               # for the HUD: pads connected / lost
+
+    # -- devices ------------------------------------------------------------------------------------
+    def open_pads(self) -> None:
+        """Open every game controller already connected (hot-plugged ones arrive as events)."""
+        for i in range(sdl_controller.get_count()):
+            self._add_pad(i)
+
+    def _add_pad(self, device_index: int) -> None:
+        try:
+            if not sdl_controller.is_controller(device_index):
+                return
+            pad = sdl_controller.Controller(device_index)
+        except pygame.error as exc:
+            self.messages.append(f"gamepad could not be opened: {exc}")
+            return
+        jid = pad.as_joystick().get_instance_id()
+        self.pads[jid] = pad
+        self.messages.append(f"gamepad connected: {pad.name}")
+
+    def _remove_pad(self, instance_id: int) -> None:
+        pad = self.pads.pop(instance_id, None)
+        if pad is not None:
+            self.messages.append(f"gamepad disconnected: {getattr(pad, 'name', 'pad')}")
+        if not self.pads:
+            self.pad_axis = {"throttle": 0.0, "brake": 0.0, "steer": 0.0}
+            self.pad_held.clear()
+
+    # -- events -------------------------------------------------------------------------------------
+    def handle(self, event) -> list[str]:
+        """Take one pygame event; return the one-shot actions it triggered."""
+        t = event.type
+        fired = []
+        if t == pygame.KEYDOWN:
+            action = self.code_to_action.get(event.key)
+            if action in CONTINUOUS:
+                self.held.add(action)
+            elif action:
+                fired.append(action)
+        elif t == pygame.KEYUP:
+            action = self.code_to_action.get(event.key)
+            if action in CONTINUOUS:
+                self.held.discard(action)
+        elif t == pygame.CONTROLLERDEVICEADDED:
+            self._add_pad(event.device_index)
+        elif t == pygame.CONTROLLERDEVICEREMOVED:
+            self._remove_pad(event.instance_id)
+        elif t == pygame.CONTROLLERAXISMOTION:
+            for name, axis in self.b.pad_axes.items():
+                if event.axis == axis:
+                    self.pad_axis[name] = self._axis_value(name, event.value)
+        elif t in (pygame.CONTROLLERBUTTONDOWN, pygame.CONTROLLERBUTTONUP):
+            action = self.button_to_action.get(event.button)
+            if action in CONTINUOUS:
+                (self.pad_held.add if t == pygame.CONTROLLERBUTTONDOWN else self.pad_held.discard)(action)
+            elif action and t == pygame.CONTROLLERBUTTONDOWN:
+                fired.append(action)
+        for action in fired:
+            if action == "gear_up":
+                self.gear = GEARS[min(GEARS.index(self.gear) + 1, len(GEARS) - 1)]
+            elif action == "gear_down":
+                self.gear = GEARS[max(GEARS.index(self.gear) - 1, 0)]
+        return fired
+
+    def _axis_value(self, name: str, raw: int) -> float:
+        v = max(-1.0, min(1.0, raw / 32767.0))
+        if name == "steer":
+            dz = self.b.rates["stick_deadzone"]
+            mag = max(0.0, (abs(v) - dz) / (1.0 - dz))
+            return -math.copysign(mag, v)          # stick right (+) steers right, which is negative steer
+        return max(0.0, v)
+
+    def release_all(self) -> None:
+        """Forget held keys (the window lost focus, so their key-ups will not arrive)."""
+        self.held.clear()
+        self.pad_held.clear()
+
+    # -- per physics step ---------------------------------------------------------------------------
+    def controls(self, dt: float) -> sim.Controls:
+        """The controls for the next physics step of dt seconds (ramps advance by rate x dt)."""
+        r = self.b.rates
+        for name in ("throttle", "brake"):
+            target = 1.0 if name in self.held else 0.0
+            cur = getattr(self, name)
+            setattr(self, name, approach(cur, target, (r["pedal_rise"] if target > cur else r["pedal_fall"]) * dt))
+        target = (1.0 if "steer_left" in self.held else 0.0) - (1.0 if "steer_right" in self.held else 0.0)
+        rate = r["steer_rate"] if target != 0.0 else r["steer_return"]
+        if target != 0.0 and target * self.steer < 0.0:
+            rate = max(rate, r["steer_return"])
+        self.steer = approach(self.steer, target, rate * dt)
+        throttle = max(self.throttle, self.pad_axis["throttle"])
+        brake = max(self.brake, self.pad_axis["brake"])
+        steer = self.steer if abs(self.steer) >= abs(self.pad_axis["steer"]) else self.pad_axis["steer"]
+        handbrake = 1.0 if ("handbrake" in self.held or "handbrake" in self.pad_held) else 0.0
+        sign = {"D": 1.0, "N": 0.0, "R": -1.0}[self.gear]
+        return sim.Controls(throttle=sign * throttle, brake=brake, steer=steer, handbrake=handbrake)
+
+    def rumble(self, slip: float, duration_ms: int = 120) -> None:
+        """Rumble every pad in proportion to `slip` (0..1), where the pad supports it."""
+        strength = max(0.0, min(1.0, slip)) * self.b.rates["rumble"]
+        for pad in list(self.pads.values()):
+            try:
+                pad.rumble(strength, strength * 0.6, duration_ms)
+            except (pygame.error, AttributeError):
+                pass

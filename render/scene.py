@@ -1,0 +1,197 @@
+"""The 3D scene with moderngl: the world from its description, the car from the sim's state.
+
+Everything drawn comes from the world tables, the vehicle parameters and the interpolated Pose; the
+moving platform is posed by the world's own kinematics at the drawn time. The scene sets every GL state
+it needs each frame, because the overlay drawn after it changes blending and scissoring.
+"""
+from __future__ import annotations
+
+import math
+
+import moderngl
+import numpy as np
+
+import sim
+from render import meshes
+from render.interp import Pose
+from render.mathx import gl, pose_matrix, quat_matrix, rot_axis, scale, translate
+from sim import layout as L
+
+SKY = (0.62, 0.74, 0.88)
+LIGHT = np.array([-0.45, -0.30, -0.84]) / np.linalg.norm([-0.45, -0.30, -0.84])
+
+VERT = """
+#version 330
+uniform mat4 u_vp;
+uniform mat4 u_model;
+uniform vec4 u_color;
+in vec3 in_pos;
+in vec3 in_normal;
+in vec3 in_color;
+out vec3 v_world;
+out vec3 v_normal;
+out vec3 v_color;
+void main() {
+    vec4 w = u_model * vec4(in_pos, 1.0);
+    v_world = w.xyz;
+    v_normal = mat3(u_model) * in_normal;
+    v_color = in_color * u_color.rgb;
+    gl_Position = u_vp * w;
+}
+"""
+
+FRAG = """
+#version 330
+uniform vec3 u_light;
+uniform vec3 u_eye;
+uniform vec3 u_sky;
+uniform int u_grid;
+uniform float u_alpha;
+in vec3 v_world;
+in vec3 v_normal;
+in vec3 v_color;
+out vec4 f_color;
+float gridline(vec2 p, float spacing) {
+    vec2 q = p / spacing;
+    vec2 g = abs(fract(q + 0.5) - 0.5) / max(fwidth(q), vec2(1e-5));
+    return 1.0 - min(min(g.x, g.y), 1.0);
+}
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) n = -n;
+    float diffuse = max(dot(n, -u_light), 0.0);
+    float sky = 0.5 + 0.5 * n.z;
+    vec3 c = v_color * (0.28 + 0.17 * sky + 0.62 * diffuse);
+    if (u_grid == 1) {
+        c = mix(c, c * 1.45 + 0.02, 0.45 * gridline(v_world.xy, 1.0));
+        c = mix(c, vec3(0.86, 0.86, 0.82), 0.55 * gridline(v_world.xy, 10.0));
+    }
+    float d = length(v_world - u_eye);
+    c = mix(c, u_sky, clamp((d - 120.0) / 700.0, 0.0, 1.0));
+    f_color = vec4(c, u_alpha);
+}
+"""
+
+
+class Mesh:
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, data: np.ndarray):
+        self.vbo = ctx.buffer(np.ascontiguousarray(data, dtype="f4").tobytes())
+        self.vao = ctx.vertex_array(prog, [(self.vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color")])
+
+    def release(self):
+        self.vao.release()
+        self.vbo.release()
+
+
+class SceneRenderer:
+    def __init__(self, ctx: moderngl.Context, world: sim.World, vehicle: sim.Vehicle):
+        self.ctx = ctx
+        self.world = world
+        self.prog = ctx.program(vertex_shader=VERT, fragment_shader=FRAG)
+        self.prog["u_light"].value = tuple(LIGHT)
+        self.prog["u_sky"].value = SKY
+        self.cube = Mesh(ctx, self.prog, meshes.cube())
+        self.wheel = Mesh(ctx, self.prog, meshes.wheel())
+        self.ground = []                         # (mesh, model matrix) of the infinite planes
+        for p in world.planes:
+            color = world.surfaces[world.surface_index[p.surface]].color
+            n = np.asarray(p.normal, float) / np.linalg.norm(p.normal)
+            m = np.eye(4)
+            z = n
+            x = np.cross((0.0, 1.0, 0.0), z)
+            x /= np.linalg.norm(x)
+            m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
+            m[:3, 3] = p.point
+            self.ground.append((Mesh(ctx, self.prog, meshes.quad(4000.0, color)), m))
+        self.fields = [Mesh(ctx, self.prog, meshes.heightfield(h.origin, h.spacing, h.heights,
+                                                               world.surfaces[world.surface_index[h.surface]].color))
+                       for h in world.heightfields]
+        marks = [meshes.ring(m.center, m.radius, m.width, 0.012, m.color) if m.kind == "circle"
+                 else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
+        self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
+        self.shadow = Mesh(ctx, self.prog, meshes.quad(1.0, (0.0, 0.0, 0.0)))
+        self.set_vehicle(vehicle)
+
+    def set_vehicle(self, vehicle: sim.Vehicle) -> None:
+        """Body and wheel geometry from the parameters (called again after a tuning change)."""
+        self.vehicle = vehicle
+        wp = np.zeros((1, L.NW, L.WP_N))
+        vp = np.zeros((1, L.VP_N))
+        hull = np.zeros((1, L.NHULL, 3))
+        from sim.pack import pack_vehicle
+        pack_vehicle(vehicle, vp[0], wp[0], hull[0])
+        self.wp = wp[0]
+
+    # ------------------------------------------------------------------------------------------------
+    def _draw(self, mesh: Mesh, model: np.ndarray, color=(1.0, 1.0, 1.0), grid: bool = False,
+              alpha: float = 1.0, mode=moderngl.TRIANGLES):
+        self.prog["u_model"].write(gl(model))
+        self.prog["u_color"].value = (*color, 1.0)
+        self.prog["u_grid"].value = 1 if grid else 0
+        self.prog["u_alpha"].value = alpha
+        mesh.vao.render(mode)
+
+    def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
+             wheel_tints=None) -> None:
+        ctx = self.ctx
+        ctx.viewport = (0, 0, *size)
+        ctx.scissor = None
+        ctx.enable_only(moderngl.DEPTH_TEST)
+        ctx.depth_func = "<"
+        ctx.clear(*SKY, 1.0, depth=1.0)
+        vp = proj @ view
+        self.prog["u_vp"].write(gl(vp))
+        self.prog["u_eye"].value = tuple(float(v) for v in eye)
+        for mesh, m in self.ground:
+            self._draw(mesh, m, grid=True)
+        for mesh in self.fields:
+            self._draw(mesh, np.eye(4), grid=True)
+        t = pose.time
+        for i, b in enumerate(self.world.boxes):
+            c, q, _ = self.world.box_pose(i, t)
+            model = pose_matrix(c, q) @ scale(b.size)
+            color = self.world.surfaces[self.world.surface_index[b.surface]].color
+            self._draw(self.cube, model, color, grid=True)
+        if self.markings is not None:                # painted 12 mm above the pad
+            self._draw(self.markings, np.eye(4))
+        self.draw_car(pose, wheel_tints)
+
+    def draw_car(self, pose: Pose, wheel_tints=None) -> None:
+        v = self.vehicle
+        ch = v.chassis
+        body = pose_matrix(pose.position, pose.orientation)
+        ref = np.array([-ch.com_x, -ch.com_y, -ch.com_z])          # reference point in the body frame
+        lower_h = ch.height * 0.45
+        # drawn narrower than the wheels' outer faces so the wheels (steer, spin, travel) stay visible
+        track = min(v.front_axle.half_track, v.rear_axle.half_track)
+        width = min(ch.width, 2.0 * track - 0.12)
+        lower = translate(ref + [0.0, 0.0, ch.floor_z + lower_h / 2]) @ scale((ch.length, width, lower_h))
+        cabin_h = ch.height - lower_h
+        cabin = translate(ref + [-0.08 * ch.length, 0.0, ch.floor_z + lower_h + cabin_h / 2]) \
+            @ scale((0.55 * ch.length, 0.86 * width, cabin_h))
+        self._draw(self.cube, body @ lower, (0.78, 0.16, 0.12))
+        self._draw(self.cube, body @ cabin, (0.20, 0.24, 0.30))
+        nose = translate(ref + [0.5 * ch.length - 0.02, 0.0, ch.floor_z + lower_h * 0.6]) \
+            @ scale((0.06, 0.5 * width, 0.12))
+        self._draw(self.cube, body @ nose, (0.95, 0.92, 0.70))
+        for i in range(L.NW):
+            w = self.wp[i]
+            anchor = w[L.WP_AX:L.WP_AZ + 1]
+            d = w[L.WP_DX:L.WP_DZ + 1]
+            r = w[L.WP_R]
+            width = min(0.24, 0.8 * r)
+            model = body @ translate(anchor + d * pose.wheel_l[i]) @ rot_axis("z", pose.wheel_steer[i]) \
+                @ rot_axis("x", w[L.WP_CAMBER]) @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, width, r))
+            tint = (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]
+            self._draw(self.wheel, model, tint)
+        # a soft dark patch under the car, on the ground below its centre of mass
+        ctx = self.ctx
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        ground = self.world.ray_cast(pose.position, (0.0, 0.0, -1.0), 50.0)
+        if ground.hit:
+            rot = quat_matrix(pose.orientation)
+            yaw = math.atan2(rot[1, 0], rot[0, 0])
+            m = translate(ground.P + ground.n * 0.02) @ rot_axis("z", yaw) @ scale((ch.length * 0.95, ch.width * 0.95, 1))
+            self._draw(self.shadow, m, (0.0, 0.0, 0.0), alpha=0.35)
+        ctx.disable(moderngl.BLEND)
