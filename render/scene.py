@@ -62,7 +62,7 @@ void main() {
     float diffuse = max(dot(n, -u_light), 0.0);
     float sky = 0.5 + 0.5 * n.z;
     vec3 c = v_color * (0.28 + 0.17 * sky + 0.62 * diffuse);
-    if (u_grid == 1) {
+    if (u_grid == 1 && abs(n.z) > 0.6) {
         c = mix(c, c * 1.45 + 0.02, 0.45 * gridline(v_world.xy, 1.0));
         c = mix(c, vec3(0.86, 0.86, 0.82), 0.55 * gridline(v_world.xy, 10.0));
     }

@@ -1,0 +1,71 @@
+"""The session's reliability paths: a physics blow-up pauses and offers reset; recording round trip."""
+import numpy as np
+import pytest
+
+import sim
+from app.session import Session, Trace
+
+
+def test_blow_up_pauses_keeps_the_last_good_pose_and_reset_recovers():
+    s = Session(sim.load_vehicle("hatchback"), sim.World.flat(), substeps=2)
+    s.frame(0.05, lambda dt: sim.Controls(throttle=0.5))
+    good = s.curr
+    s.sim.state.velocity[:] = np.nan                 # what a blow-up leaves behind
+    s.frame(0.05, lambda dt: sim.Controls())
+    assert s.blown_up and s.paused and "Press R" in s.message
+    assert s.curr is good and np.isfinite(s.pose(0.5).position).all()
+    t = s.sim.time
+    s.frame(0.5, lambda dt: sim.Controls())          # stays paused
+    assert s.sim.time == t
+    s.request_reset()
+    assert not s.blown_up and not s.paused and s.sim.finite()
+    s.frame(0.05, lambda dt: sim.Controls())
+    assert s.sim.finite() and s.sim.time > t
+
+
+def test_single_step_while_paused_and_slow_motion():
+    s = Session(sim.load_vehicle("hatchback"), sim.World.flat(), substeps=2)
+    s.toggle_pause()
+    s.frame(1.0, lambda dt: sim.Controls())
+    assert s.sim.steps == 0
+    s.request_single_step()
+    s.frame(0.016, lambda dt: sim.Controls())
+    assert s.sim.steps == 1
+    s.toggle_pause()
+    s.cycle_slow_motion()
+    s.cycle_slow_motion()                             # 0.25x
+    s.frame(0.1, lambda dt: sim.Controls())
+    assert s.sim.steps == 1 + int(0.025 * 240 + 1e-9)
+
+
+def test_recorded_trace_replays_to_the_same_state(tmp_path):
+    car, world = sim.load_vehicle("hatchback"), sim.load_world("proving_ground")
+    a = Session(car, world, substeps=4)
+    a.start_recording()
+    k = 0
+
+    def wiggle(dt):
+        nonlocal k
+        k += 1
+        if k == 200:
+            a.request_reset()
+        return sim.Controls(throttle=0.7, steer=np.sin(k / 30.0))
+    for _ in range(30):
+        a.frame(1 / 60, wiggle)
+    path = tmp_path / "t.json"
+    a.recording.save(path)
+    b = Session(car, world, substeps=4)
+    b.start_replay(Trace.load(path))
+    while b.replaying:
+        b.frame(1 / 60, lambda dt: sim.Controls())
+    assert b.sim.steps == a.sim.steps and b.sim.state_hash() == a.sim.state_hash()
+
+
+def test_trace_from_another_step_size_is_refused(tmp_path):
+    s = Session(sim.load_vehicle("hatchback"), sim.World.flat(), substeps=4)
+    with pytest.raises(sim.ConfigError, match="recorded at dt"):
+        s.start_replay(Trace(1 / 120, 4, "hatchback", "flat", []))
+    bad = tmp_path / "x.json"
+    bad.write_text('{"format": "other"}')
+    with pytest.raises(sim.ConfigError, match=r"x\.json: format = 'other' is not allowed"):
+        Trace.load(bad)
