@@ -19,9 +19,9 @@ from pygame._sdl2 import controller as sdl_controller
 import sim
 from config import CONFIG_DIR
 
-CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake")
-ONE_SHOT = ("gear_up", "gear_down", "reset", "pause", "step", "slow_motion", "camera", "help", "screenshot",
-            "quit")
+CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
+ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
+            "screenshot", "quit")
 PAD_AXES = {"leftx": "CONTROLLER_AXIS_LEFTX", "lefty": "CONTROLLER_AXIS_LEFTY",
             "rightx": "CONTROLLER_AXIS_RIGHTX", "righty": "CONTROLLER_AXIS_RIGHTY",
             "lefttrigger": "CONTROLLER_AXIS_TRIGGERLEFT", "righttrigger": "CONTROLLER_AXIS_TRIGGERRIGHT"}
@@ -125,7 +125,11 @@ class Input:
         self.throttle = 0.0
         self.brake = 0.0
         self.steer = 0.0
-        self.gear = "D"
+        self.gear = "D"                            # direct drive's R / N / D
+        self.direct_gears = False                  # True for a direct-drive car: gear keys pick R / N / D
+        self.pending_shift = 0                     # an engine car's shift request for the next step
+        self.abs = False
+        self.tc = False
         self.messages: list[str] = []               # for the HUD: pads connected / lost
 
     # -- devices ------------------------------------------------------------------------------------
@@ -184,10 +188,18 @@ class Input:
             elif action and t == pygame.CONTROLLERBUTTONDOWN:
                 fired.append(action)
         for action in fired:
-            if action == "gear_up":
-                self.gear = GEARS[min(GEARS.index(self.gear) + 1, len(GEARS) - 1)]
-            elif action == "gear_down":
-                self.gear = GEARS[max(GEARS.index(self.gear) - 1, 0)]
+            if action in ("gear_up", "gear_down"):
+                step = 1 if action == "gear_up" else -1
+                if self.direct_gears:
+                    self.gear = GEARS[min(max(GEARS.index(self.gear) + step, 0), len(GEARS) - 1)]
+                else:
+                    self.pending_shift = step
+            elif action == "abs":
+                self.abs = not self.abs
+                self.messages.append(f"ABS {'on' if self.abs else 'off'}")
+            elif action == "tc":
+                self.tc = not self.tc
+                self.messages.append(f"traction control {'on' if self.tc else 'off'}")
         return fired
 
     def _axis_value(self, name: str, raw: int) -> float:
@@ -220,8 +232,11 @@ class Input:
         brake = max(self.brake, self.pad_axis["brake"])
         steer = self.steer if abs(self.steer) >= abs(self.pad_axis["steer"]) else self.pad_axis["steer"]
         handbrake = 1.0 if ("handbrake" in self.held or "handbrake" in self.pad_held) else 0.0
-        sign = {"D": 1.0, "N": 0.0, "R": -1.0}[self.gear]
-        return sim.Controls(throttle=sign * throttle, brake=brake, steer=steer, handbrake=handbrake)
+        clutch = 1.0 if ("clutch" in self.held or "clutch" in self.pad_held) else 0.0
+        shift, self.pending_shift = self.pending_shift, 0
+        sign = {"D": 1.0, "N": 0.0, "R": -1.0}[self.gear] if self.direct_gears else 1.0
+        return sim.Controls(throttle=sign * throttle, brake=brake, steer=steer, handbrake=handbrake,
+                            clutch=clutch, shift=shift, abs=self.abs, tc=self.tc)
 
     def rumble(self, slip: float, duration_ms: int = 120) -> None:
         """Rumble every pad in proportion to `slip` (0..1), where the pad supports it."""

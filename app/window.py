@@ -22,8 +22,8 @@ from render.mathx import quat_matrix
 from render.scene import SceneRenderer
 from render.text import TextPanel
 
-HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "gear_up", "gear_down", "reset",
-              "pause", "step", "slow_motion", "camera", "help", "screenshot", "quit")
+HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
+              "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help", "screenshot", "quit")
 
 
 def data_dir() -> Path:
@@ -82,6 +82,7 @@ class App:
         if record:
             self.session.start_recording()
         self.input = Input(load_bindings())
+        self.input.direct_gears = vehicle.drive.mode == "direct"
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world, vehicle)
         self.hud = TextPanel(self.ctx, 24)
@@ -162,9 +163,17 @@ class App:
         v = s.sim.state.velocity
         fwd = quat_matrix(s.sim.state.orientation)[:3, 0]
         speed = float(np.dot(v, fwd)) * 3.6
-        driven = s.sim.wp[0, :, sim.layout.WP_TDRIVE] > 0
-        wheel_rpm = float(np.mean(np.abs(s.sim.state.wheel_omega[driven]))) * 60 / (2 * math.pi) if driven.any() else 0.0
-        lines = [f"{speed:6.1f} km/h   gear {self.input.gear}   driven wheels {wheel_rpm:5.0f} rpm (no engine yet)",
+        if self.input.direct_gears:
+            driven = s.sim.wp[0, :, sim.layout.WP_TDRIVE] > 0
+            wheel_rpm = float(np.mean(np.abs(s.sim.state.wheel_omega[driven]))) * 60 / (2 * math.pi)
+            drive = f"gear {self.input.gear}   driven wheels {wheel_rpm:5.0f} rpm (direct drive)"
+        else:
+            gear = int(s.sim.state.gear)
+            name = {-1: "R", 0: "N"}.get(gear, str(gear))
+            mode = "auto" if s.sim.vehicle.gearbox.mode == "auto" else "manual"
+            drive = f"gear {name} ({mode})   {float(s.sim.state.engine_rpm):5.0f} rpm"
+        aids = "  ".join(a for a, on in (("ABS", self.input.abs), ("TC", self.input.tc)) if on)
+        lines = [f"{speed:6.1f} km/h   {drive}   {aids}",
                  f"{frame_rtf:4.2f}x real time   t = {s.sim.time:7.2f} s   dt 1/{round(1 / s.sim.dt)} s x {s.sim.substeps}",
                  f"camera {self.camera.name}   F1 help"]
         flags = []

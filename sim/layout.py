@@ -21,7 +21,22 @@ WHEEL_NAMES = ("FL", "FR", "RL", "RR")
  VP_UEX, VP_UEY, VP_UEZ,                   # engine rotor axis, body frame, unit
  VP_STEER_MAX,                             # rad road-wheel angle at full steer
  VP_HULL_K, VP_HULL_C, VP_HULL_CT, VP_HULL_MU,   # body collision: N/m, N s/m, N s/m, - (per hull point)
- VP_N) = range(21)
+ VP_DIRECT,                                # 1 direct drive, 0 engine and gearbox
+ VP_ENGINE_BRAKE, VP_IDLE_OMEGA, VP_IDLE_GAIN, VP_REDLINE_OMEGA,   # N m s/rev, rad/s, 1/(rad/s), rad/s
+ VP_NCURVE,                                # points in the torque curve
+ VP_NGEARS, VP_REVERSE, VP_FINAL, VP_EFF,  # forward gears, reverse ratio, final drive, efficiency
+ VP_AUTO, VP_UP_OMEGA, VP_DOWN_OMEGA, VP_SHIFT_TIME,   # 1 automatic; rad/s, rad/s, s
+ VP_KC, VP_TCAP, VP_LAUNCH_OMEGA,          # N m s/rad, N m, rad/s
+ VP_SPLIT, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T,   # front share, diff kinds (0 open 1 lsd 2 locked), N m s/rad, N m
+ VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
+ VP_ABS_SLIP, VP_TC_SLIP,                  # -
+ VP_SCALARS) = range(50)
+MAX_CURVE = 16                             # torque curve points
+MAX_GEARS = 10                             # forward gears
+VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
+VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
+VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
+VP_N = VP_RATIO + MAX_GEARS
 
 # --- wheel parameters wp[v, w, :] ------------------------------------------------------------------
 (WP_AX, WP_AY, WP_AZ,                      # m anchor relative to the centre of mass, body frame
@@ -36,11 +51,18 @@ WHEEL_NAMES = ("FL", "FR", "RL", "RR")
  WP_TDRIVE, WP_TBRAKE, WP_THAND,           # N m at full input
  WP_WMAX,                                  # rad/s direct drive: wheel speed where the torque reaches 0
  WP_STEERS,                                # 1 if the wheel steers, else 0
+ WP_SHARE,                                 # share of the driveline torque that reaches this wheel's axle / 2
  WP_PARTNER,                               # index of the other wheel on the axle (anti-roll bar)
- WP_N) = range(37)
+ WP_N) = range(38)
 
 # --- controls ctrl[v, :] ---------------------------------------------------------------------------
-CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1], [-1,1] (+ left), [0,1]
+(CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
+ CT_CLUTCH,                                # [0,1] pedal: 1 fully pressed (open)
+ CT_SHIFT,                                 # -1 shift down, 0 none, +1 shift up
+ CT_GEAR,                                  # requested gear: -1 reverse, 0 neutral, 1.. forward; NO_GEAR = none
+ CT_ABS, CT_TC,                            # driver aids on (1) or off (0)
+ CT_N) = range(10)
+NO_GEAR = 100.0
 
 # --- body state bs[v, :] ---------------------------------------------------------------------------
 (BS_PX, BS_PY, BS_PZ,                      # m centre of mass, world
@@ -49,7 +71,9 @@ CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1]
  BS_WX, BS_WY, BS_WZ,                      # rad/s, world
  BS_OMEGA_E,                               # rad/s engine speed
  BS_HEX, BS_HEY, BS_HEZ,                   # N m s engine rotor angular momentum last committed (world)
- BS_N) = range(18)
+ BS_GEAR, BS_GEAR_TARGET, BS_SHIFT_T,      # engaged gear (-1 R, 0 N, 1..), gear being shifted to, s left
+ BS_TC,                                    # traction control's throttle factor 0..1
+ BS_N) = range(22)
 
 # --- wheel state ws[v, w, :] -----------------------------------------------------------------------
 (WS_OMEGA,                                 # rad/s spin, positive rolls forward
@@ -58,7 +82,8 @@ CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1]
  WS_HX, WS_HY, WS_HZ,                      # N m s wheel spin angular momentum last committed (world)
  WS_SHAPE,                                 # shape id of the last contact (-1 airborne)
  WS_NX, WS_NY, WS_NZ,                      # last contact normal (for nDot)
- WS_N) = range(11)
+ WS_ABS,                                   # ABS brake factor 0..1
+ WS_N) = range(12)
 
 # --- per-wheel telemetry tw[v, w, :] (the last substep) ---------------------------------------------
 (TW_S, TW_A, TW_L, TW_LRAW, TW_X, TW_XDOT,  # m, -, m, m, m, m/s
@@ -78,7 +103,9 @@ CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1]
  TW_FTX, TW_FTY, TW_FTZ,                   # tire force on the body, world (N)
  TW_FRX, TW_FRY, TW_FRZ,                   # rolling resistance force, world (N)
  TW_VGX, TW_VGY, TW_VGZ,                   # ground velocity at Q (m/s)
- TW_N) = range(58)
+ TW_OMEGA_NEXT,                            # rad/s spin after this substep (scratch for the differentials)
+ TW_ABS,                                   # 1 while ABS is easing this wheel's brake
+ TW_N) = range(60)
 
 # --- body telemetry tb[v, :] (the last substep) ----------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)
@@ -89,11 +116,15 @@ CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE, CT_N = range(5)   # [-1,1], [0,1]
  TB_TIRE_X, TB_TIRE_Y, TB_TIRE_Z,
  TB_COLLISION_X, TB_COLLISION_Y, TB_COLLISION_Z,
  TB_HULL_CONTACTS,                         # number of hull points touching the ground
+ TB_RPM, TB_GEAR,                          # engine rpm, engaged gear (-1 R, 0 N, 1..)
+ TB_T_ENGINE, TB_T_CLUTCH,                 # N m: engine torque (after throttle, limiter, braking), clutch
+ TB_LOCK_F, TB_LOCK_R,                     # N m: differential locking torque, front and rear axle
+ TB_TC_ACTIVE,                             # 1 while traction control cuts the engine
  TB_HBODY_X, TB_HBODY_Y, TB_HBODY_Z,       # angular momentum about the centre of mass (N m s)
  TB_HWHEELS_X, TB_HWHEELS_Y, TB_HWHEELS_Z,
  TB_HENGINE_X, TB_HENGINE_Y, TB_HENGINE_Z,
  TB_HTOTAL_X, TB_HTOTAL_Y, TB_HTOTAL_Z,
- TB_N) = range(35)
+ TB_N) = range(42)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
                    "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,

@@ -13,6 +13,7 @@ from sim.tire import MODEL_LINEAR, MODEL_MAGIC
 QUERY_KINDS = {"ray": QUERY_RAY, "sphere": QUERY_SPHERE, "disc": QUERY_DISC}
 TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
 DRIVEN = {"rwd": (0.0, 0.0, 1.0, 1.0), "fwd": (1.0, 1.0, 0.0, 0.0), "awd": (1.0, 1.0, 1.0, 1.0)}
+DIFFS = {"open": 0.0, "lsd": 1.0, "locked": 2.0}
 
 
 def hull_points(car: Vehicle) -> np.ndarray:
@@ -56,6 +57,40 @@ def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray, hull_row
     vp_row[VP_HULL_C] = car.collision.damping
     vp_row[VP_HULL_CT] = car.collision.friction_damping
     vp_row[VP_HULL_MU] = car.collision.friction
+    d, e, g = car.drive, car.engine, car.gearbox
+    rpm = 2.0 * math.pi / 60.0                        # rad/s per rpm
+    vp_row[VP_DIRECT] = 1.0 if d.mode == "direct" else 0.0
+    vp_row[VP_ENGINE_BRAKE] = e.engine_brake
+    vp_row[VP_IDLE_OMEGA] = e.idle_rpm * rpm
+    vp_row[VP_IDLE_GAIN] = e.idle_gain
+    vp_row[VP_REDLINE_OMEGA] = e.redline_rpm * rpm
+    vp_row[VP_NCURVE] = len(e.torque_rpm)
+    vp_row[VP_CURVE_RPM:VP_CURVE_RPM + len(e.torque_rpm)] = e.torque_rpm
+    vp_row[VP_CURVE_NM:VP_CURVE_NM + len(e.torque_nm)] = e.torque_nm
+    vp_row[VP_NGEARS] = len(g.ratios)
+    vp_row[VP_RATIO:VP_RATIO + len(g.ratios)] = g.ratios
+    vp_row[VP_REVERSE] = g.reverse
+    vp_row[VP_FINAL] = g.final_drive
+    vp_row[VP_EFF] = g.efficiency
+    vp_row[VP_AUTO] = 1.0 if g.mode == "auto" else 0.0
+    vp_row[VP_UP_OMEGA] = g.shift_up_rpm * rpm
+    vp_row[VP_DOWN_OMEGA] = g.shift_down_rpm * rpm
+    vp_row[VP_SHIFT_TIME] = g.shift_time
+    vp_row[VP_KC] = g.clutch_stiffness
+    vp_row[VP_TCAP] = g.clutch_max_torque
+    vp_row[VP_LAUNCH_OMEGA] = g.launch_rpm * rpm
+    vp_row[VP_SPLIT] = {"rwd": 0.0, "fwd": 1.0, "awd": d.centre_split}[d.layout]
+    vp_row[VP_DIFF_F] = DIFFS[d.front_diff]
+    vp_row[VP_DIFF_R] = DIFFS[d.rear_diff]
+    vp_row[VP_LSD_K] = d.lsd_stiffness
+    vp_row[VP_LSD_T] = d.lsd_max_torque
+    vp_row[VP_WHEELBASE] = car.front_axle.x - car.rear_axle.x
+    vp_row[VP_TRACK_F] = 2.0 * car.front_axle.half_track
+    vp_row[VP_ACKERMANN] = car.steering.ackermann
+    vp_row[VP_STEER_LIMIT_V] = car.steering.limit_speed
+    vp_row[VP_STEER_RATE] = math.radians(car.steering.rate_deg_s)
+    vp_row[VP_ABS_SLIP] = car.brakes.abs_slip
+    vp_row[VP_TC_SLIP] = car.brakes.tc_slip
     driven = DRIVEN[car.drive.layout]
     for i in range(NW):
         front = i < 2
@@ -93,6 +128,8 @@ def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray, hull_row
         row[WP_TBRAKE] = car.brakes.max_torque_front if front else car.brakes.max_torque_rear
         row[WP_THAND] = 0.0 if front else car.brakes.handbrake_torque
         row[WP_STEERS] = 1.0 if front else 0.0
+        front_share = vp_row[VP_SPLIT]
+        row[WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
         row[WP_PARTNER] = i + 1 if left else i - 1
 
 

@@ -115,20 +115,32 @@ class Brakes:
     max_torque_front: float = num(1400.0, "N m", 0.0, 1.0e5, "brake torque per front wheel at full pedal")
     max_torque_rear: float = num(900.0, "N m", 0.0, 1.0e5, "brake torque per rear wheel at full pedal")
     handbrake_torque: float = num(2500.0, "N m", 0.0, 1.0e5, "handbrake torque per rear wheel")
+    abs_slip: float = num(0.15, "-", 0.01, 1.0, "ABS releases a wheel whose slip kappa falls below -abs_slip")
+    tc_slip: float = num(0.15, "-", 0.01, 5.0, "traction control cuts the engine while a driven wheel's kappa exceeds this")
 
 
 @dataclass(frozen=True)
 class Steering:
-    max_angle_deg: float = num(32.0, "deg", 0.0, 80.0, "road-wheel angle at full steering input")
+    max_angle_deg: float = num(32.0, "deg", 0.0, 80.0, "largest road-wheel angle (the inner wheel at full lock)")
+    ackermann: float = num(1.0, "-", 0.0, 1.0, "Ackermann fraction: 1 full Ackermann, 0 parallel steering")
+    limit_speed: float = num(25.0, "m/s", 0.0, 200.0, "speed at which the largest angle has halved (0 = no limit)")
+    rate_deg_s: float = num(360.0, "deg/s", 1.0, 5000.0, "fastest change of a road-wheel angle")
 
 
 @dataclass(frozen=True)
 class DirectDrive:
-    """Stand-in drive until the powertrain lands: throttle x max_wheel_torque on each driven wheel."""
-    max_wheel_torque: float = num(1200.0, "N m", 0.0, 1.0e5, "drive torque per driven wheel at full throttle")
-    max_wheel_speed: float = num(170.0, "rad/s", 1.0, 5000.0,
-                                 "wheel speed at which the drive torque has faded to zero (a motor's line)")
+    """How torque reaches the wheels: the engine through clutch, gearbox and differentials, or a direct
+    drive (throttle x max_wheel_torque on each driven wheel, fading to zero at max_wheel_speed)."""
+    mode: str = text("engine", ("engine", "direct"), "engine and gearbox, or direct drive")
     layout: str = text("rwd", ("rwd", "fwd", "awd"), "which wheels are driven")
+    centre_split: float = num(0.4, "-", 0.0, 1.0, "awd: share of the driveline torque sent to the front axle")
+    front_diff: str = text("open", ("open", "lsd", "locked"), "front differential")
+    rear_diff: str = text("open", ("open", "lsd", "locked"), "rear differential")
+    lsd_stiffness: float = num(40.0, "N m s/rad", 0.0, 1.0e4, "limited slip: locking torque per rad/s of wheel speed difference")
+    lsd_max_torque: float = num(400.0, "N m", 0.0, 1.0e5, "limited slip: largest locking torque")
+    max_wheel_torque: float = num(1200.0, "N m", 0.0, 1.0e5, "direct drive: torque per driven wheel at full throttle")
+    max_wheel_speed: float = num(170.0, "rad/s", 1.0, 5000.0,
+                                 "direct drive: wheel speed at which the torque has faded to zero")
 
 
 @dataclass(frozen=True)
@@ -151,25 +163,33 @@ class Collision:
 
 @dataclass(frozen=True)
 class Engine:
-    """Engine data; used by the powertrain (issue 4). The direct-drive stand-in ignores it."""
+    """Torque curve, limits and rotor; seed 002 gives the Boxster S's."""
     torque_rpm: tuple[float, ...] = curve((0.0, 1000.0, 4000.0, 6500.0), "rpm", 0.0, 30000.0,
-                                          "torque curve: engine speeds", min_len=2, increasing=True)
+                                          "torque curve: engine speeds", min_len=2, max_len=16, increasing=True)
     torque_nm: tuple[float, ...] = curve((130.0, 130.0, 180.0, 140.0), "N m", 0.0, 5000.0,
-                                         "torque curve: full-throttle torque at each speed", min_len=2)
-    redline_rpm: float = num(6500.0, "rpm", 500.0, 30000.0, "rev limit")
-    idle_rpm: float = num(850.0, "rpm", 0.0, 5000.0, "idle speed")
+                                         "torque curve: full-throttle torque at each speed", min_len=2, max_len=16)
+    redline_rpm: float = num(6500.0, "rpm", 500.0, 30000.0, "rev limiter: no fuel above this")
+    idle_rpm: float = num(850.0, "rpm", 0.0, 5000.0, "idle speed held by the idle controller")
+    idle_gain: float = num(0.02, "1/(rad/s)", 0.0, 10.0, "idle controller: throttle per rad/s below idle")
     inertia: float = num(0.15, "kg m^2", 0.001, 10.0, "rotor inertia Ie")
     engine_brake: float = num(0.74, "N m s/rev", 0.0, 10.0, "engine braking torque per rev/s (seed 002)")
 
 
 @dataclass(frozen=True)
 class Gearbox:
-    """Gear data; used by the powertrain (issue 4)."""
+    """Ratios, shifting and the clutch between engine and gearbox."""
     ratios: tuple[float, ...] = curve((3.50, 2.10, 1.40, 1.05, 0.85), "-", 0.05, 20.0,
                                       "forward gear ratios, first gear first", min_len=1, max_len=10)
     reverse: float = num(3.40, "-", 0.05, 20.0, "reverse ratio (magnitude)")
     final_drive: float = num(3.90, "-", 0.1, 20.0, "final drive ratio")
     efficiency: float = num(0.92, "-", 0.1, 1.0, "gearbox and differential efficiency")
+    mode: str = text("auto", ("auto", "manual"), "automatic shifting, or the driver's shift requests only")
+    shift_up_rpm: float = num(6000.0, "rpm", 500.0, 30000.0, "automatic: shift up above this")
+    shift_down_rpm: float = num(2500.0, "rpm", 0.0, 30000.0, "automatic: shift down below this")
+    shift_time: float = num(0.25, "s", 0.0, 5.0, "the clutch is open this long during a shift")
+    clutch_stiffness: float = num(300.0, "N m s/rad", 0.1, 1.0e5, "Kc: clutch torque per rad/s of slip")
+    clutch_max_torque: float = num(400.0, "N m", 1.0, 1.0e5, "Tcap: largest torque the closed clutch carries")
+    launch_rpm: float = num(2000.0, "rpm", 0.0, 30000.0, "automatic launch: the clutch is fully closed from here")
 
 
 @dataclass(frozen=True)
@@ -257,6 +277,12 @@ def check_consistency(v: Vehicle, where: str) -> None:
     if v.front_axle.x <= v.rear_axle.x:
         raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "
                           f"rear_axle.x = {v.rear_axle.x:g} m")
+    if v.gearbox.shift_down_rpm >= v.gearbox.shift_up_rpm:
+        raise ConfigError(f"{where}: gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} must be below "
+                          f"gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} rpm")
+    if v.engine.idle_rpm >= v.engine.redline_rpm:
+        raise ConfigError(f"{where}: engine.idle_rpm = {v.engine.idle_rpm:g} must be below "
+                          f"engine.redline_rpm = {v.engine.redline_rpm:g} rpm")
     if len(v.engine.torque_rpm) != len(v.engine.torque_nm):
         raise ConfigError(f"{where}: engine.torque_rpm has {len(v.engine.torque_rpm)} points but "
                           f"engine.torque_nm has {len(v.engine.torque_nm)}; they must match")

@@ -33,26 +33,33 @@ from sim.world import World
 class Controls:
     """Driver inputs for one step. Scalars apply to every vehicle; arrays of shape (N,) to each.
 
-    throttle: -1..1 (negative drives backwards in direct drive); brake: 0..1; steer: -1..1, positive
-    turns left; handbrake: 0..1."""
+    throttle: 0..1 (direct drive: -1..1, negative drives backwards); brake: 0..1; steer: -1..1, positive
+    turns left; handbrake: 0..1; clutch: 0..1 pedal (1 = pressed, open); shift: -1 down, 0 none, +1 up;
+    gear: None or the gear wanted now (-1 reverse, 0 neutral, 1..n); abs, tc: the driver aids."""
     throttle: float | np.ndarray = 0.0
     brake: float | np.ndarray = 0.0
     steer: float | np.ndarray = 0.0
     handbrake: float | np.ndarray = 0.0
+    clutch: float | np.ndarray = 0.0
+    shift: int | np.ndarray = 0
+    gear: int | None = None
+    abs: bool = False
+    tc: bool = False
 
     def pack_into(self, ctrl: np.ndarray) -> None:
-        values = (self.throttle, self.brake, self.steer, self.handbrake)
+        values = (self.throttle, self.brake, self.steer, self.handbrake, self.clutch, self.shift,
+                  L.NO_GEAR if self.gear is None else self.gear, 1.0 if self.abs else 0.0,
+                  1.0 if self.tc else 0.0)
         if all(isinstance(x, (int, float)) for x in values):
-            if ctrl.shape[0] == 1:       # the app's case: four scalar writes, no numpy broadcasting
+            if ctrl.shape[0] == 1:       # the app's case: scalar writes, no numpy broadcasting
                 row = ctrl[0]
-                row[L.CT_THROTTLE], row[L.CT_BRAKE], row[L.CT_STEER], row[L.CT_HANDBRAKE] = values
+                for k in range(L.CT_N):
+                    row[k] = values[k]
             else:
                 ctrl[:] = values
             return
-        ctrl[:, L.CT_THROTTLE] = self.throttle
-        ctrl[:, L.CT_BRAKE] = self.brake
-        ctrl[:, L.CT_STEER] = self.steer
-        ctrl[:, L.CT_HANDBRAKE] = self.handbrake
+        for k in range(L.CT_N):
+            ctrl[:, k] = values[k]
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,14 @@ class StateView(_Views):
     def engine_omega(self):      # rad/s
         return self._v(self._sim.bs[:, L.BS_OMEGA_E])
 
+    @property
+    def engine_rpm(self):
+        return self._v(self._sim.bs[:, L.BS_OMEGA_E] * 60.0 / (2.0 * math.pi))
+
+    @property
+    def gear(self):              # engaged gear: -1 reverse, 0 neutral, 1.. forward
+        return self._v(self._sim.bs[:, L.BS_GEAR].astype(int))
+
 
 _TW_SCALARS = {
     "s": L.TW_S, "a": L.TW_A, "l": L.TW_L, "l_raw": L.TW_LRAW, "x": L.TW_X, "xdot": L.TW_XDOT,
@@ -151,6 +166,34 @@ class TelemetryView(_Views):
             i = _TB_VECTORS[name]
             return self._v(self._sim.tb[:, i:i + 3])
         raise AttributeError(name)
+
+    @property
+    def rpm(self):               # engine rpm
+        return self._v(self._sim.tb[:, L.TB_RPM])
+
+    @property
+    def gear(self):
+        return self._v(self._sim.tb[:, L.TB_GEAR].astype(int))
+
+    @property
+    def T_engine(self):          # N m, after throttle, limiter and engine braking
+        return self._v(self._sim.tb[:, L.TB_T_ENGINE])
+
+    @property
+    def T_clutch(self):          # N m
+        return self._v(self._sim.tb[:, L.TB_T_CLUTCH])
+
+    @property
+    def diff_lock(self):         # N m, (front, rear) locking torque
+        return self._v(self._sim.tb[:, L.TB_LOCK_F:L.TB_LOCK_R + 1])
+
+    @property
+    def tc_active(self):
+        return self._v(self._sim.tb[:, L.TB_TC_ACTIVE])
+
+    @property
+    def abs_active(self):        # per wheel
+        return self._v(self._sim.tw[:, :, L.TW_ABS])
 
     @property
     def hull_contacts(self):
@@ -221,9 +264,10 @@ class Simulation:
         self._pending.clear()
 
     def reset(self, position=(0.0, 0.0, 0.5), yaw: float | np.ndarray = 0.0,
-              speed: float | np.ndarray = 0.0, index: int | None = None) -> None:
+              speed: float | np.ndarray = 0.0, index: int | None = None, gear: int = 1) -> None:
         """Place vehicles upright: centre of mass at `position` (m), heading `yaw` (rad, about z), moving
-        forward at `speed` (m/s) with the wheels rolling at speed / r. Scalars or per-vehicle arrays."""
+        forward at `speed` (m/s) with the wheels rolling at speed / r, in `gear` (-1 R, 0 N, 1..) with the
+        engine turning at the matching speed (at least idle). Scalars or per-vehicle arrays."""
         self._apply_pending()
         idx = np.arange(self.n) if index is None else np.array([index])
         pos = np.broadcast_to(np.asarray(position, float), (len(idx), 3))
@@ -246,9 +290,25 @@ class Simulation:
                 cam = self.wp[v, i, L.WP_CAMBER]
                 u = left * math.cos(cam) + np.array([0.0, 0.0, 1.0]) * math.sin(cam)
                 self.ws[v, i, L.WS_HX:L.WS_HZ + 1] = self.wp[v, i, L.WP_IW] * omega * u
+            self.ws[v, :, L.WS_ABS] = 1.0
+            vp = self.vp[v]
+            n_gears = int(vp[L.VP_NGEARS])
+            g_sel = int(min(max(gear, -1), n_gears))
+            ratio = 0.0 if g_sel == 0 else (-vp[L.VP_REVERSE] if g_sel < 0 else vp[L.VP_RATIO + g_sel - 1])
+            r_driven = float(np.mean(self.wp[v, :, L.WP_R]))
+            omega_e = max(vp[L.VP_IDLE_OMEGA], abs(ratio * vp[L.VP_FINAL] * speed[k] / r_driven))
+            self.bs[v, L.BS_OMEGA_E] = 0.0 if vp[L.VP_DIRECT] > 0.5 else omega_e
+            self.bs[v, L.BS_GEAR] = g_sel
+            self.bs[v, L.BS_GEAR_TARGET] = g_sel
+            self.bs[v, L.BS_TC] = 1.0
+            u_engine = vp[L.VP_UEX:L.VP_UEZ + 1]
+            rot = np.array([[math.cos(yaw[k]), -math.sin(yaw[k]), 0.0], [math.sin(yaw[k]), math.cos(yaw[k]), 0.0],
+                            [0.0, 0.0, 1.0]])
+            self.bs[v, L.BS_HEX:L.BS_HEZ + 1] = vp[L.VP_IE] * self.bs[v, L.BS_OMEGA_E] * (rot @ u_engine)
             self.tw[v] = 0.0
             self.tb[v] = 0.0
             self.ctrl[v] = 0.0
+            self.ctrl[v, L.CT_GEAR] = L.NO_GEAR
 
     # ------------------------------------------------------------------------------------------------
     def _announce(self) -> None:
@@ -271,14 +331,21 @@ class Simulation:
         self.time = self.steps * self.dt
 
     def run(self, controls_trace: np.ndarray) -> None:
-        """Advance len(trace) steps in one compiled call; trace (K, N, 4) or (K, 4) of
-        (throttle, brake, steer, handbrake) per step. Same result as calling step() K times."""
+        """Advance len(trace) steps in one compiled call; trace (K, N, C) or (K, C) with the columns of
+        sim.layout CT_* per step (throttle, brake, steer, handbrake, clutch, shift, gear, abs, tc); the
+        first C are given, the rest keep their defaults. Same result as calling step() K times."""
         if self._pending:
             self._apply_pending()
         trace = np.asarray(controls_trace, dtype=np.float64)
         if trace.ndim == 2:
-            trace = np.broadcast_to(trace[:, None, :], (trace.shape[0], self.n, L.CT_N))
-        trace = np.ascontiguousarray(trace)
+            trace = trace[:, None, :]
+        cols = trace.shape[-1]
+        if cols < L.CT_N:                 # the columns not given keep their defaults (no request, aids off)
+            full = np.zeros(trace.shape[:-1] + (L.CT_N,))
+            full[..., L.CT_GEAR] = L.NO_GEAR
+            full[..., :cols] = trace
+            trace = full
+        trace = np.ascontiguousarray(np.broadcast_to(trace, (trace.shape[0], self.n, L.CT_N)))
         if not self._announced:
             self._announce()
         planes, boxes, hf_meta, hf_z, surf_mu = self._tables

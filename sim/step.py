@@ -17,6 +17,8 @@ from sim.body import integrate_body
 from sim.collision import deepest_penetration, hull_contact_force
 from sim.contact import A_MIN, contact_point, rolling_arm, support_radius, suspension_length, tire_frame
 from sim.drive import direct_drive
+from sim.powertrain import DIFF_LOCKED, DIFF_LSD, RPM, clutch_torque, engine_brake_torque, lsd_lock, \
+    steer_angles, torque_curve
 from sim.jit import kernel, leaf
 from sim.layout import *  # noqa: F401,F403 (column constants)
 from sim.query import QUERY_DISC, cast
@@ -66,20 +68,161 @@ def spin_axis(q, camber, steer):
 # ---------------------------------------------------------------------------------------------------
 # Stages
 
-@kernel
-def drive_stage(v, wp, vp, ctrl, ws, tw, h):
-    """Controls -> drive torque, brake torque and road-wheel angle per wheel; returns nothing.
+@leaf
+def approach(value, target, step):
+    if value < target:
+        return min(target, value + step)
+    return max(target, value - step)
 
-    Writes tw T_DRIVE, T_BRAKE (the maximum the brake may apply this substep), STEER; ws STEER keeps the
-    angle and the rate of change is recovered from it by the suspension stage (via tw STEER - ws)."""
+
+@kernel
+def steering_brakes(v, wp, vp, ctrl, bs, ws, tw, h):
+    """Road-wheel angles (Ackermann, speed limit, rate limit) and brake torques (bias, handbrake, ABS).
+
+    Writes tw STEER (the angle for this substep) and tw T_BRAKE (the most the brake may apply)."""
+    speed = math.sqrt(bs[v, BS_VX] ** 2 + bs[v, BS_VY] ** 2 + bs[v, BS_VZ] ** 2)
+    left, right = steer_angles(ctrl[v, CT_STEER], vp[v, VP_WHEELBASE], vp[v, VP_TRACK_F], vp[v, VP_STEER_MAX],
+                               vp[v, VP_ACKERMANN], speed, vp[v, VP_STEER_LIMIT_V])
+    brake = min(1.0, max(0.0, ctrl[v, CT_BRAKE]))
+    hand = min(1.0, max(0.0, ctrl[v, CT_HANDBRAKE]))
+    abs_on = ctrl[v, CT_ABS] > 0.5
     for i in range(NW):
-        t_drive, t_brake, steer = direct_drive(ctrl[v, CT_THROTTLE], ctrl[v, CT_BRAKE], ctrl[v, CT_STEER],
-                                               ctrl[v, CT_HANDBRAKE], ws[v, i, WS_OMEGA], wp[v, i, WP_TDRIVE],
-                                               wp[v, i, WP_WMAX], wp[v, i, WP_TBRAKE], wp[v, i, WP_THAND],
-                                               wp[v, i, WP_STEERS], vp[v, VP_STEER_MAX])
-        tw[v, i, TW_T_DRIVE] = t_drive
-        tw[v, i, TW_T_BRAKE] = t_brake
-        tw[v, i, TW_STEER] = steer
+        target = (left if i % 2 == 0 else right) * wp[v, i, WP_STEERS]
+        tw[v, i, TW_STEER] = approach(ws[v, i, WS_STEER], target, vp[v, VP_STEER_RATE] * h)
+        # ABS: release (to zero in 50 ms) while the wheel's slip is below -abs_slip, re-apply in 100 ms
+        factor = ws[v, i, WS_ABS]
+        if abs_on and brake > 0.0 and tw[v, i, TW_GROUNDED] > 0.0 and tw[v, i, TW_KAPPA] < -vp[v, VP_ABS_SLIP]:
+            factor = max(0.0, factor - h / 0.05)
+        else:
+            factor = min(1.0, factor + h / 0.1)
+        ws[v, i, WS_ABS] = factor
+        tw[v, i, TW_ABS] = 1.0 if factor < 1.0 and abs_on and brake > 0.0 else 0.0
+        t_brake = brake * wp[v, i, WP_TBRAKE] * (factor if abs_on else 1.0)
+        tw[v, i, TW_T_BRAKE] = t_brake + hand * wp[v, i, WP_THAND]
+
+
+@kernel
+def gearbox_stage(v, vp, ctrl, bs, omega_w, h):
+    """Shift requests, automatic shifting and the shift timer; returns the signed total ratio g
+    (0 in neutral and while a shift has the clutch open) and whether a shift is in progress.
+
+    The automatic judges by the engine speed the wheels imply in the current gear (omega_w, rad/s, is
+    the driveline speed), not by the engine's own speed, which flares while the clutch is open."""
+    gear = int(bs[v, BS_GEAR])
+    n = int(vp[v, VP_NGEARS])
+    if bs[v, BS_SHIFT_T] > 0.0:
+        bs[v, BS_SHIFT_T] -= h
+        if bs[v, BS_SHIFT_T] <= 0.0:
+            bs[v, BS_SHIFT_T] = 0.0
+            gear = int(bs[v, BS_GEAR_TARGET])
+            bs[v, BS_GEAR] = gear
+    else:
+        target = gear
+        req = ctrl[v, CT_GEAR]
+        if req != NO_GEAR:
+            target = int(min(n, max(-1.0, req)))
+        elif ctrl[v, CT_SHIFT] != 0.0:
+            target = int(min(n, max(-1, gear + (1 if ctrl[v, CT_SHIFT] > 0.0 else -1))))
+        elif vp[v, VP_AUTO] > 0.5 and gear >= 1:
+            omega_e = vp[v, VP_RATIO + gear - 1] * vp[v, VP_FINAL] * omega_w
+            if omega_e > vp[v, VP_UP_OMEGA] and gear < n:
+                target = gear + 1
+            elif omega_e < vp[v, VP_DOWN_OMEGA] and gear > 1:
+                target = gear - 1
+            elif ctrl[v, CT_THROTTLE] > 0.95 and gear > 1:
+                # kick-down: one gear lower if the engine would still be below the upshift speed there
+                lower = omega_e * vp[v, VP_RATIO + gear - 2] / vp[v, VP_RATIO + gear - 1]
+                if lower < 0.85 * vp[v, VP_UP_OMEGA] and omega_e < 0.6 * vp[v, VP_UP_OMEGA]:
+                    target = gear - 1
+        if target != gear:
+            bs[v, BS_GEAR_TARGET] = target
+            bs[v, BS_SHIFT_T] = max(vp[v, VP_SHIFT_TIME], 1e-9)
+    tb_shifting = bs[v, BS_SHIFT_T] > 0.0
+    if tb_shifting or gear == 0:
+        return 0.0, tb_shifting
+    if gear < 0:
+        return -vp[v, VP_REVERSE] * vp[v, VP_FINAL], tb_shifting
+    return vp[v, VP_RATIO + gear - 1] * vp[v, VP_FINAL], tb_shifting
+
+
+@kernel
+def engine_stage(v, vp, wp, ctrl, bs, ws, tw, tb, h):
+    """Engine, clutch, gearbox, differentials: drive torque per wheel (tw T_DRIVE); advances omegaE."""
+    # driveline speed seen through the differentials: s (front mean) + (1 - s) (rear mean)
+    split = vp[v, VP_SPLIT]
+    omega_w = split * 0.5 * (ws[v, 0, WS_OMEGA] + ws[v, 1, WS_OMEGA]) \
+        + (1.0 - split) * 0.5 * (ws[v, 2, WS_OMEGA] + ws[v, 3, WS_OMEGA])
+    g, shifting = gearbox_stage(v, vp, ctrl, bs, omega_w, h)
+    omega_e = bs[v, BS_OMEGA_E]
+    # traction control: cut the throttle while a driven wheel spins past tc_slip
+    tc = bs[v, BS_TC]
+    spinning = False
+    for i in range(NW):
+        if wp[v, i, WP_SHARE] > 0.0 and tw[v, i, TW_GROUNDED] > 0.0 and tw[v, i, TW_KAPPA] > vp[v, VP_TC_SLIP]:
+            spinning = True
+    if ctrl[v, CT_TC] > 0.5 and spinning:
+        tc = max(0.0, tc - h / 0.1)
+    else:
+        tc = min(1.0, tc + h / 0.3)
+    bs[v, BS_TC] = tc
+    tb[v, TB_TC_ACTIVE] = 1.0 if (ctrl[v, CT_TC] > 0.5 and tc < 1.0) else 0.0
+    throttle = min(1.0, max(0.0, ctrl[v, CT_THROTTLE]))
+    if ctrl[v, CT_TC] > 0.5:
+        throttle *= tc
+    # idle controller: more throttle the further the engine drops below idle
+    throttle = min(1.0, throttle + max(0.0, vp[v, VP_IDLE_GAIN] * (vp[v, VP_IDLE_OMEGA] - omega_e)))
+    rpm = omega_e * RPM
+    t_full = torque_curve(vp[v, VP_CURVE_RPM:VP_CURVE_RPM + MAX_CURVE], vp[v, VP_CURVE_NM:VP_CURVE_NM + MAX_CURVE],
+                          int(vp[v, VP_NCURVE]), rpm)
+    if omega_e >= vp[v, VP_REDLINE_OMEGA] or shifting:
+        throttle = 0.0                                               # rev limiter, or a shift: fuel cut
+    t_engine = throttle * t_full - (1.0 - throttle) * engine_brake_torque(vp[v, VP_ENGINE_BRAKE], omega_e)
+    # clutch: the pedal, the automatic launch (closing between idle and launch speed), open while shifting
+    engage = 1.0 - min(1.0, max(0.0, ctrl[v, CT_CLUTCH]))
+    launch = (omega_e - vp[v, VP_IDLE_OMEGA]) / max(vp[v, VP_LAUNCH_OMEGA] - vp[v, VP_IDLE_OMEGA], 1e-6)
+    engage = min(engage, min(1.0, max(0.0, launch)))
+    t_clutch = 0.0
+    if g != 0.0 and not shifting:
+        # the spec's clutch law with the slip taken at the end of the substep (backward Euler on the
+        # engine and the driveline): Kc_eff = Kc / (1 + Kc h (1/Ie + g^2 sum(share_i^2 / Iw_i))); the
+        # plain explicit law is unstable in low gears unless Kc h (...) < 2
+        compliance = 1.0 / vp[v, VP_IE]
+        for i in range(NW):
+            compliance += g * g * wp[v, i, WP_SHARE] ** 2 / wp[v, i, WP_IW]
+        kc_eff = vp[v, VP_KC] / (1.0 + vp[v, VP_KC] * h * compliance)
+        t_clutch = clutch_torque(kc_eff, omega_e - g * omega_w, vp[v, VP_TCAP] * engage)
+    omega_next = omega_e + h * (t_engine - t_clutch) / vp[v, VP_IE]   # omegaE += dt (Te - Tclutch - Teb)/Ie
+    bs[v, BS_OMEGA_E] = max(0.0, omega_next)
+    # differentials: each axle gets its share of g T_clutch (efficiency applied), split by its diff
+    shaft = g * t_clutch * vp[v, VP_EFF]
+    for axle in range(2):
+        l = 2 * axle
+        r = l + 1
+        half = shaft * wp[v, l, WP_SHARE]
+        lock = 0.0
+        kind = vp[v, VP_DIFF_F] if axle == 0 else vp[v, VP_DIFF_R]
+        if kind == DIFF_LSD and half != 0.0:
+            lock = lsd_lock(vp[v, VP_LSD_K], ws[v, l, WS_OMEGA], ws[v, r, WS_OMEGA], vp[v, VP_LSD_T])
+        tw[v, l, TW_T_DRIVE] = half - lock                            # left minus, right plus
+        tw[v, r, TW_T_DRIVE] = half + lock
+        tb[v, TB_LOCK_F + axle] = lock
+    tb[v, TB_RPM] = bs[v, BS_OMEGA_E] * RPM
+    tb[v, TB_GEAR] = bs[v, BS_GEAR]
+    tb[v, TB_T_ENGINE] = t_engine
+    tb[v, TB_T_CLUTCH] = t_clutch
+
+
+@kernel
+def drive_stage(v, wp, vp, ctrl, bs, ws, tw, tb, h):
+    """Controls -> road-wheel angles, brake torques and drive torques (engine or direct drive)."""
+    steering_brakes(v, wp, vp, ctrl, bs, ws, tw, h)
+    if vp[v, VP_DIRECT] > 0.5:
+        for i in range(NW):
+            t_drive, _, _ = direct_drive(ctrl[v, CT_THROTTLE], 0.0, 0.0, 0.0, ws[v, i, WS_OMEGA],
+                                         wp[v, i, WP_TDRIVE], wp[v, i, WP_WMAX], 0.0, 0.0, 0.0, 0.0)
+            tw[v, i, TW_T_DRIVE] = t_drive
+    else:
+        engine_stage(v, vp, wp, ctrl, bs, ws, tw, tb, h)
 
 
 @kernel
@@ -241,13 +384,27 @@ def tire_stage(v, wp, bs, ws, tw):
 
 @kernel
 def wheel_stage(v, wp, vp, bs, ws, tw, h):
-    """Spin each wheel with the limited Fx and the brake rule; return the ledger's sum of dHw + dHe."""
+    """Spin each wheel with the limited Fx and the brake rule; a locked differential then shares one
+    speed between its two wheels (keeping their spin momentum); return the ledger's sum dHw + dHe."""
+    for i in range(NW):
+        omega_next, t_brake = wheel_spin(ws[v, i, WS_OMEGA], tw[v, i, TW_T_DRIVE], tw[v, i, TW_T_BRAKE],
+                                         tw[v, i, TW_RHO], tw[v, i, TW_FX], wp[v, i, WP_IW], h)
+        tw[v, i, TW_T_BRAKE] = t_brake
+        tw[v, i, TW_OMEGA_NEXT] = omega_next
+    if vp[v, VP_DIRECT] < 0.5:
+        for axle in range(2):
+            l = 2 * axle
+            kind = vp[v, VP_DIFF_F] if axle == 0 else vp[v, VP_DIFF_R]
+            if kind == DIFF_LOCKED and wp[v, l, WP_SHARE] > 0.0:
+                il = wp[v, l, WP_IW]
+                ir = wp[v, l + 1, WP_IW]
+                common = (il * tw[v, l, TW_OMEGA_NEXT] + ir * tw[v, l + 1, TW_OMEGA_NEXT]) / (il + ir)
+                tw[v, l, TW_OMEGA_NEXT] = common
+                tw[v, l + 1, TW_OMEGA_NEXT] = common
     d_h = (0.0, 0.0, 0.0)
     for i in range(NW):
         iw = wp[v, i, WP_IW]
-        omega_next, t_brake = wheel_spin(ws[v, i, WS_OMEGA], tw[v, i, TW_T_DRIVE], tw[v, i, TW_T_BRAKE],
-                                         tw[v, i, TW_RHO], tw[v, i, TW_FX], iw, h)
-        tw[v, i, TW_T_BRAKE] = t_brake
+        omega_next = tw[v, i, TW_OMEGA_NEXT]
         # Hw = Iw omega u, u in world (steering and body rotation change it)
         h_new = scale(read3w(tw, v, i, TW_UX), iw * omega_next)
         d_h = add(d_h, sub(h_new, read3w(ws, v, i, WS_HX)))
@@ -364,7 +521,7 @@ def angular_momentum(v, vp, bs, ws, tb):
 @kernel
 def substep(v, vp, wp, hull, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
     """One substep of vehicle v from the frozen start state, in the order of spec 000."""
-    drive_stage(v, wp, vp, ctrl, ws, tw, h)                                # controls -> torques, steer angles
+    drive_stage(v, wp, vp, ctrl, bs, ws, tw, tb, h)                        # steering, brakes, engine, gearbox, diffs
     query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t)   # query, contact geometry, x
     suspension_stage(v, wp, bs, ws, tw, h)                                 # xdot, Fs, Fz (+ anti-roll)
     tire_stage(v, wp, bs, ws, tw)                                          # slip, raw force, combined limit

@@ -58,8 +58,21 @@ def test_ramp_depends_on_physics_steps_not_on_how_events_arrive():
     assert a.steer > 0.0                                          # left is positive
 
 
+def test_engine_car_gear_keys_send_one_shift_request():
+    inp = Input()
+    press(inp, pygame.K_e)
+    assert inp.controls(DT).shift == 1 and inp.controls(DT).shift == 0     # once, for one step
+    press(inp, pygame.K_q)
+    assert inp.controls(DT).shift == -1
+    press(inp, pygame.K_F5)
+    press(inp, pygame.K_F6)
+    c = inp.controls(DT)
+    assert c.abs and c.tc
+
+
 def test_gears_and_one_shot_actions():
     inp = Input()
+    inp.direct_gears = True
     assert inp.gear == "D"
     press(inp, pygame.K_w)
     for _ in range(100):

@@ -30,7 +30,9 @@ def test_dropped_car_settles_to_moment_balance_loads(preset):
     fz = s.telemetry.Fz
     assert fz[0] + fz[1] == pytest.approx(front, rel=0.005)
     assert fz[2] + fz[3] == pytest.approx(rear, rel=0.005)
-    assert fz[0] == pytest.approx(fz[1], rel=1e-9) and fz[2] == pytest.approx(fz[3], rel=1e-9)
+    # left and right agree (not bit for bit: the idling engine's rotor spins about the car's x axis and
+    # the idle controller's tiny speed changes react on the body in roll)
+    assert fz[0] == pytest.approx(fz[1], rel=1e-6) and fz[2] == pytest.approx(fz[3], rel=1e-6)
     k = np.array([car.front_suspension.k] * 2 + [car.rear_suspension.k] * 2)
     assert s.telemetry.x == pytest.approx(fz / k, rel=0.005)     # static compression Fz / k
     assert np.all(s.telemetry.grounded == 1.0)
@@ -66,15 +68,39 @@ def test_free_flight_conserves_total_angular_momentum():
 
 
 def test_free_flight_wheel_torque_turns_the_body_the_other_way():
-    # body at rest in the air, driving the rear wheels spins them forward (+y axis) and the body back
+    # body at rest in the air: the engine drives the rear wheels forward (+y axis) and spins its own
+    # rotor (+x axis); the body takes exactly the opposite angular momentum
     car = sim.load_vehicle("hatchback")
-    s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=2)
+    s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=8)
     s.reset(position=(0.0, 0.0, 100.0))
-    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (24, 1)))
-    h_wheels = s.telemetry.H_wheels
-    assert h_wheels[1] > 0.0
-    assert s.telemetry.H_body == pytest.approx(-h_wheels, abs=1e-9 * abs(h_wheels[1]))
+    s.step(sim.Controls())
+    h_start = s.telemetry.H_total.copy()                  # the idling engine's rotor
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (120, 1)))
+    h_wheels, h_engine = s.telemetry.H_wheels, s.telemetry.H_engine
+    assert h_wheels[1] > 10.0 and h_engine[0] > 0.0
+    scale_ = np.linalg.norm(h_wheels) + np.linalg.norm(h_engine)
+    assert s.telemetry.H_body + h_wheels + h_engine == pytest.approx(h_start, abs=1e-9 * scale_)
     assert s.state.angular_velocity[1] < 0.0     # pitch about -y: nose up
+    assert s.state.angular_velocity[0] < 0.0     # and a roll against the engine's spin
+
+
+def test_free_flight_revving_the_engine_in_neutral_rolls_the_body_against_it():
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, 100.0), gear=0)
+    s.step(sim.Controls())
+    h0 = s.telemetry.H_total.copy()
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (240, 1)))
+    assert s.state.engine_rpm > 3000.0
+    assert np.all(s.state.wheel_omega == 0.0)                 # neutral: nothing reaches the wheels
+    ie = car.engine.inertia
+    # the rotor's spin momentum along the body x axis, and the body's equal and opposite share
+    assert s.telemetry.H_engine[0] == pytest.approx(ie * s.state.engine_omega, rel=1e-12)
+    assert s.telemetry.H_body == pytest.approx(h0 - s.telemetry.H_engine - s.telemetry.H_wheels,
+                                               abs=1e-9 * ie * s.state.engine_omega)
+    assert s.state.angular_velocity[0] < 0.0
+    drift = np.linalg.norm(s.telemetry.H_total - h0) / (ie * s.state.engine_omega)
+    assert drift < 1e-9
 
 
 def test_gyroscopic_term_matches_euler_equations():
