@@ -55,6 +55,13 @@ def write3w(arr, v, w, i0, x):
 
 
 @leaf
+def body_state(bs, v):
+    """The frozen body state of vehicle v: position, orientation, velocity, angular velocity (world)."""
+    return (read3(bs, v, BS_PX), (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ]),
+            read3(bs, v, BS_VX), read3(bs, v, BS_WX))
+
+
+@leaf
 def spin_axis(q, camber, steer):
     """u in world: the body's +y axis turned by camber about x, then by the steering angle about z.
 
@@ -285,10 +292,7 @@ def query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t):
 @kernel
 def suspension_stage(v, wp, bs, ws, tw, h):
     """Compression rate and suspension force Fs along -d, Fz = Fs a; the anti-roll bar couples an axle."""
-    pos = read3(bs, v, BS_PX)
-    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
-    vel = read3(bs, v, BS_VX)
-    w = read3(bs, v, BS_WX)
+    pos, q, vel, w = body_state(bs, v)
     z_body = quat_rotate(q, (0.0, 0.0, 1.0))
     for i in range(NW):
         steer_rate = (tw[v, i, TW_STEER] - ws[v, i, WS_STEER]) / h
@@ -425,10 +429,7 @@ def wheel_stage(v, wp, vp, bs, ws, tw, h):
 @kernel
 def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t):
     """Body collision: every hull point inside the ground pushes out; returns (force, torque about com)."""
-    pos = read3(bs, v, BS_PX)
-    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
-    vel = read3(bs, v, BS_VX)
-    w = read3(bs, v, BS_WX)
+    pos, q, vel, w = body_state(bs, v)
     force = (0.0, 0.0, 0.0)
     tau = (0.0, 0.0, 0.0)
     contacts = 0
@@ -452,10 +453,7 @@ def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, 
 @kernel
 def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
     """Sum the external forces and torques, take the ledger's dH/dt off the torque, integrate."""
-    pos = read3(bs, v, BS_PX)
-    q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
-    vel = read3(bs, v, BS_VX)
-    w = read3(bs, v, BS_WX)
+    pos, q, vel, w = body_state(bs, v)
     mass = vp[v, VP_MASS]
     inertia = (vp[v, VP_IXX], vp[v, VP_IYY], vp[v, VP_IZZ])
     rho_air = vp[v, VP_RHO]
