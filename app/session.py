@@ -58,6 +58,8 @@ def ground_height(world: sim.World, x: float, y: float) -> float:
 
 
 class Session:
+    SLOW_MOTION = SLOW_MOTION
+
     def __init__(self, vehicle: sim.Vehicle, world: sim.World, dt: float = 1 / 240, substeps: int = 8,
                  vehicle_name: str | None = None, world_name: str | None = None):
         self.sim = sim.Simulation(vehicle, world, dt=dt, substeps=substeps)
@@ -72,6 +74,7 @@ class Session:
         self.replay: Trace | None = None
         self.replay_pos = 0
         self._reset_pending = False
+        self.on_step: list[Callable[[], None]] = []      # called after every physics step (the overlay)
         self.vehicle_name = vehicle_name or vehicle.name
         self.world_name = world_name or world.name
         self.reset_car(spawn_index=0)
@@ -181,6 +184,8 @@ class Session:
             return
         self.prev = self.curr
         self.curr = capture(self.sim)
+        for callback in self.on_step:
+            callback()
 
     def pose(self, alpha: float) -> Pose:
         """What to draw: the state alpha of the way from the previous physics step to the last."""

@@ -1,0 +1,106 @@
+"""The overlay headless: an ImGui context with a null renderer, no window and no GL."""
+import os
+import stat
+
+import numpy as np
+import pytest
+from imgui_bundle import imgui
+
+import sim
+from app.session import Session
+from ui.backend import NullRenderer, configure_io
+from ui.overlay import Overlay
+
+
+@pytest.fixture
+def gui():
+    ctx = imgui.create_context()
+    imgui.get_io().set_ini_filename("")
+    configure_io((1280, 720))
+    yield NullRenderer()
+    imgui.destroy_context(ctx)
+
+
+def frame(overlay, renderer):
+    imgui.new_frame()
+    overlay.build()
+    imgui.render()
+    renderer.render(imgui.get_draw_data())
+
+
+def make():
+    s = Session(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), substeps=8)
+    o = Overlay(s)
+    s.on_step.append(o.after_step)
+    return s, o
+
+
+def test_every_panel_builds_while_driving(gui):
+    s, o = make()
+    for k in range(5):
+        s.frame(1 / 30, lambda dt: sim.Controls(throttle=1.0, steer=0.5))
+        frame(o, gui)
+    dd = imgui.get_draw_data()
+    assert dd.cmd_lists_count >= 4 and dd.total_vtx_count > 1000       # four panels with content
+    assert all(st >= 0 for st in o.monitor.states)                    # the diagnosis ran every step
+
+
+def test_expanded_tuning_groups_build(gui):
+    imgui.get_io().display_size = (1280, 9000)        # tall enough that no editor is clipped away
+    s, o = make()
+    for _ in range(2):
+        imgui.new_frame()
+        imgui.set_next_window_size((400, 4000))
+        imgui.begin("Tuning")
+        for gname in sim.params.GROUP_TYPES:
+            imgui.set_next_item_open(True)
+            if imgui.collapsing_header(gname):
+                for f in sim.params.fields(sim.params.GROUP_TYPES[gname]):
+                    o.field_editor(o.params, gname, f)
+        imgui.end()
+        imgui.render()
+        gui.render(imgui.get_draw_data())
+    assert imgui.get_draw_data().total_vtx_count > 5000
+
+
+def test_an_edit_reaches_the_sim_at_the_next_step_and_an_invalid_one_is_refused(gui):
+    s, o = make()
+    k0 = s.sim.vehicle.front_suspension.k
+    assert o.apply("front_suspension.k", 50000.0) is None
+    assert s.sim.vehicle.front_suspension.k == k0                     # not yet: between steps
+    s.frame(1 / 60, lambda dt: sim.Controls())
+    assert s.sim.vehicle.front_suspension.k == 50000.0
+    assert s.sim.wp[0, 0, sim.layout.WP_K] == 50000.0
+    why = o.apply("front_suspension.k", -3.0)
+    assert "[100, 1e+07] N/m" in why and "front_suspension.k" in why
+    s.frame(1 / 60, lambda dt: sim.Controls())
+    assert s.sim.vehicle.front_suspension.k == 50000.0                # the refused value never arrived
+    frame(o, gui)                                                     # the refusal is shown, no crash
+    o.revert("front_suspension.k")
+    s.frame(1 / 60, lambda dt: sim.Controls())
+    assert s.sim.vehicle.front_suspension.k == k0
+
+
+def test_save_then_load_reproduces_the_params(gui, tmp_path):
+    s, o = make()
+    o.apply("rear_tire.grip", 0.83)
+    o.apply("gearbox.ratios", [3.1, 2.0, 1.3, 1.0])
+    path = tmp_path / "tuned.toml"
+    assert o.save(str(path))
+    tuned = o.params
+    o.revert()
+    assert o.params != tuned
+    assert o.load(str(path))
+    assert o.params == tuned
+
+
+def test_a_failed_save_reports_and_keeps_the_previous_file(gui, tmp_path, monkeypatch):
+    s, o = make()
+    path = tmp_path / "car.toml"
+    assert o.save(str(path))
+    before = path.read_bytes()
+    o.apply("chassis.mass", 1500.0)
+    monkeypatch.setattr(os, "replace", lambda a, b: (_ for _ in ()).throw(OSError(13, "Permission denied")))
+    assert not o.save(str(path))
+    assert "not saved" in o.status and "Permission denied" in o.status
+    assert path.read_bytes() == before

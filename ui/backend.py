@@ -1,0 +1,202 @@
+"""Dear ImGui (imgui-bundle >= 1.92) on moderngl, and pygame events into ImGui.
+
+The renderer follows imgui 1.92's texture protocol: it declares `renderer_has_textures`, then every
+frame creates, updates or destroys the textures ImGui asks for (`platform_io.textures`), and draws each
+command with the texture its `get_tex_id()` names. `NullRenderer` answers the same requests without a
+GPU, for headless tests.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import moderngl
+import numpy as np
+import pygame
+from imgui_bundle import imgui
+
+VERT = """
+#version 330
+uniform mat4 u_proj;
+in vec2 in_pos;
+in vec2 in_uv;
+in vec4 in_col;
+out vec2 v_uv;
+out vec4 v_col;
+void main() {
+    v_uv = in_uv;
+    v_col = in_col;
+    gl_Position = u_proj * vec4(in_pos, 0.0, 1.0);
+}
+"""
+FRAG = """
+#version 330
+uniform sampler2D u_tex;
+in vec2 v_uv;
+in vec4 v_col;
+out vec4 f_color;
+void main() { f_color = v_col * texture(u_tex, v_uv); }
+"""
+VERTEX_BYTES = 20          # ImDrawVert: pos 2f, uv 2f, col 4 x u8
+
+
+def configure_io(display_size=(1280, 720)) -> None:
+    io = imgui.get_io()
+    io.display_size = display_size
+    io.backend_flags |= imgui.BackendFlags_.renderer_has_textures
+    io.config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+
+
+class NullRenderer:
+    """Answers ImGui's texture requests without drawing (headless tests)."""
+
+    def __init__(self):
+        self.next_id = 1
+
+    def update_textures(self) -> None:
+        for t in imgui.get_platform_io().textures:
+            if t.status == imgui.ImTextureStatus.want_create:
+                t.set_tex_id(self.next_id)
+                self.next_id += 1
+                t.set_status(imgui.ImTextureStatus.ok)
+            elif t.status == imgui.ImTextureStatus.want_updates:
+                t.set_status(imgui.ImTextureStatus.ok)
+            elif t.status == imgui.ImTextureStatus.want_destroy:
+                t.set_status(imgui.ImTextureStatus.destroyed)
+
+    def render(self, draw_data) -> None:
+        self.update_textures()
+
+
+class ModernGLRenderer(NullRenderer):
+    def __init__(self, ctx: moderngl.Context):
+        super().__init__()
+        self.ctx = ctx
+        self.prog = ctx.program(vertex_shader=VERT, fragment_shader=FRAG)
+        self.vbo = ctx.buffer(reserve=1 << 16, dynamic=True)
+        self.ibo = ctx.buffer(reserve=1 << 16, dynamic=True)
+        self.index_size = imgui.INDEX_SIZE
+        self.vao = ctx.vertex_array(self.prog, [(self.vbo, "2f 2f 4f1", "in_pos", "in_uv", "in_col")],
+                                    index_buffer=self.ibo, index_element_size=self.index_size)
+        self.textures: dict[int, moderngl.Texture] = {}
+
+    def update_textures(self) -> None:
+        for t in imgui.get_platform_io().textures:
+            if t.status == imgui.ImTextureStatus.want_create:
+                tex = self.ctx.texture((t.width, t.height), 4, t.get_pixels_array().tobytes())
+                tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+                tid = self.next_id
+                self.next_id += 1
+                self.textures[tid] = tex
+                t.set_tex_id(tid)
+                t.set_status(imgui.ImTextureStatus.ok)
+            elif t.status == imgui.ImTextureStatus.want_updates:
+                tex = self.textures.get(int(t.get_tex_id()))
+                if tex is not None:
+                    pixels = t.get_pixels_array().reshape(t.height, t.width, 4)
+                    for r in t.updates:
+                        block = np.ascontiguousarray(pixels[r.y:r.y + r.h, r.x:r.x + r.w])
+                        tex.write(block.tobytes(), viewport=(r.x, r.y, r.w, r.h))
+                t.set_status(imgui.ImTextureStatus.ok)
+            elif t.status == imgui.ImTextureStatus.want_destroy:
+                tex = self.textures.pop(int(t.get_tex_id()), None)
+                if tex is not None:
+                    tex.release()
+                t.set_status(imgui.ImTextureStatus.destroyed)
+
+    def render(self, draw_data) -> None:
+        self.update_textures()
+        w, h = draw_data.display_size.x, draw_data.display_size.y
+        fb_w, fb_h = int(w * draw_data.framebuffer_scale.x), int(h * draw_data.framebuffer_scale.y)
+        if fb_w <= 0 or fb_h <= 0:
+            return
+        ctx = self.ctx
+        ctx.viewport = (0, 0, fb_w, fb_h)
+        ctx.enable_only(moderngl.BLEND)
+        ctx.blend_equation = moderngl.FUNC_ADD
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        x0, y0 = draw_data.display_pos.x, draw_data.display_pos.y
+        proj = np.array([[2 / w, 0, 0, -1 - 2 * x0 / w], [0, -2 / h, 0, 1 + 2 * y0 / h],
+                         [0, 0, -1, 0], [0, 0, 0, 1]], dtype="f4")
+        self.prog["u_proj"].write(proj.T.tobytes())
+        sx, sy = draw_data.framebuffer_scale.x, draw_data.framebuffer_scale.y
+        for cl in draw_data.cmd_lists:
+            vb = ctypes.string_at(cl.vtx_buffer.data_address(), cl.vtx_buffer.size() * VERTEX_BYTES)
+            ib = ctypes.string_at(cl.idx_buffer.data_address(), cl.idx_buffer.size() * self.index_size)
+            if len(vb) > self.vbo.size:
+                self.vbo.orphan(max(len(vb), 2 * self.vbo.size))
+            if len(ib) > self.ibo.size:
+                self.ibo.orphan(max(len(ib), 2 * self.ibo.size))
+            self.vbo.write(vb)
+            self.ibo.write(ib)
+            for cmd in cl.cmd_buffer:
+                c = cmd.clip_rect
+                cx0, cy0 = (c.x - x0) * sx, (c.y - y0) * sy
+                cx1, cy1 = (c.z - x0) * sx, (c.w - y0) * sy
+                if cx1 <= cx0 or cy1 <= cy0:
+                    continue
+                ctx.scissor = (int(cx0), int(fb_h - cy1), int(cx1 - cx0), int(cy1 - cy0))
+                tex = self.textures.get(int(cmd.get_tex_id()))
+                if tex is not None:
+                    tex.use(0)
+                # vtx_offset is always 0: the renderer does not declare renderer_has_vtx_offset
+                self.vao.render(moderngl.TRIANGLES, vertices=cmd.elem_count, first=cmd.idx_offset)
+        ctx.scissor = None
+        ctx.disable(moderngl.BLEND)
+
+
+# ----------------------------------------------------------------------------------------------------
+# pygame -> ImGui
+
+def _key_map() -> dict[int, object]:
+    K = imgui.Key
+    m = {pygame.K_TAB: K.tab, pygame.K_LEFT: K.left_arrow, pygame.K_RIGHT: K.right_arrow,
+         pygame.K_UP: K.up_arrow, pygame.K_DOWN: K.down_arrow, pygame.K_PAGEUP: K.page_up,
+         pygame.K_PAGEDOWN: K.page_down, pygame.K_HOME: K.home, pygame.K_END: K.end,
+         pygame.K_INSERT: K.insert, pygame.K_DELETE: K.delete, pygame.K_BACKSPACE: K.backspace,
+         pygame.K_SPACE: K.space, pygame.K_RETURN: K.enter, pygame.K_ESCAPE: K.escape,
+         pygame.K_KP_ENTER: K.keypad_enter, pygame.K_LCTRL: K.left_ctrl, pygame.K_RCTRL: K.right_ctrl,
+         pygame.K_LSHIFT: K.left_shift, pygame.K_RSHIFT: K.right_shift, pygame.K_LALT: K.left_alt,
+         pygame.K_RALT: K.right_alt, pygame.K_PERIOD: K.period, pygame.K_MINUS: K.minus}
+    for i in range(10):
+        m[pygame.K_0 + i] = getattr(K, f"_{i}")
+    for c in "acvxyz":
+        m[getattr(pygame, f"K_{c}")] = getattr(K, c)
+    return m
+
+
+class PygameInput:
+    """Feeds pygame events to ImGui; `handle` returns True when ImGui consumed the event."""
+
+    def __init__(self):
+        self.keys = _key_map()
+
+    def handle(self, event) -> bool:
+        io = imgui.get_io()
+        t = event.type
+        if t == pygame.MOUSEMOTION:
+            io.add_mouse_pos_event(*event.pos)
+            return io.want_capture_mouse
+        if t in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP) and event.button in (1, 2, 3):
+            io.add_mouse_pos_event(*event.pos)
+            io.add_mouse_button_event({1: 0, 3: 1, 2: 2}[event.button], t == pygame.MOUSEBUTTONDOWN)
+            return io.want_capture_mouse
+        if t == pygame.MOUSEWHEEL:
+            io.add_mouse_wheel_event(float(event.x), float(event.y))
+            return io.want_capture_mouse
+        if t in (pygame.KEYDOWN, pygame.KEYUP):
+            mods = pygame.key.get_mods()
+            io.add_key_event(imgui.Key.mod_ctrl, bool(mods & pygame.KMOD_CTRL))
+            io.add_key_event(imgui.Key.mod_shift, bool(mods & pygame.KMOD_SHIFT))
+            io.add_key_event(imgui.Key.mod_alt, bool(mods & pygame.KMOD_ALT))
+            key = self.keys.get(event.key)
+            if key is not None:
+                io.add_key_event(key, t == pygame.KEYDOWN)
+            return io.want_capture_keyboard
+        if t == pygame.TEXTINPUT:
+            io.add_input_characters_utf8(event.text)
+            return io.want_text_input
+        if t == pygame.WINDOWFOCUSLOST:
+            io.add_focus_event(False)
+        elif t == pygame.WINDOWFOCUSGAINED:
+            io.add_focus_event(True)
+        return False

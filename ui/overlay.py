@@ -1,0 +1,310 @@
+"""The ImGui overlay: per-wheel telemetry, grip diagnosis with friction circles, live tuning, time control.
+
+It reads the simulation's telemetry and parameters and writes only new parameters (through
+`Simulation.set_params`, applied at the next step boundary) and time-control requests to the session.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections import deque
+from dataclasses import fields
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from imgui_bundle import imgui
+
+import sim
+from sim import params as P
+from sim.diagnosis import GRIP, NO_LOAD, SATURATED, STATE_NAMES, WEAK, GripMonitor
+
+STATE_COLORS = {NO_LOAD: (0.55, 0.62, 0.80, 1.0), WEAK: (0.95, 0.85, 0.30, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),
+                SATURATED: (0.95, 0.35, 0.30, 1.0)}
+GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "Rear axle",
+                "front_suspension": "Suspension: front", "rear_suspension": "Suspension: rear",
+                "front_tire": "Tire: front", "rear_tire": "Tire: rear", "brakes": "Brakes", "steering": "Steering",
+                "drive": "Drive and differentials", "aero": "Aero", "collision": "Body collision",
+                "engine": "Engine", "gearbox": "Gearbox and clutch"}
+# (label, telemetry name, unit, scale for display)
+ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", "x", "m", 1.0),
+        ("xdot", "xdot", "m/s", 1.0), ("Fs", "Fs", "N", 1.0), ("Fz", "Fz", "N", 1.0), ("vx", "vx", "m/s", 1.0),
+        ("vy", "vy", "m/s", 1.0), ("kappa", "kappa", "-", 1.0), ("alpha", "alpha", "deg", 180.0 / math.pi),
+        ("Fx raw", "Fx_raw", "N", 1.0), ("Fy raw", "Fy_raw", "N", 1.0), ("Fx", "Fx", "N", 1.0),
+        ("Fy", "Fy", "N", 1.0), ("grip scale", "grip_scale", "-", 1.0), ("T drive", "T_drive", "N m", 1.0),
+        ("T brake", "T_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0), ("mu", "mu", "-", 1.0)]
+
+
+def config_presets() -> list[str]:
+    return sorted(p.stem for p in P.PRESET_DIR.glob("*.toml"))
+
+
+class Overlay:
+    def __init__(self, session, on_params: Callable[[sim.Vehicle], None] | None = None,
+                 ini_path: str | os.PathLike | None = None):
+        self.session = session
+        self.on_params = on_params
+        self.visible = True
+        self.baseline: sim.Vehicle = session.sim.vehicle      # the loaded preset, for "changed" marks
+        self.errors: dict[str, str] = {}                      # field path -> why the last edit was refused
+        self.status = ""
+        self.file_path = str(Path.cwd() / f"{self.baseline.name}-tuned.toml")
+        self.monitor = GripMonitor()
+        self.trails = [deque(maxlen=40) for _ in range(4)]
+        self.preset_index = 0
+        self.ini_path = str(ini_path) if ini_path else ""
+
+    # -- parameters ---------------------------------------------------------------------------------
+    @property
+    def params(self) -> sim.Vehicle:
+        pending = self.session.sim._pending.get(0)
+        return pending if pending is not None else self.session.sim.vehicle
+
+    def apply(self, path: str, value) -> str | None:
+        """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
+        invalid value was refused (and keeps the old one), or None."""
+        try:
+            new = P.with_value(self.params, path, value)
+        except sim.ConfigError as exc:
+            self.errors[path] = str(exc).split(": ", 1)[-1]
+            return self.errors[path]
+        self.errors.pop(path, None)
+        self._use(new)
+        return None
+
+    def _use(self, new: sim.Vehicle) -> None:
+        self.session.sim.set_params(new)
+        if self.on_params:
+            self.on_params(new)
+
+    def revert(self, path: str | None = None) -> None:
+        """Back to the loaded preset's value for one field, or for all with path None."""
+        if path is None:
+            self.errors.clear()
+            self._use(self.baseline)
+        else:
+            self.apply(path, P.get_value(self.baseline, path))
+
+    def save(self, path: str) -> bool:
+        try:
+            sim.save_vehicle(self.params, path)
+        except sim.ConfigError as exc:
+            self.status = f"not saved: {exc}"
+            return False
+        self.status = f"saved {path}"
+        return True
+
+    def load(self, name_or_path: str) -> bool:
+        try:
+            car = sim.load_vehicle(name_or_path)
+        except sim.ConfigError as exc:
+            self.status = f"not loaded: {exc}"
+            return False
+        self.baseline = car
+        self.errors.clear()
+        self._use(car)
+        self.status = f"loaded {name_or_path}"
+        return True
+
+    # -- per step -----------------------------------------------------------------------------------
+    def after_step(self) -> None:
+        """Called after every physics step: grip diagnosis, friction-circle trails, auto-pause."""
+        s = self.session.sim
+        tel = s.telemetry
+        if self.monitor.update(s.time, s.vehicle, tel):
+            self.session.paused = True
+        for i in range(4):
+            budget = tel.mu[i] * tel.Fz[i]
+            if budget > 1.0:
+                self.trails[i].append((tel.Fx[i] / budget, tel.Fy[i] / budget))
+
+    # -- drawing ------------------------------------------------------------------------------------
+    def build(self) -> None:
+        """All panels, between imgui.new_frame() and imgui.render()."""
+        if not self.visible:
+            return
+        w, h = imgui.get_io().display_size
+        self.telemetry_panel(w, h)
+        self.grip_panel(w, h)
+        self.tuning_panel(w, h)
+        self.time_panel(w, h)
+
+    def telemetry_panel(self, w, h):
+        imgui.set_next_window_pos((w - 470, 10), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((460, 500), imgui.Cond_.first_use_ever)
+        if imgui.begin("Telemetry")[0]:
+            tel = self.session.sim.telemetry
+            states = self.monitor.states
+            flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
+            if imgui.begin_table("wheels", 6, flags):
+                for name in ("", "FL", "FR", "RL", "RR", "unit"):
+                    imgui.table_setup_column(name)
+                imgui.table_headers_row()
+                imgui.table_next_row()
+                imgui.table_next_column()
+                imgui.text("state")
+                for i in range(4):
+                    imgui.table_next_column()
+                    st = int(states[i]) if states[i] >= 0 else GRIP
+                    imgui.text_colored(STATE_COLORS[st], STATE_NAMES[st])
+                imgui.table_next_column()
+                for label, name, unit, k in ROWS:
+                    values = getattr(tel, name)
+                    imgui.table_next_row()
+                    imgui.table_next_column()
+                    imgui.text(label)
+                    for i in range(4):
+                        imgui.table_next_column()
+                        v = float(values[i]) * k
+                        if tel.grounded[i] < 0.5:
+                            imgui.text_disabled(f"{v:9.3f}")
+                        elif name == "grip_scale" and v < 0.999:
+                            imgui.text_colored(STATE_COLORS[SATURATED], f"{v:9.3f}")
+                        else:
+                            imgui.text(f"{v:9.3f}" if abs(v) < 1000 else f"{v:9.0f}")
+                    imgui.table_next_column()
+                    imgui.text_disabled(unit)
+                imgui.end_table()
+            if self.session.sim.vehicle.drive.mode == "engine":
+                imgui.text(f"engine {float(tel.rpm):6.0f} rpm   gear {int(tel.gear)}   clutch {float(tel.T_clutch):6.1f} N m"
+                           f"   diff lock {tel.diff_lock[0]:5.1f} / {tel.diff_lock[1]:5.1f} N m")
+        imgui.end()
+
+    def grip_panel(self, w, h):
+        imgui.set_next_window_pos((w - 470, 520), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((460, h - 530), imgui.Cond_.first_use_ever)
+        if imgui.begin("Grip")[0]:
+            imgui.text("Friction circles: radius mu Fz; hollow = raw force, filled = limited force")
+            size = 100.0
+            dl = imgui.get_window_draw_list()
+            tel = self.session.sim.telemetry
+            origin = imgui.get_cursor_screen_pos()
+            for i in range(4):
+                cx = origin.x + size / 2 + i * (size + 8)
+                cy = origin.y + size / 2 + 14
+                st = int(self.monitor.states[i]) if self.monitor.states[i] >= 0 else GRIP
+                col = imgui.get_color_u32(STATE_COLORS[st])
+                r = size / 2 - 4
+                dl.add_circle((cx, cy), r, col, 48, 2.0)
+                dl.add_line((cx - r, cy), (cx + r, cy), imgui.get_color_u32((1, 1, 1, 0.15)))
+                dl.add_line((cx, cy - r), (cx, cy + r), imgui.get_color_u32((1, 1, 1, 0.15)))
+                dl.add_text((cx - r, cy - r - 14), imgui.get_color_u32((1, 1, 1, 1)), sim.WHEEL_NAMES[i])
+                budget = tel.mu[i] * tel.Fz[i]
+                if budget > 1.0:
+                    # Fx forward is up, Fy left is left: the view from above the car
+                    for k, (fx, fy) in enumerate(self.trails[i]):
+                        a = 0.1 + 0.5 * k / max(len(self.trails[i]), 1)
+                        dl.add_circle_filled((cx - fy * r, cy - fx * r), 1.5, imgui.get_color_u32((1, 1, 1, a)))
+                    rx, ry = tel.Fx_raw[i] / budget, tel.Fy_raw[i] / budget
+                    m = max(1.0, math.hypot(rx, ry) / 1.6)           # keep far raw points near the circle
+                    dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)), 12, 1.5)
+                    dl.add_circle_filled((cx - tel.Fy[i] / budget * r, cy - tel.Fx[i] / budget * r), 4.5, col)
+            imgui.dummy((4 * (size + 8), size + 20))
+            _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip", self.monitor.pause_on_loss)
+            imgui.same_line()
+            if imgui.button("clear log"):
+                self.monitor.events.clear()
+            imgui.begin_child("events")
+            for e in reversed(self.monitor.events[-200:]):
+                imgui.text_colored(STATE_COLORS[e.after], e.text())
+            imgui.end_child()
+        imgui.end()
+
+    def tuning_panel(self, w, h):
+        imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, h - 260), imgui.Cond_.first_use_ever)
+        if imgui.begin("Tuning")[0]:
+            car = self.params
+            presets = config_presets()
+            changed_preset, self.preset_index = imgui.combo("preset", self.preset_index, presets)
+            if changed_preset:
+                self.load(presets[self.preset_index])
+            _, self.file_path = imgui.input_text("file", self.file_path)
+            if imgui.button("save"):
+                self.save(self.file_path)
+            imgui.same_line()
+            if imgui.button("load"):
+                self.load(self.file_path)
+            imgui.same_line()
+            if imgui.button("revert all"):
+                self.revert()
+            if self.status:
+                imgui.text_wrapped(self.status)
+            imgui.separator()
+            for gname, gtype in P.GROUP_TYPES.items():
+                if not imgui.collapsing_header(GROUP_TITLES.get(gname, gname)):
+                    continue
+                for f in fields(gtype):
+                    self.field_editor(car, gname, f)
+        imgui.end()
+
+    def field_editor(self, car, gname, f):
+        path = f"{gname}.{f.name}"
+        value = P.get_value(car, path)
+        changed_mark = value != P.get_value(self.baseline, path)
+        m = f.metadata
+        imgui.push_id(path)
+        if changed_mark:
+            if imgui.small_button("x"):
+                self.revert(path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"revert to {P.get_value(self.baseline, path)!r}")
+            imgui.same_line()
+        label = f"{'* ' if changed_mark else ''}{f.name}"
+        if m["kind"] == "num":
+            imgui.set_next_item_width(130)
+            edited, new = imgui.input_float(label, float(value), 0.0, 0.0, "%.6g",
+                                            imgui.InputTextFlags_.enter_returns_true)
+            if edited and new != value:
+                self.apply(path, new)
+            imgui.same_line()
+            imgui.text_disabled(m["unit"])
+        elif m["kind"] == "text":
+            choices = list(m["choices"])
+            imgui.set_next_item_width(130)
+            edited, idx = imgui.combo(label, choices.index(value), choices)
+            if edited and choices[idx] != value:
+                self.apply(path, choices[idx])
+        else:
+            imgui.set_next_item_width(240)
+            edited, txt = imgui.input_text(label, ", ".join(f"{v:g}" for v in value),
+                                           imgui.InputTextFlags_.enter_returns_true)
+            if edited:
+                try:
+                    self.apply(path, [float(x) for x in txt.replace(";", ",").split(",") if x.strip()])
+                except ValueError:
+                    self.errors[path] = f"{txt!r} is not a list of numbers"
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(f"{m['doc']}\nallowed: {P.describe_allowed(f)}")
+        if path in self.errors:
+            imgui.text_colored((1.0, 0.45, 0.4, 1.0), f"refused: {self.errors[path]}")
+        imgui.pop_id()
+
+    def time_panel(self, w, h):
+        imgui.set_next_window_pos((10, h - 130), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, 120), imgui.Cond_.first_use_ever)
+        s = self.session
+        if imgui.begin("Time")[0]:
+            if imgui.button("resume" if s.paused else "pause"):
+                s.toggle_pause()
+            imgui.same_line()
+            if imgui.button("step"):
+                s.request_single_step()
+            imgui.same_line()
+            if imgui.button("reset car"):
+                s.request_reset()
+            imgui.text(f"t = {s.sim.time:.3f} s   speed scale {s.time_scale:g}x")
+            for i, scale in enumerate(s.SLOW_MOTION):
+                if i:
+                    imgui.same_line()
+                if imgui.radio_button(f"{scale:g}x", s.slow_index == i):
+                    s.slow_index = i
+        imgui.end()
+
+    def wheel_colors(self) -> list[tuple[float, float, float]]:
+        """The grip state of each wheel as a tint for the 3D wheels."""
+        out = []
+        for st in self.monitor.states:
+            c = STATE_COLORS[int(st) if st >= 0 else GRIP]
+            out.append((0.4 + 0.6 * c[0], 0.4 + 0.6 * c[1], 0.4 + 0.6 * c[2]))
+        return out
