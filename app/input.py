@@ -21,7 +21,7 @@ from config import CONFIG_DIR
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
 ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
-            "screenshot", "quit")
+            "overlay", "screenshot", "quit")
 PAD_AXES = {"leftx": "CONTROLLER_AXIS_LEFTX", "lefty": "CONTROLLER_AXIS_LEFTY",
             "rightx": "CONTROLLER_AXIS_RIGHTX", "righty": "CONTROLLER_AXIS_RIGHTY",
             "lefttrigger": "CONTROLLER_AXIS_TRIGGERLEFT", "righttrigger": "CONTROLLER_AXIS_TRIGGERRIGHT"}

@@ -18,12 +18,17 @@ import sim
 from app.input import Input, load_bindings
 from app.session import Session, Trace
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
+from render.arrows import force_arrows
 from render.mathx import quat_matrix
 from render.scene import SceneRenderer
 from render.text import TextPanel
+from imgui_bundle import imgui, implot
+from ui.backend import ModernGLRenderer, PygameInput, configure_io
+from ui.overlay import Overlay
 
 HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
-              "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help", "screenshot", "quit")
+              "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help", "overlay", "screenshot",
+              "quit")
 
 
 def data_dir() -> Path:
@@ -69,7 +74,8 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
 class App:
     def __init__(self, vehicle: sim.Vehicle, world: sim.World, *, size=(1280, 720), fullscreen=False,
                  fps=120, frame_dt=None, record=None, replay: Trace | None = None, quit_after=None,
-                 screenshot=None, vehicle_name=None, world_name=None, substeps=8, camera="chase"):
+                 screenshot=None, vehicle_name=None, world_name=None, substeps=8, camera="chase",
+                 overlay=True):
         self.surface, self.ctx = open_window(size, fullscreen)
         self.size = self.surface.get_size()
         pygame.font.init()
@@ -101,6 +107,24 @@ class App:
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
+        # the ImGui overlay; its window layout lives in the app's own settings file
+        self.imgui_context = imgui.create_context()
+        implot.create_context()
+        configure_io(self.size)
+        io = imgui.get_io()
+        if hasattr(imgui.ConfigFlags_, "docking_enable"):
+            io.config_flags |= imgui.ConfigFlags_.docking_enable
+        ini = data_dir() / "imgui.ini"
+        try:
+            ini.parent.mkdir(parents=True, exist_ok=True)
+            io.set_ini_filename(str(ini))
+        except OSError:
+            io.set_ini_filename("")
+        self.gui_renderer = ModernGLRenderer(self.ctx)
+        self.gui_input = PygameInput()
+        self.overlay = Overlay(self.session, on_params=self.scene.set_vehicle, ini_path=ini)
+        self.overlay.visible = overlay
+        self.session.on_step.append(self.overlay.after_step)
 
     @property
     def camera(self):
@@ -113,6 +137,8 @@ class App:
     def handle_events(self) -> None:
         for event in pygame.event.get():
             t = event.type
+            if self.overlay.visible and self.gui_input.handle(event):
+                continue                           # ImGui wanted this mouse or keyboard event
             if t == pygame.QUIT:
                 self.running = False
             elif t == pygame.VIDEORESIZE:
@@ -149,6 +175,8 @@ class App:
             self.camera_index = (self.camera_index + 1) % len(self.cameras)
         elif action == "help":
             self.show_help = not self.show_help
+        elif action == "overlay":
+            self.overlay.visible = not self.overlay.visible
         elif action == "screenshot":
             name = time.strftime("contactpatch-%Y%m%d-%H%M%S.png")
             try:
@@ -208,7 +236,10 @@ class App:
         cam = self.camera
         cam.update(pose.position, fwd, frame_dt)
         aspect = self.size[0] / max(self.size[1], 1)
-        self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size)
+        arrows = force_arrows(self.session.sim.telemetry, self.overlay.arrows, self.overlay.arrow_scale) \
+            if self.overlay.visible else ()
+        self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size,
+                        wheel_tints=self.overlay.wheel_colors() if self.overlay.visible else None, arrows=arrows)
         self.hud.set_lines(self.hud_lines(frame_rtf))
         self.hud.draw(10, 10, self.size)
         now = time.monotonic()
@@ -221,6 +252,13 @@ class App:
         if self.show_help:
             self.help.set_lines(self.help_lines())
             self.help.draw(self.size[0] - self.help.size[0] - 10, 10, self.size)
+        io = imgui.get_io()
+        io.display_size = self.size
+        io.delta_time = max(frame_dt, 1e-4)
+        imgui.new_frame()
+        self.overlay.build()
+        imgui.render()
+        self.gui_renderer.render(imgui.get_draw_data())
 
     # -- main loop ----------------------------------------------------------------------------------
     def run(self) -> int:
@@ -256,4 +294,8 @@ class App:
                       f"({len(self.session.recording.rows)} steps)")
             except OSError as exc:
                 print(f"contactpatch: could not save the input trace to {self.record_path}: {exc}")
+        try:
+            imgui.destroy_context(self.imgui_context)      # also writes the overlay's layout
+        except Exception:
+            pass
         pygame.quit()

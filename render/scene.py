@@ -132,7 +132,7 @@ class SceneRenderer:
         mesh.vao.render(mode)
 
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
-             wheel_tints=None) -> None:
+             wheel_tints=None, arrows=()) -> None:
         ctx = self.ctx
         ctx.viewport = (0, 0, *size)
         ctx.scissor = None
@@ -155,6 +155,21 @@ class SceneRenderer:
         if self.markings is not None:                # painted 12 mm above the pad
             self._draw(self.markings, np.eye(4))
         self.draw_car(pose, wheel_tints)
+        self.draw_arrows(arrows)
+
+    def draw_arrows(self, arrows) -> None:
+        """[(model, colour, alpha)], drawn over everything (a debug view must not hide inside the
+        wheel): translucent raw ghosts first, then the solid limited forces."""
+        if not arrows:
+            return
+        ctx = self.ctx
+        ctx.disable(moderngl.DEPTH_TEST)
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        for m, color, alpha in sorted(arrows, key=lambda a: a[2]):
+            self._draw(self.cube, m, color, alpha=alpha)
+        ctx.disable(moderngl.BLEND)
+        ctx.enable(moderngl.DEPTH_TEST)
 
     def draw_car(self, pose: Pose, wheel_tints=None) -> None:
         v = self.vehicle

@@ -4,7 +4,7 @@ import stat
 
 import numpy as np
 import pytest
-from imgui_bundle import imgui
+from imgui_bundle import imgui, implot
 
 import sim
 from app.session import Session
@@ -15,9 +15,11 @@ from ui.overlay import Overlay
 @pytest.fixture
 def gui():
     ctx = imgui.create_context()
+    plot_ctx = implot.create_context()
     imgui.get_io().set_ini_filename("")
     configure_io((1280, 720))
     yield NullRenderer()
+    implot.destroy_context(plot_ctx)
     imgui.destroy_context(ctx)
 
 
@@ -41,7 +43,9 @@ def test_every_panel_builds_while_driving(gui):
         s.frame(1 / 30, lambda dt: sim.Controls(throttle=1.0, steer=0.5))
         frame(o, gui)
     dd = imgui.get_draw_data()
-    assert dd.cmd_lists_count >= 4 and dd.total_vtx_count > 1000       # four panels with content
+    assert dd.cmd_lists_count >= 5 and dd.total_vtx_count > 1000       # five panels with content
+    t, v = o.history.series("speed")
+    assert len(t) == s.sim.steps and v[-1, 0] > 0.0
     assert all(st >= 0 for st in o.monitor.states)                    # the diagnosis ran every step
 
 

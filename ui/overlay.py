@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from imgui_bundle import imgui
+from imgui_bundle import imgui, implot
 
 import sim
 from sim import params as P
@@ -35,6 +35,55 @@ ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", 
         ("T brake", "T_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0), ("mu", "mu", "-", 1.0)]
 
 
+CHANNELS = {"speed": ("km/h", 1), "rpm": ("rpm", 1), "Fz": ("N", 4), "kappa": ("-", 4), "alpha": ("deg", 4),
+            "Fx": ("N", 4), "Fy": ("N", 4)}
+
+
+class History:
+    """The last `seconds` of a few channels, one sample per physics step, in ring buffers."""
+
+    def __init__(self, seconds: float, dt: float):
+        self.cap = int(round(seconds / dt))
+        self.t = np.zeros(self.cap)
+        self.data = {name: np.zeros((self.cap, width)) for name, (_, width) in CHANNELS.items()}
+        self.n = 0
+
+    def append(self, sim_) -> None:
+        tel = sim_.telemetry
+        k = self.n % self.cap
+        self.t[k] = sim_.time
+        self.data["speed"][k, 0] = float(np.linalg.norm(sim_.state.velocity)) * 3.6
+        self.data["rpm"][k, 0] = float(tel.rpm)
+        self.data["Fz"][k] = tel.Fz
+        self.data["kappa"][k] = tel.kappa
+        self.data["alpha"][k] = np.degrees(tel.alpha)
+        self.data["Fx"][k] = tel.Fx
+        self.data["Fy"][k] = tel.Fy
+        self.n += 1
+
+    def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(times, values) in time order."""
+        m = min(self.n, self.cap)
+        idx = (np.arange(self.n - m, self.n)) % self.cap
+        return self.t[idx], self.data[name][idx]
+
+
+def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> np.ndarray:
+    """The tire's force against slip at this load (the same functions the simulation runs), each point
+    also through the combined limit on its own."""
+    from sim.pack import TIRE_MODELS
+    from sim.tire import combined_limit, raw_force
+    out = np.empty(len(slips))
+    model = TIRE_MODELS[tire.model]
+    for k, s_ in enumerate(slips):
+        kappa, alpha = (0.0, s_) if lateral else (s_, 0.0)
+        fx, fy = raw_force(model, kappa, alpha, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx, tire.ex,
+                           tire.by, tire.cy, tire.dy, tire.ey, mu, fz)
+        fx, fy, _ = combined_limit(fx, fy, mu, fz)
+        out[k] = fy if lateral else fx
+    return out
+
+
 def config_presets() -> list[str]:
     return sorted(p.stem for p in P.PRESET_DIR.glob("*.toml"))
 
@@ -51,7 +100,13 @@ class Overlay:
         self.file_path = str(Path.cwd() / f"{self.baseline.name}-tuned.toml")
         self.monitor = GripMonitor()
         self.trails = [deque(maxlen=40) for _ in range(4)]
-        self.preset_index = 0
+        presets = config_presets()
+        self.preset_index = presets.index(self.baseline.name) if self.baseline.name in presets else 0
+        self.arrows = {"suspension": True, "longitudinal": True, "lateral": True, "raw": True}
+        self.arrow_scale = 0.25                               # m of arrow per kN
+        self.history = History(20.0, session.sim.dt)
+        self.channels = {name: name in ("speed", "kappa") for name in CHANNELS}
+        self.curve_wheel = 2
         self.ini_path = str(ini_path) if ini_path else ""
 
     # -- parameters ---------------------------------------------------------------------------------
@@ -113,6 +168,7 @@ class Overlay:
         tel = s.telemetry
         if self.monitor.update(s.time, s.vehicle, tel):
             self.session.paused = True
+        self.history.append(s)
         for i in range(4):
             budget = tel.mu[i] * tel.Fz[i]
             if budget > 1.0:
@@ -128,6 +184,7 @@ class Overlay:
         self.grip_panel(w, h)
         self.tuning_panel(w, h)
         self.time_panel(w, h)
+        self.plots_panel(w, h)
 
     def telemetry_panel(self, w, h):
         imgui.set_next_window_pos((w - 470, 10), imgui.Cond_.first_use_ever)
@@ -200,6 +257,12 @@ class Overlay:
                     dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)), 12, 1.5)
                     dl.add_circle_filled((cx - tel.Fy[i] / budget * r, cy - tel.Fx[i] / budget * r), 4.5, col)
             imgui.dummy((4 * (size + 8), size + 20))
+            imgui.text("Force arrows:")
+            for kind in self.arrows:
+                imgui.same_line()
+                _, self.arrows[kind] = imgui.checkbox(kind, self.arrows[kind])
+            imgui.set_next_item_width(200)
+            _, self.arrow_scale = imgui.slider_float("arrow scale (m per kN)", self.arrow_scale, 0.02, 1.0, "%.2f")
             _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip", self.monitor.pause_on_loss)
             imgui.same_line()
             if imgui.button("clear log"):
@@ -300,6 +363,51 @@ class Overlay:
                 if imgui.radio_button(f"{scale:g}x", s.slow_index == i):
                     s.slow_index = i
         imgui.end()
+
+    def plots_panel(self, w, h):
+        imgui.set_next_window_pos((420, h - 300), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((380, 290), imgui.Cond_.first_use_ever)
+        if imgui.begin("Plots")[0]:
+            for i, name in enumerate(CHANNELS):
+                if i:
+                    imgui.same_line()
+                _, self.channels[name] = imgui.checkbox(name, self.channels[name])
+            chosen = [n for n, on in self.channels.items() if on]
+            if chosen and implot.begin_plot("##series", (-1, 120)):
+                implot.setup_axes("t (s)", ", ".join(f"{n} ({CHANNELS[n][0]})" for n in chosen),
+                                  implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+                for name in chosen:
+                    t, v = self.history.series(name)
+                    if len(t) < 2:
+                        continue
+                    for j in range(v.shape[1]):
+                        label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
+                        implot.plot_line(label, np.ascontiguousarray(t), np.ascontiguousarray(v[:, j]))
+                implot.end_plot()
+            _, self.curve_wheel = imgui.combo("tire curve of", self.curve_wheel, list(sim.WHEEL_NAMES))
+            self.tire_plots()
+        imgui.end()
+
+    def tire_plots(self):
+        s = self.session.sim
+        tel = s.telemetry
+        i = self.curve_wheel
+        tire = s.vehicle.front_tire if i < 2 else s.vehicle.rear_tire
+        fz, mu = float(tel.Fz[i]), float(tel.mu[i])
+        if fz <= 1.0 or mu <= 0.0:
+            imgui.text_disabled(f"{sim.WHEEL_NAMES[i]} has no load: no curve")
+            return
+        for lateral, title, span in ((False, "Fx (N) vs kappa", 1.0), (True, "Fy (N) vs alpha (deg)", 0.35)):
+            slips = np.linspace(-span, span, 121)
+            force = tire_curve(tire, mu, fz, slips, lateral)
+            xs = np.degrees(slips) if lateral else slips
+            if implot.begin_plot(title, (-1, 110)):
+                implot.setup_axes("", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+                implot.plot_line("curve", np.ascontiguousarray(xs), force)
+                slip_now = np.array([math.degrees(tel.alpha[i]) if lateral else tel.kappa[i]])
+                f_now = np.array([tel.Fy[i] if lateral else tel.Fx[i]])
+                implot.plot_scatter(sim.WHEEL_NAMES[i], np.clip(slip_now, xs[0], xs[-1]), f_now)
+                implot.end_plot()
 
     def wheel_colors(self) -> list[tuple[float, float, float]]:
         """The grip state of each wheel as a tint for the 3D wheels."""
