@@ -59,33 +59,83 @@ def test_bad_preset_gives_a_message_not_a_traceback(tmp_path):
     assert "chassis.mass = -3" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_screenshot_shows_ground_car_and_wheels():
+def in_fresh_process(fn, *args):
+    """Run fn(*args) in a new Python process: moderngl finds the window's GL context only for the
+    first window a process opens, so each windowed test gets its own process."""
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(fn, args)
+
+
+def drive_with_camera(shot: str):
+    """Child process: a scripted drive with the overlay hidden; returns what the camera saw."""
+    from app.session import Trace
     from app.window import App
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / "e2e-drive.png"
     car = sim.load_vehicle("hatchback")
     app = App(car, sim.load_world("proving_ground"), size=(960, 540), frame_dt=1 / 60, quit_after=2.5,
-              screenshot=str(shot))
-    app.session.start_replay(__import__("app.session", fromlist=["Trace"]).Trace(
-        1 / 240, 8, "hatchback", "proving_ground", [[0.5, 0.0, 0.25, 0.0, 0]] * 600))
+              screenshot=shot, overlay=False)
+    app.session.start_replay(Trace(1 / 240, 8, "hatchback", "proving_ground", [[0.5, 0.0, 0.25, 0.0, 0]] * 600))
     assert app.run() == 0
+    cam = app.camera
+    vp = cam.projection(960 / 540) @ cam.view()
+    s = app.session.sim
+    return vp, np.array(s.state.position), np.array(s.telemetry.C)
+
+
+def test_screenshot_shows_ground_car_and_wheels():
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "e2e-drive.png"
+    vp, position, wheel_centres = in_fresh_process(drive_with_camera, str(shot))
     img = load_png(shot)
     h, w, _ = img.shape
-    cam = app.camera
-    vp = cam.projection(w / h) @ cam.view()
-    s = app.session.sim
     sky = np.array(SKY) * 255
     # the sky at the top, the ground (not sky) at the bottom
     assert np.abs(img[5, w // 2] - sky).max() < 12
     assert np.abs(img[h - 5, w // 2] - sky).max() > 40
     # the car's body is drawn where the camera projects its centre of mass: red paint near there
-    cx, cy = project(vp, s.state.position, w, h)
+    cx, cy = project(vp, position, w, h)
     patch = img[int(cy) - 30:int(cy) + 30, int(cx) - 40:int(cx) + 40].reshape(-1, 3)
     red = (patch[:, 0] > patch[:, 1] + 50) & (patch[:, 0] > patch[:, 2] + 50)
     assert red.mean() > 0.1
     # the rear wheels are drawn apart from the body's centre, with dark tread around their centres
     for i in (2, 3):
-        wx, wy = project(vp, s.telemetry.C[i], w, h)
+        wx, wy = project(vp, wheel_centres[i], w, h)
         assert np.hypot(wx - cx, wy - cy) > 20
         around = img[int(wy) - 8:int(wy) + 9, int(wx) - 8:int(wx) + 9].reshape(-1, 3)
         assert (around.max(axis=1) < 70).mean() > 0.1, f"no dark tire pixels near wheel {i}"
+
+
+def brake_and_turn_with_overlay(shot: str, data_home: str):
+    """Child process: braking and turning hard with the overlay open; returns the grip states."""
+    os.environ["XDG_DATA_HOME"] = data_home                   # the overlay's layout file goes here
+    from app.session import Trace
+    from app.window import App
+    rows = [[1.0, 0.0, 0.0, 0.0, 0]] * 480 + [[0.0, 1.0, 0.8, 0.0, 0]] * 48
+    app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(1280, 720),
+              frame_dt=1 / 60, quit_after=len(rows) / 240, screenshot=shot)
+    app.session.start_replay(Trace(1 / 240, 8, "hatchback", "proving_ground", rows))
+    assert app.run() == 0
+    return [int(x) for x in app.overlay.monitor.states]
+
+
+def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path):
+    from render.arrows import ARROW_COLORS
+    from sim.diagnosis import SATURATED
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "e2e-overlay.png"
+    states = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path))
+    assert (tmp_path / "contactpatch" / "imgui.ini").exists()      # the layout persisted, not in the cwd
+    img = load_png(shot)
+    h, w, _ = img.shape
+
+    def dark(region):                                              # ImGui's window background
+        r = region.reshape(-1, 3)
+        return ((r.max(axis=1) < 70) & (np.abs(r[:, 0] - r[:, 2]) < 25)).mean()
+    assert dark(img[60:460, w - 460:w - 20]) > 0.5                 # telemetry panel at the right
+    assert dark(img[140:300, 20:400]) > 0.5                        # tuning panel at the left
+    # the arrows' colours appear around the car, between the panels
+    middle = img[100:h - 220, 420:w - 480].reshape(-1, 3).astype(float)
+    found = [int((np.abs(middle - np.array(c) * 255).max(axis=1) < 60).sum()) for c in ARROW_COLORS.values()]
+    assert sum(n > 20 for n in found) >= 2, found
+    # braking while turning saturates at least one wheel, and the diagnosis says so
+    assert SATURATED in states

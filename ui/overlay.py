@@ -275,7 +275,7 @@ class Overlay:
 
     def tuning_panel(self, w, h):
         imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((400, h - 260), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, h - 250), imgui.Cond_.first_use_ever)
         if imgui.begin("Tuning")[0]:
             car = self.params
             presets = config_presets()
@@ -344,8 +344,8 @@ class Overlay:
         imgui.pop_id()
 
     def time_panel(self, w, h):
-        imgui.set_next_window_pos((10, h - 130), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((400, 120), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_pos((10, h - 120), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, 110), imgui.Cond_.first_use_ever)
         s = self.session
         if imgui.begin("Time")[0]:
             if imgui.button("resume" if s.paused else "pause"):
@@ -365,27 +365,32 @@ class Overlay:
         imgui.end()
 
     def plots_panel(self, w, h):
-        imgui.set_next_window_pos((420, h - 300), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((380, 290), imgui.Cond_.first_use_ever)
+        # a strip along the bottom between the side columns, below where the chase camera puts the car
+        imgui.set_next_window_pos((420, h - 215), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((max(w - 420 - 480, 360), 205), imgui.Cond_.first_use_ever)
         if imgui.begin("Plots")[0]:
             for i, name in enumerate(CHANNELS):
                 if i:
                     imgui.same_line()
                 _, self.channels[name] = imgui.checkbox(name, self.channels[name])
-            chosen = [n for n, on in self.channels.items() if on]
-            if chosen and implot.begin_plot("##series", (-1, 120)):
-                implot.setup_axes("t (s)", ", ".join(f"{n} ({CHANNELS[n][0]})" for n in chosen),
-                                  implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
-                for name in chosen:
-                    t, v = self.history.series(name)
-                    if len(t) < 2:
-                        continue
-                    for j in range(v.shape[1]):
-                        label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
-                        implot.plot_line(label, np.ascontiguousarray(t), np.ascontiguousarray(v[:, j]))
-                implot.end_plot()
-            _, self.curve_wheel = imgui.combo("tire curve of", self.curve_wheel, list(sim.WHEEL_NAMES))
-            self.tire_plots()
+            imgui.same_line()
+            imgui.set_next_item_width(60)
+            _, self.curve_wheel = imgui.combo("tire", self.curve_wheel, list(sim.WHEEL_NAMES))
+            if imgui.begin_table("plots", 3):
+                imgui.table_next_column()
+                chosen = [n for n, on in self.channels.items() if on]
+                if chosen and implot.begin_plot("last 20 s", (-1, -1)):
+                    implot.setup_axes("t (s)", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+                    for name in chosen:
+                        t, v = self.history.series(name)
+                        if len(t) < 2:
+                            continue
+                        for j in range(v.shape[1]):
+                            label = f"{name} ({CHANNELS[name][0]})" if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
+                            implot.plot_line(label, np.ascontiguousarray(t), np.ascontiguousarray(v[:, j]))
+                    implot.end_plot()
+                self.tire_plots()
+                imgui.end_table()
         imgui.end()
 
     def tire_plots(self):
@@ -395,18 +400,20 @@ class Overlay:
         tire = s.vehicle.front_tire if i < 2 else s.vehicle.rear_tire
         fz, mu = float(tel.Fz[i]), float(tel.mu[i])
         if fz <= 1.0 or mu <= 0.0:
+            imgui.table_next_column()
             imgui.text_disabled(f"{sim.WHEEL_NAMES[i]} has no load: no curve")
             return
         for lateral, title, span in ((False, "Fx (N) vs kappa", 1.0), (True, "Fy (N) vs alpha (deg)", 0.35)):
+            imgui.table_next_column()
             slips = np.linspace(-span, span, 121)
             force = tire_curve(tire, mu, fz, slips, lateral)
             xs = np.degrees(slips) if lateral else slips
-            if implot.begin_plot(title, (-1, 110)):
+            if implot.begin_plot(f"{sim.WHEEL_NAMES[i]} {title}", (-1, -1)):
                 implot.setup_axes("", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
                 implot.plot_line("curve", np.ascontiguousarray(xs), force)
                 slip_now = np.array([math.degrees(tel.alpha[i]) if lateral else tel.kappa[i]])
                 f_now = np.array([tel.Fy[i] if lateral else tel.Fx[i]])
-                implot.plot_scatter(sim.WHEEL_NAMES[i], np.clip(slip_now, xs[0], xs[-1]), f_now)
+                implot.plot_scatter("now", np.clip(slip_now, xs[0], xs[-1]), f_now)
                 implot.end_plot()
 
     def wheel_colors(self) -> list[tuple[float, float, float]]:
