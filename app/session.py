@@ -21,9 +21,29 @@ TRACE_FORMAT = "contactpatch-trace-1"
 SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
 
 
+COLUMNS = ["throttle", "brake", "steer", "handbrake", "reset", "clutch", "shift", "gear", "abs", "tc"]
+NO_GEAR = 100          # the "gear" column when no gear was requested
+
+
+def row_controls(row: list) -> sim.Controls:
+    """Controls from a trace row (5 columns in short traces, all of COLUMNS in full ones)."""
+    full = list(row) + [0.0, 0.0, NO_GEAR, 0.0, 0.0][len(row) - 5:] if len(row) < len(COLUMNS) else row
+    gear = int(full[7])
+    return sim.Controls(float(full[0]), float(full[1]), float(full[2]), float(full[3]), clutch=float(full[5]),
+                        shift=int(full[6]), gear=None if gear == NO_GEAR else gear, abs=bool(full[8]),
+                        tc=bool(full[9]))
+
+
+def controls_row(c: sim.Controls, reset: bool) -> list:
+    return [c.throttle, c.brake, c.steer, c.handbrake, 1 if reset else 0, c.clutch, c.shift,
+            NO_GEAR if c.gear is None else c.gear, 1 if c.abs else 0, 1 if c.tc else 0]
+
+
 @dataclass
 class Trace:
-    """Controls per physics step: rows of (throttle, brake, steer, handbrake, reset-before-this-step)."""
+    """Controls per physics step, one row each: the COLUMNS (reset = reset the car before this step).
+    Rows of only the first five columns are accepted (the rest default: no clutch, shift or gear
+    request, aids off)."""
     dt: float
     substeps: int
     vehicle: str
@@ -32,7 +52,7 @@ class Trace:
 
     def save(self, path: str | Path) -> None:
         data = {"format": TRACE_FORMAT, "dt": self.dt, "substeps": self.substeps, "vehicle": self.vehicle,
-                "world": self.world, "columns": ["throttle", "brake", "steer", "handbrake", "reset"],
+                "world": self.world, "columns": COLUMNS,
                 "steps": self.rows}
         atomic_write_bytes(path, json.dumps(data, separators=(",", ":")).encode())
 
@@ -46,9 +66,53 @@ class Trace:
             raise sim.ConfigError(f"{path}: format = {data.get('format') if isinstance(data, dict) else None!r} "
                                   f"is not allowed; expected {TRACE_FORMAT!r} (a file saved with --record)")
         rows = data.get("steps")
-        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == 5 for r in rows):
-            raise sim.ConfigError(f"{path}: steps must be a list of [throttle, brake, steer, handbrake, reset]")
+        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) in (5, len(COLUMNS)) for r in rows):
+            raise sim.ConfigError(f"{path}: steps must be a list of rows of [{', '.join(COLUMNS)}] "
+                                  f"(or their first five)")
         return cls(float(data["dt"]), int(data["substeps"]), str(data["vehicle"]), str(data["world"]), rows)
+
+
+class Rewind:
+    """The last `seconds` of the simulation, one entry per physics step, in preallocated ring buffers:
+    the state tables, the telemetry and the controls that step used."""
+
+    def __init__(self, s: sim.Simulation, seconds: float = 30.0):
+        self.cap = int(round(seconds / s.dt))
+        self.bs = np.zeros((self.cap,) + s.bs.shape)
+        self.ws = np.zeros((self.cap,) + s.ws.shape)
+        self.tw = np.zeros((self.cap,) + s.tw.shape)
+        self.tb = np.zeros((self.cap,) + s.tb.shape)
+        self.ctrl = np.zeros((self.cap,) + s.ctrl.shape)
+        self.steps = np.zeros(self.cap, dtype=np.int64)
+        self.count = 0            # entries written since the last truncate (all of them if < cap)
+        self.head = 0             # where the next one goes
+
+    def push(self, s: sim.Simulation) -> None:
+        k = self.head
+        self.bs[k], self.ws[k], self.tw[k], self.tb[k], self.ctrl[k] = s.bs, s.ws, s.tw, s.tb, s.ctrl
+        self.steps[k] = s.steps
+        self.head = (k + 1) % self.cap
+        self.count = min(self.count + 1, self.cap)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def index(self, back: int) -> int:
+        """Ring slot of the entry `back` steps before the newest (0 = newest)."""
+        return (self.head - 1 - back) % self.cap
+
+    def restore(self, s: sim.Simulation, back: int) -> None:
+        """Put the simulation back to the entry `back` steps before the newest."""
+        k = self.index(back)
+        s.bs[:], s.ws[:], s.tw[:], s.tb[:], s.ctrl[:] = self.bs[k], self.ws[k], self.tw[k], self.tb[k], self.ctrl[k]
+        s.steps = int(self.steps[k])
+        s.time = s.steps * s.dt
+
+    def truncate(self, back: int) -> None:
+        """Forget the `back` newest entries (driving on from an earlier state rewrites the future)."""
+        back = min(back, self.count)
+        self.head = (self.head - back) % self.cap
+        self.count -= back
 
 
 def ground_height(world: sim.World, x: float, y: float) -> float:
@@ -75,6 +139,8 @@ class Session:
         self.replay_pos = 0
         self._reset_pending = False
         self.on_step: list[Callable[[], None]] = []      # called after every physics step (the overlay)
+        self.rewind = Rewind(self.sim, 30.0)
+        self.scrub = 0                                  # steps back from the newest while inspecting the past
         self.vehicle_name = vehicle_name or vehicle.name
         self.world_name = world_name or world.name
         self.reset_car(spawn_index=0)
@@ -117,7 +183,9 @@ class Session:
         return SLOW_MOTION[self.slow_index]
 
     def toggle_pause(self) -> None:
-        if not self.blown_up:
+        if self.scrub:
+            self.resume_from_scrub()
+        elif not self.blown_up:
             self.paused = not self.paused
 
     def cycle_slow_motion(self) -> None:
@@ -126,6 +194,23 @@ class Session:
     def request_single_step(self) -> None:
         if self.paused and not self.blown_up:
             self.single_steps += 1
+
+    # -- rewind ---------------------------------------------------------------------------------------
+    def scrub_to(self, back: int) -> None:
+        """Pause and show the state `back` steps before the newest (0 = the newest)."""
+        if len(self.rewind) == 0:
+            return
+        back = int(min(max(back, 0), len(self.rewind) - 1))
+        self.paused = True
+        self.scrub = back
+        self.rewind.restore(self.sim, back)
+        self.prev = self.curr = capture(self.sim)
+
+    def resume_from_scrub(self) -> None:
+        """Drive on from the state being inspected: what came after it is forgotten."""
+        self.rewind.truncate(self.scrub)
+        self.scrub = 0
+        self.paused = False
 
     # -- recording ----------------------------------------------------------------------------------
     def start_recording(self) -> None:
@@ -166,7 +251,7 @@ class Session:
             self.replay_pos += 1
             if row[4]:
                 self.reset_car()
-            c = sim.Controls(float(row[0]), float(row[1]), float(row[2]), float(row[3]))
+            c = row_controls(row)
             reset_flag = bool(row[4])
         else:
             reset_flag = self._reset_pending
@@ -174,7 +259,7 @@ class Session:
                 self._apply_reset()
             c = user
         if self.recording is not None:
-            self.recording.rows.append([c.throttle, c.brake, c.steer, c.handbrake, 1 if reset_flag else 0])
+            self.recording.rows.append(controls_row(c, reset_flag))
         self.sim.step(c)
         if not self.sim.finite():
             self.blown_up = True
@@ -184,6 +269,7 @@ class Session:
             return
         self.prev = self.curr
         self.curr = capture(self.sim)
+        self.rewind.push(self.sim)
         for callback in self.on_step:
             callback()
 

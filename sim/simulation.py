@@ -64,12 +64,15 @@ class Controls:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Everything needed to continue a run bit for bit: time and the state tables (copies)."""
+    """Everything needed to continue a run bit for bit: time, the state tables and the last substep's
+    telemetry (ABS and traction control read the previous substep's slip), all copies."""
     time: float
     steps: int
     body: np.ndarray
     wheels: np.ndarray
     controls: np.ndarray
+    wheel_telemetry: np.ndarray
+    body_telemetry: np.ndarray
 
 
 class _Views:
@@ -358,7 +361,8 @@ class Simulation:
 
     # ------------------------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.time, self.steps, self.bs.copy(), self.ws.copy(), self.ctrl.copy())
+        return Snapshot(self.time, self.steps, self.bs.copy(), self.ws.copy(), self.ctrl.copy(), self.tw.copy(),
+                        self.tb.copy())
 
     def restore(self, snap: Snapshot) -> None:
         self.time = snap.time
@@ -366,11 +370,14 @@ class Simulation:
         self.bs[:] = snap.body
         self.ws[:] = snap.wheels
         self.ctrl[:] = snap.controls
+        self.tw[:] = snap.wheel_telemetry
+        self.tb[:] = snap.body_telemetry
 
     def state_hash(self) -> str:
-        """SHA-256 of the state tables' bytes: equal hashes mean bit-identical states."""
+        """SHA-256 of the state tables' bytes (and the telemetry the next step reads): equal hashes
+        mean bit-identical states."""
         import hashlib
-        return hashlib.sha256(self.bs.tobytes() + self.ws.tobytes()).hexdigest()
+        return hashlib.sha256(self.bs.tobytes() + self.ws.tobytes() + self.tw.tobytes()).hexdigest()
 
     def finite(self) -> bool:
         """False if any state or telemetry value is NaN or infinite (a blow-up)."""

@@ -45,7 +45,8 @@ def test_cli_drives_and_saves_a_screenshot(tmp_path):
     assert img.shape == (450, 800, 3)
     # the recording reproduces the replayed controls step for step
     again = json.loads(rec.read_text())
-    assert again["steps"] == json.loads(trace.read_text())["steps"][:len(again["steps"])]
+    given = json.loads(trace.read_text())["steps"]
+    assert [r[:5] for r in again["steps"]] == given[:len(again["steps"])]
     assert len(again["steps"]) == 720
 
 

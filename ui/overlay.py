@@ -275,7 +275,7 @@ class Overlay:
 
     def tuning_panel(self, w, h):
         imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((400, h - 250), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, h - 270), imgui.Cond_.first_use_ever)
         if imgui.begin("Tuning")[0]:
             car = self.params
             presets = config_presets()
@@ -344,8 +344,8 @@ class Overlay:
         imgui.pop_id()
 
     def time_panel(self, w, h):
-        imgui.set_next_window_pos((10, h - 120), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((400, 110), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_pos((10, h - 140), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, 130), imgui.Cond_.first_use_ever)
         s = self.session
         if imgui.begin("Time")[0]:
             if imgui.button("resume" if s.paused else "pause"):
@@ -362,6 +362,17 @@ class Overlay:
                     imgui.same_line()
                 if imgui.radio_button(f"{scale:g}x", s.slow_index == i):
                     s.slow_index = i
+            n = len(s.rewind)
+            if n > 1:
+                dt = s.sim.dt
+                imgui.set_next_item_width(260)
+                changed, back_s = imgui.slider_float("rewind (s)", -s.scrub * dt, -(n - 1) * dt, 0.0, "%.2f")
+                if changed:
+                    s.scrub_to(int(round(-back_s / dt)))
+                if s.scrub:
+                    imgui.same_line()
+                    if imgui.button("drive from here"):
+                        s.resume_from_scrub()
         imgui.end()
 
     def plots_panel(self, w, h):
