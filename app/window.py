@@ -241,7 +241,7 @@ class App:
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size,
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.visible else None, arrows=arrows)
         self.hud.set_lines(self.hud_lines(frame_rtf))
-        self.hud.draw(10, 10, self.size)
+        self.hud.draw(10, 30 if self.overlay.visible else 10, self.size)
         now = time.monotonic()
         msgs = [m for until, m in self.notices if until > now]
         if self.session.message:

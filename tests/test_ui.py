@@ -67,6 +67,19 @@ def test_expanded_tuning_groups_build(gui):
     assert imgui.get_draw_data().total_vtx_count > 5000
 
 
+def test_panels_can_be_hidden_and_shown(gui):
+    s, o = make()
+    frame(o, gui)
+    full = imgui.get_draw_data().total_vtx_count
+    o.show["Telemetry"] = False
+    o.show["Plots"] = False
+    frame(o, gui)
+    assert imgui.get_draw_data().total_vtx_count < full
+    o.visible = False
+    frame(o, gui)
+    assert imgui.get_draw_data().total_vtx_count == 0
+
+
 def test_an_edit_reaches_the_sim_at_the_next_step_and_an_invalid_one_is_refused(gui):
     s, o = make()
     k0 = s.sim.vehicle.front_suspension.k

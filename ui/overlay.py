@@ -107,6 +107,7 @@ class Overlay:
         self.history = History(20.0, session.sim.dt)
         self.channels = {name: name in ("speed", "kappa") for name in CHANNELS}
         self.curve_wheel = 2
+        self.show = {"Telemetry": True, "Grip": True, "Tuning": True, "Time": True, "Plots": True}
         self.ini_path = str(ini_path) if ini_path else ""
 
     # -- parameters ---------------------------------------------------------------------------------
@@ -180,16 +181,27 @@ class Overlay:
         if not self.visible:
             return
         w, h = imgui.get_io().display_size
-        self.telemetry_panel(w, h)
-        self.grip_panel(w, h)
-        self.tuning_panel(w, h)
-        self.time_panel(w, h)
-        self.plots_panel(w, h)
+        if imgui.begin_main_menu_bar():
+            if imgui.begin_menu("View"):
+                for name in self.show:
+                    _, self.show[name] = imgui.menu_item(name, "", self.show[name])
+                imgui.end_menu()
+            imgui.text_disabled("   F2 hides the overlay, F1 lists the keys")
+            imgui.end_main_menu_bar()
+        for name, panel in (("Telemetry", self.telemetry_panel), ("Grip", self.grip_panel),
+                            ("Tuning", self.tuning_panel), ("Time", self.time_panel), ("Plots", self.plots_panel)):
+            if self.show[name]:
+                panel(w, h)
+
+    def begin(self, name: str) -> bool:
+        """imgui.begin with a close button that hides the panel (View menu brings it back)."""
+        expanded, self.show[name] = imgui.begin(name, self.show[name])
+        return expanded
 
     def telemetry_panel(self, w, h):
-        imgui.set_next_window_pos((w - 470, 10), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((460, 500), imgui.Cond_.first_use_ever)
-        if imgui.begin("Telemetry")[0]:
+        imgui.set_next_window_pos((w - 470, 28), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((460, 482), imgui.Cond_.first_use_ever)
+        if self.begin("Telemetry"):
             tel = self.session.sim.telemetry
             states = self.monitor.states
             flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
@@ -230,7 +242,7 @@ class Overlay:
     def grip_panel(self, w, h):
         imgui.set_next_window_pos((w - 470, 520), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((460, h - 530), imgui.Cond_.first_use_ever)
-        if imgui.begin("Grip")[0]:
+        if self.begin("Grip"):
             imgui.text("Friction circles: radius mu Fz; hollow = raw force, filled = limited force")
             size = 100.0
             dl = imgui.get_window_draw_list()
@@ -276,7 +288,7 @@ class Overlay:
     def tuning_panel(self, w, h):
         imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((400, h - 270), imgui.Cond_.first_use_ever)
-        if imgui.begin("Tuning")[0]:
+        if self.begin("Tuning"):
             car = self.params
             presets = config_presets()
             changed_preset, self.preset_index = imgui.combo("preset", self.preset_index, presets)
@@ -347,7 +359,7 @@ class Overlay:
         imgui.set_next_window_pos((10, h - 140), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((400, 130), imgui.Cond_.first_use_ever)
         s = self.session
-        if imgui.begin("Time")[0]:
+        if self.begin("Time"):
             if imgui.button("resume" if s.paused else "pause"):
                 s.toggle_pause()
             imgui.same_line()
@@ -379,7 +391,7 @@ class Overlay:
         # a strip along the bottom between the side columns, below where the chase camera puts the car
         imgui.set_next_window_pos((420, h - 215), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((max(w - 420 - 480, 360), 205), imgui.Cond_.first_use_ever)
-        if imgui.begin("Plots")[0]:
+        if self.begin("Plots"):
             for i, name in enumerate(CHANNELS):
                 if i:
                     imgui.same_line()
