@@ -194,3 +194,29 @@ def test_traction_control_limits_wheelspin_on_ice():
         slip[aid] = float(np.mean(k[240:]))
     assert slip[False] > 1.0
     assert slip[True] < 0.5 * slip[False]
+
+
+def test_direct_drive_mode_still_drives_both_ways_and_fades_at_its_speed_limit():
+    car = sim.with_value(sim.load_vehicle("hatchback"), "drive.mode", "direct")
+    fwd = launched(car, 2.0, throttle=1.0)
+    assert fwd.state.velocity[0] > 3.0 and fwd.state.engine_omega == 0.0
+    back = launched(car, 2.0, throttle=-1.0)
+    assert back.state.velocity[0] < -3.0
+    # in the air a driven wheel spins up to max_wheel_speed and no further
+    s = sim.Simulation(car, sim.World("void", [sim.world.Surface("asphalt", 1.0)]), dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, 50.0))
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (240 * 3, 1)))
+    assert s.state.wheel_omega[2] == pytest.approx(car.drive.max_wheel_speed, rel=0.01)
+    assert s.state.wheel_omega[2] <= car.drive.max_wheel_speed
+
+
+@pytest.mark.parametrize("layout, front_share", [("fwd", 1.0), ("awd", 0.4), ("rwd", 0.0)])
+def test_layouts_split_the_driveline_torque(layout, front_share):
+    car = sim.with_value(sim.with_value(sim.load_vehicle("hatchback"), "drive.layout", layout),
+                         "drive.centre_split", 0.4)
+    s = launched(car, 1.0)
+    t = s.telemetry.T_drive
+    total = t.sum()
+    assert total > 100.0
+    assert t[0] + t[1] == pytest.approx(front_share * total, rel=1e-12, abs=1e-9)
+    assert s.state.velocity[0] > 1.0
