@@ -138,7 +138,10 @@ class App:
         for event in pygame.event.get():
             t = event.type
             if self.overlay.visible and self.gui_input.handle(event):
-                continue                           # ImGui wanted this mouse or keyboard event
+                if self.gui_input.pad_nav:
+                    self.input.release_all()       # the pad navigates the overlay: the car lets go
+                    self.input.pad_axis = {"throttle": 0.0, "brake": 0.0, "steer": 0.0}
+                continue                           # ImGui wanted this mouse, keyboard or pad event
             if t == pygame.QUIT:
                 self.running = False
             elif t == pygame.VIDEORESIZE:
@@ -201,6 +204,8 @@ class App:
             mode = "auto" if s.sim.vehicle.gearbox.mode == "auto" else "manual"
             drive = f"gear {name} ({mode})   {float(s.sim.state.engine_rpm):5.0f} rpm"
         aids = "  ".join(a for a, on in (("ABS", self.input.abs), ("TC", self.input.tc)) if on)
+        if self.gui_input.pad_nav and self.overlay.visible:
+            aids += "   PAD NAVIGATES THE OVERLAY (click the left stick to drive)"
         lines = [f"{speed:6.1f} km/h   {drive}   {aids}",
                  f"{frame_rtf:4.2f}x real time   t = {s.sim.time:7.2f} s   dt 1/{round(1 / s.sim.dt)} s x {s.sim.substeps}",
                  f"camera {self.camera.name}   F1 help"]

@@ -121,3 +121,27 @@ def test_a_failed_save_reports_and_keeps_the_previous_file(gui, tmp_path, monkey
     assert not o.save(str(path))
     assert "not saved" in o.status and "Permission denied" in o.status
     assert path.read_bytes() == before
+
+
+def test_pad_drives_until_the_left_stick_click_then_navigates_the_overlay(gui):
+    import pygame
+    from ui.backend import PygameInput
+    pygame.display.init()
+    try:
+        gi = PygameInput()
+        press = lambda b, down=True: pygame.event.Event(  # noqa: E731
+            pygame.CONTROLLERBUTTONDOWN if down else pygame.CONTROLLERBUTTONUP, instance_id=0, button=b)
+        trigger = pygame.event.Event(pygame.CONTROLLERAXISMOTION, instance_id=0,
+                                     axis=pygame.CONTROLLER_AXIS_TRIGGERRIGHT, value=30000)
+        assert not gi.handle(press(pygame.CONTROLLER_BUTTON_A))        # driving: the car gets it
+        assert not gi.handle(trigger)
+        assert gi.handle(press(pygame.CONTROLLER_BUTTON_LEFTSTICK)) and gi.pad_nav
+        assert gi.handle(press(pygame.CONTROLLER_BUTTON_DPAD_DOWN))    # navigating: ImGui gets it
+        assert gi.handle(trigger)
+        s, o = make()
+        for _ in range(3):                                             # ImGui takes the key events in
+            frame(o, gui)
+        assert imgui.get_io().config_flags & imgui.ConfigFlags_.nav_enable_gamepad
+        assert gi.handle(press(pygame.CONTROLLER_BUTTON_LEFTSTICK)) and not gi.pad_nav
+    finally:
+        pygame.display.quit()

@@ -164,15 +164,66 @@ def _key_map() -> dict[int, object]:
     return m
 
 
+def _pad_map() -> dict[int, object]:
+    K = imgui.Key
+    return {pygame.CONTROLLER_BUTTON_A: K.gamepad_face_down, pygame.CONTROLLER_BUTTON_B: K.gamepad_face_right,
+            pygame.CONTROLLER_BUTTON_X: K.gamepad_face_left, pygame.CONTROLLER_BUTTON_Y: K.gamepad_face_up,
+            pygame.CONTROLLER_BUTTON_DPAD_UP: K.gamepad_dpad_up, pygame.CONTROLLER_BUTTON_DPAD_DOWN: K.gamepad_dpad_down,
+            pygame.CONTROLLER_BUTTON_DPAD_LEFT: K.gamepad_dpad_left,
+            pygame.CONTROLLER_BUTTON_DPAD_RIGHT: K.gamepad_dpad_right,
+            pygame.CONTROLLER_BUTTON_LEFTSHOULDER: K.gamepad_l1, pygame.CONTROLLER_BUTTON_RIGHTSHOULDER: K.gamepad_r1,
+            pygame.CONTROLLER_BUTTON_START: K.gamepad_start, pygame.CONTROLLER_BUTTON_BACK: K.gamepad_back}
+
+
+PAD_NAV_TOGGLE = pygame.CONTROLLER_BUTTON_LEFTSTICK     # clicking the left stick switches pad: car / overlay
+
+
 class PygameInput:
-    """Feeds pygame events to ImGui; `handle` returns True when ImGui consumed the event."""
+    """Feeds pygame events to ImGui; `handle` returns True when ImGui consumed the event.
+
+    A gamepad drives the car until its left stick is clicked; then it navigates the overlay (ImGui's
+    gamepad navigation: d-pad or left stick to move, A to activate, B to cancel, X menus) until the next
+    click. The car keeps its last pad inputs released meanwhile."""
 
     def __init__(self):
         self.keys = _key_map()
+        self.pad_keys = _pad_map()
+        self.pad_nav = False
+        io = imgui.get_io()
+        io.backend_flags |= imgui.BackendFlags_.has_gamepad
+        io.config_flags |= imgui.ConfigFlags_.nav_enable_gamepad
+
+    def handle_pad(self, event) -> bool:
+        """Route a controller event: True when it belongs to the overlay (navigation mode, or the toggle)."""
+        t = event.type
+        if t == pygame.CONTROLLERBUTTONDOWN and event.button == PAD_NAV_TOGGLE:
+            self.pad_nav = not self.pad_nav
+            return True
+        if not self.pad_nav:
+            return False
+        io = imgui.get_io()
+        if t in (pygame.CONTROLLERBUTTONDOWN, pygame.CONTROLLERBUTTONUP):
+            key = self.pad_keys.get(event.button)
+            if key is not None:
+                io.add_key_event(key, t == pygame.CONTROLLERBUTTONDOWN)
+            return True
+        if t == pygame.CONTROLLERAXISMOTION:
+            v = max(-1.0, min(1.0, event.value / 32767.0))
+            K = imgui.Key
+            if event.axis == pygame.CONTROLLER_AXIS_LEFTX:
+                io.add_key_analog_event(K.gamepad_l_stick_left, v < -0.2, max(0.0, -v))
+                io.add_key_analog_event(K.gamepad_l_stick_right, v > 0.2, max(0.0, v))
+            elif event.axis == pygame.CONTROLLER_AXIS_LEFTY:
+                io.add_key_analog_event(K.gamepad_l_stick_up, v < -0.2, max(0.0, -v))
+                io.add_key_analog_event(K.gamepad_l_stick_down, v > 0.2, max(0.0, v))
+            return True
+        return False
 
     def handle(self, event) -> bool:
         io = imgui.get_io()
         t = event.type
+        if t in (pygame.CONTROLLERBUTTONDOWN, pygame.CONTROLLERBUTTONUP, pygame.CONTROLLERAXISMOTION):
+            return self.handle_pad(event)
         if t == pygame.MOUSEMOTION:
             io.add_mouse_pos_event(*event.pos)
             return io.want_capture_mouse
