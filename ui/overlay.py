@@ -107,6 +107,7 @@ class Overlay:
         self.history = History(20.0, session.sim.dt)
         self.channels = {name: name in ("speed", "kappa") for name in CHANNELS}
         self.curve_wheel = 2
+        self.plot_seconds = 10.0                              # s shown of the 20 s kept
         self.show = {"Telemetry": True, "Grip": True, "Tuning": True, "Time": True, "Plots": True}
         self.ini_path = str(ini_path) if ini_path else ""
 
@@ -399,13 +400,18 @@ class Overlay:
             imgui.same_line()
             imgui.set_next_item_width(60)
             _, self.curve_wheel = imgui.combo("tire", self.curve_wheel, list(sim.WHEEL_NAMES))
+            imgui.same_line()
+            imgui.set_next_item_width(80)
+            _, self.plot_seconds = imgui.slider_float("s", self.plot_seconds, 1.0, 20.0, "%.0f")
             if imgui.begin_table("plots", 3):
                 imgui.table_next_column()
                 chosen = [n for n, on in self.channels.items() if on]
-                if chosen and implot.begin_plot("last 20 s", (-1, -1)):
+                if chosen and implot.begin_plot(f"last {self.plot_seconds:.0f} s", (-1, -1)):
                     implot.setup_axes("t (s)", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
                     for name in chosen:
                         t, v = self.history.series(name)
+                        keep = t >= t[-1] - self.plot_seconds if len(t) else t > 0
+                        t, v = t[keep], v[keep]
                         if len(t) < 2:
                             continue
                         for j in range(v.shape[1]):
