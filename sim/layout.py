@@ -83,7 +83,8 @@ NO_GEAR = 100.0
  WS_SHAPE,                                 # shape id of the last contact (-1 airborne)
  WS_NX, WS_NY, WS_NZ,                      # last contact normal (for nDot)
  WS_ABS,                                   # ABS brake factor 0..1
- WS_N) = range(12)
+ WS_LOCKED,                                # 1 while static friction holds the wheel (parking)
+ WS_N) = range(13)
 
 # --- per-wheel telemetry tw[v, w, :] (the last substep) ---------------------------------------------
 (TW_S, TW_A, TW_L, TW_LRAW, TW_X, TW_XDOT,  # m, -, m, m, m, m/s
@@ -105,7 +106,9 @@ NO_GEAR = 100.0
  TW_VGX, TW_VGY, TW_VGZ,                   # ground velocity at Q (m/s)
  TW_OMEGA_NEXT,                            # rad/s spin after this substep (scratch for the differentials)
  TW_ABS,                                   # 1 while ABS is easing this wheel's brake
- TW_N) = range(60)
+ TW_T_BRAKE_MAX,                           # N m the brake may apply this substep (pedal, bias, ABS)
+ TW_LOCKED,                                # 1 when static friction held the contact this substep
+ TW_N) = range(62)
 
 # --- body telemetry tb[v, :] (the last substep) ----------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

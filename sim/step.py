@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from sim.aero import downforce, drag_force, rolling_resistance
 from sim.body import integrate_body
 from sim.collision import deepest_penetration, hull_contact_force
@@ -21,13 +23,16 @@ from sim.powertrain import DIFF_LOCKED, DIFF_LSD, RPM, clutch_torque, engine_bra
     steer_angles, torque_curve
 from sim.jit import kernel, leaf
 from sim.layout import *  # noqa: F401,F403 (column constants)
+from sim.parking import ENTER_SPEED, EXIT_SPEED, SPEED_TOLERANCE, brake_interval, contact_speeds, \
+    solve_impulses
 from sim.query import QUERY_DISC, cast
 from sim.suspension import compression, compression_rate, r_eff_rate, suspension_force
 from sim.tire import combined_limit, raw_force, slip
-from sim.vec import add, cross, dot, madd, quat_rotate, scale, sub, world_inertia_apply
+from sim.vec import add, cross, dot, madd, quat_rotate, scale, sub, world_inertia_apply, world_inertia_solve
 from sim.wheel import wheel_spin
 
 TWO_PI = 2.0 * math.pi
+NO_SKIP = (False, False, False, False)
 
 
 @leaf
@@ -106,6 +111,7 @@ def steering_brakes(v, wp, vp, ctrl, bs, ws, tw, h):
         tw[v, i, TW_ABS] = 1.0 if factor < 1.0 and abs_on and brake > 0.0 else 0.0
         t_brake = brake * wp[v, i, WP_TBRAKE] * (factor if abs_on else 1.0)
         tw[v, i, TW_T_BRAKE] = t_brake + hand * wp[v, i, WP_THAND]
+        tw[v, i, TW_T_BRAKE_MAX] = tw[v, i, TW_T_BRAKE]
 
 
 @kernel
@@ -451,11 +457,12 @@ def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, 
 
 
 @kernel
-def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
-    """Sum the external forces and torques, take the ledger's dH/dt off the torque, integrate."""
+def sum_wrench(v, vp, bs, tw, tb, gravity, f_hull, tau_hull, skip_tire):
+    """Total external force and torque about the centre of mass from the frozen state (N, N m, world);
+    the tire and rolling forces of wheel i are left out when skip_tire[i] (the parking solve replaces
+    them). Writes the named forces into the body telemetry."""
     pos, q, vel, w = body_state(bs, v)
     mass = vp[v, VP_MASS]
-    inertia = (vp[v, VP_IXX], vp[v, VP_IYY], vp[v, VP_IZZ])
     rho_air = vp[v, VP_RHO]
     f_gravity = (0.0, 0.0, -mass * gravity)
     f_drag = drag_force(rho_air, vp[v, VP_CD], vp[v, VP_AREA], vel)
@@ -471,8 +478,11 @@ def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
     f_roll = (0.0, 0.0, 0.0)
     for i in range(NW):
         fs = read3w(tw, v, i, TW_FSX)
-        ft = read3w(tw, v, i, TW_FTX)
-        fr = read3w(tw, v, i, TW_FRX)
+        ft = (0.0, 0.0, 0.0)
+        fr = (0.0, 0.0, 0.0)
+        if not skip_tire[i]:
+            ft = read3w(tw, v, i, TW_FTX)
+            fr = read3w(tw, v, i, TW_FRX)
         f_susp = add(f_susp, fs)
         f_tire = add(f_tire, ft)
         f_roll = add(f_roll, fr)
@@ -480,6 +490,131 @@ def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
         tau = add(tau, cross(sub(read3w(tw, v, i, TW_QX), pos), add(add(fs, ft), fr)))
     f_down = add(df_front, df_rear)
     force = add(add(add(f_gravity, f_drag), add(f_down, f_roll)), add(add(f_susp, f_tire), f_hull))
+    write3(tb, v, TB_GRAVITY_X, f_gravity)
+    write3(tb, v, TB_DRAG_X, f_drag)
+    write3(tb, v, TB_DOWNFORCE_X, f_down)
+    write3(tb, v, TB_ROLLING_X, f_roll)
+    write3(tb, v, TB_SUSPENSION_X, f_susp)
+    write3(tb, v, TB_TIRE_X, f_tire)
+    return force, tau
+
+
+@kernel
+def parking_stage(v, vp, wp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
+    """Static friction (spec 000, 驻车): braked wheels that are all but still try to lock together.
+
+    Their dynamic tire forces and spin updates are replaced by the impulses of sim/parking.py within
+    each wheel's friction disc and brake interval; a wheel whose brake cannot hold it (empty interval)
+    is dropped and the rest re-solved from the same frozen state. Returns the ledger's dHw + dHe with
+    the held wheels' spin momentum stopped."""
+    any_cand = False
+    for i in range(NW):
+        rho = tw[v, i, TW_RHO]
+        limit = EXIT_SPEED if ws[v, i, WS_LOCKED] > 0.0 else ENTER_SPEED
+        is_cand = tw[v, i, TW_GROUNDED] > 0.0 and tw[v, i, TW_T_BRAKE_MAX] > 0.0 and \
+            abs(tw[v, i, TW_VX]) < limit and abs(tw[v, i, TW_VY]) < limit and abs(rho * tw[v, i, TW_OMEGA]) < limit
+        tw[v, i, TW_LOCKED] = 1.0 if is_cand else 0.0        # scratch: candidate flags until the commit
+        ws[v, i, WS_LOCKED] = 0.0
+        any_cand = any_cand or is_cand
+    if not any_cand:
+        return d_h
+    cand = np.zeros(NW, dtype=np.bool_)                      # allocated only when a wheel is parked
+    for i in range(NW):
+        cand[i] = tw[v, i, TW_LOCKED] > 0.0
+        tw[v, i, TW_LOCKED] = 0.0
+    pos, q, vel, w = body_state(bs, v)
+    mass = vp[v, VP_MASS]
+    inertia = (vp[v, VP_IXX], vp[v, VP_IYY], vp[v, VP_IZZ])
+    k_mat = np.zeros((2 * NW, 2 * NW))
+    c = np.zeros(2 * NW)
+    lo = np.zeros(NW)
+    hi = np.zeros(NW)
+    budget = np.zeros(NW)
+    j = np.zeros(2 * NW)
+    speeds = np.zeros(2 * NW)
+    for attempt in range(NW + 1):
+        # the ledger with the candidates stopped: their committed spin momentum goes to zero instead
+        d_h_lock = d_h
+        for i in range(NW):
+            if cand[i]:
+                d_h_lock = sub(d_h_lock, read3w(ws, v, i, WS_HX))
+        force, tau = sum_wrench(v, vp, bs, tw, tb, gravity, f_hull, tau_hull, cand)
+        tau = madd(tau, d_h_lock, -1.0 / h)
+        v_free = madd(vel, force, h / mass)
+        w_free = world_inertia_solve(q, inertia, madd(world_inertia_apply(q, inertia, w), tau, h))
+        feasible = True
+        for i in range(NW):
+            if not cand[i]:
+                continue
+            r = sub(read3w(tw, v, i, TW_QX), pos)
+            v_q = sub(add(v_free, cross(w_free, r)), read3w(tw, v, i, TW_VGX))
+            e0 = read3w(tw, v, i, TW_TX)
+            e1 = read3w(tw, v, i, TW_BX)
+            c[2 * i] = dot(v_q, e0)
+            c[2 * i + 1] = dot(v_q, e1)
+            budget[i] = tw[v, i, TW_MU] * tw[v, i, TW_FZ] * h               # B = mu Fz dt
+            l_, u_ = brake_interval(tw[v, i, TW_T_DRIVE], tw[v, i, TW_T_BRAKE_MAX], wp[v, i, WP_IW],
+                                    tw[v, i, TW_OMEGA], tw[v, i, TW_RHO], h)
+            lo[i] = max(l_, -budget[i])
+            hi[i] = min(u_, budget[i])
+            if lo[i] > hi[i]:
+                cand[i] = False                                           # the brake cannot hold it
+                feasible = False
+            for a in range(2):
+                ea = e0 if a == 0 else e1
+                ra = cross(r, ea)
+                for k in range(NW):
+                    if not cand[k]:
+                        continue
+                    rk = sub(read3w(tw, v, k, TW_QX), pos)
+                    for b in range(2):
+                        eb = read3w(tw, v, k, TW_TX) if b == 0 else read3w(tw, v, k, TW_BX)
+                        k_mat[2 * i + a, 2 * k + b] = dot(ea, eb) / mass + \
+                            dot(ra, world_inertia_solve(q, inertia, cross(rk, eb)))
+        if not feasible:
+            if not cand.any():
+                break
+            continue
+        for a in range(2 * NW):
+            j[a] = 0.0
+        solve_impulses(k_mat, c, lo, hi, budget, cand, j)
+        contact_speeds(k_mat, c, cand, j, speeds)
+        # commit: the impulses become this substep's tire forces and the braked wheels stay stopped.
+        # A contact that ends still (under SPEED_TOLERANCE) is locked; one whose budget could not stop
+        # it this substep keeps its friction-limited impulse (Coulomb friction of a braked wheel) where
+        # the spec would hand it back to the dynamic tire: at these speeds the slip floor vMin makes
+        # that tire viscous and the car would creep on a slope forever.
+        for i in range(NW):
+            if not cand[i]:
+                continue
+            fx = j[2 * i] / h
+            fy = j[2 * i + 1] / h
+            tt = read3w(tw, v, i, TW_TX)
+            bb = read3w(tw, v, i, TW_BX)
+            write3w(tw, v, i, TW_FTX, add(scale(tt, fx), scale(bb, fy)))
+            write3w(tw, v, i, TW_FRX, (0.0, 0.0, 0.0))
+            tw[v, i, TW_FX] = fx
+            tw[v, i, TW_FY] = fy
+            tw[v, i, TW_GRIP_SCALE] = 1.0
+            # T_brake actual = T_drive + Iw omega / dt - rho j_x / dt
+            tw[v, i, TW_T_BRAKE] = tw[v, i, TW_T_DRIVE] + wp[v, i, WP_IW] * tw[v, i, TW_OMEGA] / h \
+                - tw[v, i, TW_RHO] * fx
+            ws[v, i, WS_OMEGA] = 0.0
+            write3w(ws, v, i, WS_HX, (0.0, 0.0, 0.0))
+            still = math.sqrt(speeds[2 * i] ** 2 + speeds[2 * i + 1] ** 2) < SPEED_TOLERANCE
+            ws[v, i, WS_LOCKED] = 1.0 if still else 0.0
+            tw[v, i, TW_LOCKED] = 1.0 if still else 0.0
+        return d_h_lock
+    return d_h
+
+
+@kernel
+def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
+    """Sum the external forces and torques, take the ledger's dH/dt off the torque, integrate."""
+    pos, q, vel, w = body_state(bs, v)
+    mass = vp[v, VP_MASS]
+    inertia = (vp[v, VP_IXX], vp[v, VP_IYY], vp[v, VP_IZZ])
+    force, tau = sum_wrench(v, vp, bs, tw, tb, gravity, f_hull, tau_hull, NO_SKIP)
     tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/dt
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
     write3(bs, v, BS_PX, pos)
@@ -489,12 +624,6 @@ def body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h):
     bs[v, BS_QZ] = q[3]
     write3(bs, v, BS_VX, vel)
     write3(bs, v, BS_WX, w)
-    write3(tb, v, TB_GRAVITY_X, f_gravity)
-    write3(tb, v, TB_DRAG_X, f_drag)
-    write3(tb, v, TB_DOWNFORCE_X, f_down)
-    write3(tb, v, TB_ROLLING_X, f_roll)
-    write3(tb, v, TB_SUSPENSION_X, f_susp)
-    write3(tb, v, TB_TIRE_X, f_tire)
     angular_momentum(v, vp, bs, ws, tb)
 
 
@@ -525,6 +654,7 @@ def substep(v, vp, wp, hull, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z,
     tire_stage(v, wp, bs, ws, tw)                                          # slip, raw force, combined limit
     d_h = wheel_stage(v, wp, vp, bs, ws, tw, h)                            # wheel spin, brake rule, dHw + dHe
     f_hull, tau_hull = collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t)  # body hull
+    d_h = parking_stage(v, vp, wp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h)  # static friction
     body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h)   # forces, ledger torque, integrate
 
 

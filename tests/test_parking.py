@@ -1,0 +1,97 @@
+"""Static friction for braked wheels at rest: the spec's worked numbers, then the car on a slope."""
+import numpy as np
+import pytest
+
+from sim.parking import brake_interval, contact_speeds, project_disc_interval, solve_impulses
+
+
+def test_brake_interval_of_a_slowly_turning_wheel_excludes_zero():
+    # omega = 0.2 rad/s, rho = 0.3 m, Iw = 1, dt = 0.1, Tb = 1, no drive: j_x in [1/3, 1] N s
+    lo, hi = brake_interval(0.0, 1.0, 1.0, 0.2, 0.3, 0.1)
+    assert lo == pytest.approx(1 / 3) and hi == pytest.approx(1.0)
+    assert not lo <= 0.0 <= hi          # holding a still body (j_x = 0) is impossible: back to dynamics
+
+
+def test_brake_weaker_than_the_drive_cannot_hold():
+    # at rest, drive 30 N m against brake 20 N m: the interval [10, 50] dt / rho misses zero
+    lo, hi = brake_interval(30.0, 20.0, 1.0, 0.0, 0.3, 0.1)
+    assert lo > 0.0
+
+
+def one_axis_pair(mass, v_free, budget):
+    """Two wheels pushing the body along one axis, no rotation lever: K = 1/M everywhere on that axis."""
+    k = np.zeros((4, 4))
+    for a in (0, 2):
+        for b in (0, 2):
+            k[a, b] = 1.0 / mass
+    c = np.array([v_free, 0.0, v_free, 0.0])
+    lo = np.full(2, -budget)
+    hi = np.full(2, budget)
+    j = np.zeros(4)
+    solve_impulses(k, c, lo, hi, np.full(2, budget), np.ones(2, dtype=np.bool_), j)
+    out = np.zeros(4)
+    contact_speeds(k, c, np.ones(2, dtype=np.bool_), j, out)
+    return j, out
+
+
+def test_two_wheels_share_the_stopping_impulse():
+    # M = 100 kg moving at 0.01 m/s needs -1 N s in all; with budgets of 1 each: -0.5 and -0.5
+    j, v = one_axis_pair(100.0, 0.01, 1.0)
+    assert j[[0, 2]] == pytest.approx([-0.5, -0.5], abs=1e-6)
+    assert np.abs(v).max() < 1e-7
+
+
+def test_too_small_budgets_leave_the_body_sliding():
+    # budgets of 0.2 each: -0.2 and -0.2, and 0.006 m/s remain: the wheels must not count as locked
+    j, v = one_axis_pair(100.0, 0.01, 0.2)
+    assert j[[0, 2]] == pytest.approx([-0.2, -0.2], abs=1e-9)
+    assert v[0] == pytest.approx(0.006, abs=1e-9)
+
+
+def test_projection_onto_disc_and_interval():
+    assert project_disc_interval(0.3, 0.2, 1.0, -1.0, 1.0) == (0.3, 0.2)           # inside
+    x, y = project_disc_interval(3.0, 4.0, 1.0, -1.0, 1.0)                          # radial
+    assert (x, y) == (pytest.approx(0.6), pytest.approx(0.8))
+    x, y = project_disc_interval(0.9, 0.1, 1.0, 0.2, 0.5)                           # the interval's edge
+    assert (x, y) == (pytest.approx(0.5), pytest.approx(0.1))
+    x, y = project_disc_interval(0.1, 2.0, 1.0, 0.6, 0.9)                           # edge and disc corner
+    assert x == pytest.approx(0.6) and y == pytest.approx(0.8)
+
+
+import math  # noqa: E402
+
+import sim  # noqa: E402
+
+
+def parked_on_slope(deg: float, mu: float, brake: float = 1.0, seconds: float = 10.0):
+    """The hatchback placed on a slope (nose uphill, resting on its wheels), braked; returns how far it
+    moved in `seconds` after a 2 s settle, its final speed and its locked flags."""
+    car = sim.load_vehicle("hatchback")
+    th = math.radians(deg)
+    s = sim.Simulation(car, sim.World.flat(mu=mu, slope_deg=deg), dt=1 / 240, substeps=8)
+    n = np.array([-math.sin(th), 0.0, math.cos(th)])
+    s.reset(position=n * sim.rest_com_height(car))
+    s.state.orientation[:] = (math.cos(-th / 2), 0.0, math.sin(-th / 2), 0.0)     # pitched nose up by th
+    s.run(np.tile([0.0, brake, 0.0, 0.0], (480, 1)))
+    p0 = s.state.position.copy()
+    s.run(np.tile([0.0, brake, 0.0, 0.0], (int(240 * seconds), 1)))
+    return np.linalg.norm(s.state.position - p0), np.linalg.norm(s.state.velocity), s.tw[0, :, sim.layout.TW_LOCKED]
+
+
+@pytest.mark.parametrize("deg", [10.0, 20.0, 30.0])
+def test_braked_car_stays_parked_on_a_slope(deg):
+    moved, speed, locked = parked_on_slope(deg, 1.0)
+    assert moved < 1e-3 and speed < 1e-4                 # without static friction it crept cm/s
+    assert np.all(locked == 1.0)
+
+
+def test_braked_car_slides_down_a_slope_steeper_than_its_friction():
+    # ice: mu 0.1 < tan 10 deg = 0.176; no static friction can hold it
+    moved, speed, locked = parked_on_slope(10.0, 0.1, seconds=3.0)
+    assert moved > 1.0 and speed > 0.5
+    assert np.all(locked == 0.0)
+
+
+def test_unbraked_car_is_not_held():
+    moved, _, locked = parked_on_slope(10.0, 1.0, brake=0.0, seconds=2.0)
+    assert moved > 0.5 and np.all(locked == 0.0)
