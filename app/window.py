@@ -92,7 +92,6 @@ class App:
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world, vehicle)
         self.hud = TextPanel(self.ctx, 24)
-        self.help = TextPanel(self.ctx, 21)
         self.banner = TextPanel(self.ctx, 24)
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
@@ -224,16 +223,34 @@ class App:
             lines.append("   ".join(flags))
         return lines
 
-    def help_lines(self) -> list[str]:
+    def help_rows(self) -> list[tuple[str, str, str]]:
+        """(action, keys, gamepad) for every binding, from config/bindings.toml."""
         b = self.input.b
-        out = ["Controls (config/bindings.toml)"]
-        for action in HELP_ORDER:
-            keys = ", ".join(b.key_names.get(action, []))
-            pad = ", ".join(b.pad_names.get(action, []))
-            out.append(f"{action.replace('_', ' '):12s} {keys:18s} {('pad: ' + pad) if pad else ''}")
-        out.append(f"{'steer':12s} {'':18s} pad: {', '.join(b.pad_names.get('steer', []))}")
-        out.append("mouse: drag turns the orbit/free camera, wheel zooms")
-        return out
+        rows = [(a.replace("_", " "), ", ".join(b.key_names.get(a, [])), ", ".join(b.pad_names.get(a, [])))
+                for a in HELP_ORDER]
+        rows.insert(4, ("steer (stick)", "", ", ".join(b.pad_names.get("steer", []))))
+        rows.append(("pad: car / overlay", "", "leftstick (click)"))
+        rows.append(("camera view", "mouse drag, wheel", ""))
+        return rows
+
+    def help_window(self) -> None:
+        w = self.size[0]
+        imgui.set_next_window_pos((w / 2 - 230, 60), imgui.Cond_.always)
+        imgui.set_next_window_size((460, 0), imgui.Cond_.always)
+        opened, self.show_help = imgui.begin("Controls (F1)", self.show_help, imgui.WindowFlags_.no_collapse)
+        if opened:
+            if imgui.begin_table("bindings", 3, imgui.TableFlags_.row_bg | imgui.TableFlags_.borders_inner_v):
+                for name in ("action", "keyboard", "gamepad"):
+                    imgui.table_setup_column(name)
+                imgui.table_headers_row()
+                for row in self.help_rows():
+                    imgui.table_next_row()
+                    for cell in row:
+                        imgui.table_next_column()
+                        imgui.text(cell)
+                imgui.end_table()
+            imgui.text_disabled("bindings live in config/bindings.toml")
+        imgui.end()
 
     def draw(self, alpha: float, frame_dt: float, frame_rtf: float) -> None:
         pose = self.session.pose(alpha)
@@ -254,14 +271,13 @@ class App:
         if msgs:
             self.banner.set_lines(msgs, (255, 230, 150))
             self.banner.draw(10, self.size[1] - self.banner.size[1] - 10, self.size)
-        if self.show_help:
-            self.help.set_lines(self.help_lines())
-            self.help.draw(self.size[0] - self.help.size[0] - 10, 10, self.size)
         io = imgui.get_io()
         io.display_size = self.size
         io.delta_time = max(frame_dt, 1e-4)
         imgui.new_frame()
         self.overlay.build()
+        if self.show_help:
+            self.help_window()
         imgui.render()
         self.gui_renderer.render(imgui.get_draw_data())
 
