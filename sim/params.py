@@ -385,8 +385,9 @@ def vehicle_from_dict(data: dict, where: str) -> Vehicle:
 def load_vehicle(name_or_path: str | os.PathLike = "hatchback") -> Vehicle:
     """A preset name from config/vehicles (e.g. 'hatchback', 'boxster_s') or a path to a TOML file."""
     path = resolve_preset(name_or_path, PRESET_DIR, "vehicle")
-    v = vehicle_from_dict(read_toml(path), str(path))
-    if "name" not in read_toml(path):
+    data = read_toml(path)
+    v = vehicle_from_dict(data, str(path))
+    if "name" not in data:
         v = dataclasses.replace(v, name=path.stem)
     return v
 

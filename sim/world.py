@@ -18,6 +18,7 @@ import numpy as np
 
 from sim import query as Q
 from sim.params import ConfigError, read_toml, resolve_preset
+from sim.vec import quat_from_rotvec, quat_mul
 
 WORLD_DIR = Path(__file__).resolve().parent.parent / "config" / "worlds"
 
@@ -63,18 +64,9 @@ class Box:
 
     def orientation(self) -> tuple[float, float, float, float]:
         """(w, x, y, z) of Rz(yaw) Ry(-slope) Rx(roll)."""
-        def axis_q(axis, ang):
-            s = math.sin(ang / 2)
-            return (math.cos(ang / 2), axis[0] * s, axis[1] * s, axis[2] * s)
-
-        def mul(p, q):
-            return (p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
-                    p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
-                    p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
-                    p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0])
-        q = axis_q((0, 0, 1), math.radians(self.yaw_deg))
-        q = mul(q, axis_q((0, 1, 0), -math.radians(self.slope_deg)))
-        return mul(q, axis_q((1, 0, 0), math.radians(self.roll_deg)))
+        q = quat_from_rotvec((0.0, 0.0, math.radians(self.yaw_deg)))
+        q = quat_mul(q, quat_from_rotvec((0.0, -math.radians(self.slope_deg), 0.0)))
+        return quat_mul(q, quat_from_rotvec((math.radians(self.roll_deg), 0.0, 0.0)))
 
 
 @dataclass(frozen=True)
