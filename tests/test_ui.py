@@ -145,3 +145,20 @@ def test_pad_drives_until_the_left_stick_click_then_navigates_the_overlay(gui):
         assert gi.handle(press(pygame.CONTROLLER_BUTTON_LEFTSTICK)) and not gi.pad_nav
     finally:
         pygame.display.quit()
+
+
+def test_a_panel_saved_outside_a_smaller_window_comes_back_inside(gui):
+    s, o = make()
+    frame(o, gui)
+    imgui.new_frame()
+    imgui.set_next_window_pos((2400.0, 1500.0))          # as if saved in a much larger window
+    o.begin("Telemetry")
+    imgui.end()
+    imgui.render()
+    imgui.new_frame()
+    o.begin("Telemetry")
+    pos = imgui.get_window_pos()
+    imgui.end()
+    imgui.render()
+    w, h = imgui.get_io().display_size
+    assert 0 <= pos.x < w and 0 <= pos.y < h

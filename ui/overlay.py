@@ -195,8 +195,15 @@ class Overlay:
                 panel(w, h)
 
     def begin(self, name: str) -> bool:
-        """imgui.begin with a close button that hides the panel (View menu brings it back)."""
+        """imgui.begin with a close button that hides the panel (View menu brings it back). A panel
+        whose saved position lies outside a smaller window is pulled back inside it."""
         expanded, self.show[name] = imgui.begin(name, self.show[name])
+        pos, size = imgui.get_window_pos(), imgui.get_window_size()
+        w, h = imgui.get_io().display_size
+        x = min(max(pos.x, 0.0), max(w - min(size.x, w), 0.0))
+        y = min(max(pos.y, 20.0), max(h - 40.0, 20.0))
+        if x != pos.x or y != pos.y:
+            imgui.set_window_pos((x, y))
         return expanded
 
     def telemetry_panel(self, w, h):
