@@ -13,15 +13,38 @@ from __future__ import annotations
 import math
 
 from sim.jit import kernel, leaf
-from sim.query import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, \
-    PL_PY, PL_PZ, PL_SURF, box_pose, box_surface_velocity, hf_height
+from sim.query import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, \
+    HF_OY, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, box_pose, box_surface_velocity, hf_height
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, sub
 
 
 @leaf
-def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle):
+def hull_neighbours(boxes, hf_meta, centre, radius, t, vehicle):
+    """Bit masks of the boxes (first 63) and heightfields (first 63) whose bounds come within `radius`
+    of `centre` (the hull's bounding sphere); shapes past the 63rd are always checked."""
+    box_mask = 0
+    for i in range(min(boxes.shape[0], 63)):
+        if int(boxes[i, BX_OWNER]) == vehicle:
+            continue
+        c, q, vc = box_pose(boxes, i, t)
+        if norm(sub(centre, c)) <= boxes[i, BX_BOUND] + radius:
+            box_mask |= 1 << i
+    hf_mask = 0
+    for i in range(min(hf_meta.shape[0], 63)):
+        x0 = hf_meta[i, HF_OX]
+        y0 = hf_meta[i, HF_OY]
+        x1 = x0 + (hf_meta[i, HF_NX] - 1.0) * hf_meta[i, HF_DX]
+        y1 = y0 + (hf_meta[i, HF_NY] - 1.0) * hf_meta[i, HF_DY]
+        if x0 - radius <= centre[0] <= x1 + radius and y0 - radius <= centre[1] <= y1 + radius:
+            hf_mask |= 1 << i
+    return box_mask, hf_mask
+
+
+@leaf
+def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle, box_mask, hf_mask):
     """Depth (m, > 0 inside), outward normal, surface index and surface velocity of the deepest shape
-    that contains point p at time t; depth 0 when p is outside everything."""
+    that contains point p at time t; depth 0 when p is outside everything. Boxes and heightfields
+    outside the masks of `hull_neighbours` are skipped."""
     best = 0.0
     best_n = (0.0, 0.0, 1.0)
     best_surf = -1
@@ -32,6 +55,8 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle):
         if depth > best:
             best, best_n, best_surf, best_v = depth, n, int(planes[i, PL_SURF]), (0.0, 0.0, 0.0)
     for i in range(boxes.shape[0]):
+        if i < 63 and not (box_mask >> i) & 1:
+            continue
         if int(boxes[i, BX_OWNER]) == vehicle:
             continue
         c, q, vc = box_pose(boxes, i, t)
@@ -57,6 +82,8 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle):
             best, best_n, best_surf = depth, quat_rotate(q, nl), int(boxes[i, BX_SURF])
             best_v = box_surface_velocity(boxes, i, vc, c, p)
     for i in range(hf_meta.shape[0]):
+        if i < 63 and not (hf_mask >> i) & 1:
+            continue
         ok, z, gx, gy = hf_height(hf_meta, hf_z, i, p[0], p[1])
         if ok and z > p[2]:
             n = normalize((-gx, -gy, 1.0))

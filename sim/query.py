@@ -294,12 +294,13 @@ def ray_heightfield(hf_meta, hf_z, i, a, d, max_s):
 # The query over the whole world
 
 @leaf
-def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle):
+def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, box_mask, hf_mask):
     """Query the world along the suspension axis; return the contact that supports the wheel most.
 
     kind: QUERY_RAY / QUERY_SPHERE / QUERY_DISC; a: anchor (3, m); d: unit axis (3); r: wheel radius (m);
     l_max: longest suspension length (m); a_min: smallest accepted a = -dot(n, d); t: time (s);
-    vehicle: index of the querying vehicle (its own shapes, owner == vehicle, are skipped).
+    vehicle: index of the querying vehicle (its own shapes, owner == vehicle, are skipped);
+    box_mask, hf_mask: bit masks of the boxes / heightfields (first 63) worth testing (-1: all).
     The ray looks as far as s = l_max + r / a_min; sweeps look for centres up to l = l_max.
     Among candidates the one with the smallest wheel-centre length s - r/a wins (the first the wheel
     meets); for the ray the nearest hit wins. Surfaces nearly parallel to the axis (a < a_min) never
@@ -324,7 +325,7 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle):
                 best_surf = int(planes[i, PL_SURF])
                 best_id = int(planes[i, PL_ID])
     for i in range(boxes.shape[0]):
-        if int(boxes[i, BX_OWNER]) == vehicle:
+        if (i < 63 and not (box_mask >> i) & 1) or int(boxes[i, BX_OWNER]) == vehicle:
             continue
         c, q, vc = box_pose(boxes, i, t)
         if segment_misses_sphere(a, d, max_s, c, boxes[i, BX_BOUND] + r):
@@ -340,6 +341,8 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle):
             best_surf = int(boxes[i, BX_SURF])
             best_id = int(boxes[i, BX_ID])
     for i in range(hf_meta.shape[0]):
+        if i < 63 and not (hf_mask >> i) & 1:
+            continue
         hit, s, p, n, vg = ray_heightfield(hf_meta, hf_z, i, a, d, max_s)
         if hit and -dot(n, d) >= a_min:
             key = s if kind == QUERY_RAY else s + r / dot(n, d)

@@ -16,7 +16,7 @@ import numpy as np
 
 from sim.aero import downforce, drag_force, rolling_resistance
 from sim.body import integrate_body
-from sim.collision import deepest_penetration, hull_contact_force
+from sim.collision import deepest_penetration, hull_contact_force, hull_neighbours
 from sim.contact import A_MIN, contact_point, rolling_arm, support_radius, suspension_length, tire_frame
 from sim.drive import direct_drive
 from sim.powertrain import DIFF_LOCKED, DIFF_LSD, RPM, clutch_torque, engine_brake_torque, lsd_lock, \
@@ -28,7 +28,7 @@ from sim.parking import ENTER_SPEED, EXIT_SPEED, SPEED_TOLERANCE, brake_interval
 from sim.query import QUERY_DISC, cast
 from sim.suspension import compression, compression_rate, r_eff_rate, suspension_force
 from sim.tire import combined_limit, raw_force, slip
-from sim.vec import add, cross, dot, madd, quat_rotate, scale, sub, world_inertia_apply, world_inertia_solve
+from sim.vec import add, cross, dot, madd, norm, quat_rotate, scale, sub, world_inertia_apply, world_inertia_solve
 from sim.wheel import wheel_spin
 
 TWO_PI = 2.0 * math.pi
@@ -243,6 +243,11 @@ def query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t):
     """Query the ground along each suspension axis and place the wheel: s, a, l, C, Q, x, t, b."""
     pos = read3(bs, v, BS_PX)
     q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
+    # the shapes any of the four suspension sweeps could reach: one test per shape per vehicle
+    reach = 0.0
+    for i in range(NW):
+        reach = max(reach, norm(read3w(wp, v, i, WP_AX)) + wp[v, i, WP_LMAX] + wp[v, i, WP_R] * (1.0 + 1.0 / A_MIN))
+    box_mask, hf_mask = hull_neighbours(boxes, hf_meta, pos, reach, t, v)
     for i in range(NW):
         kind = int(wp[v, i, WP_QUERY])
         r = wp[v, i, WP_R]
@@ -252,7 +257,7 @@ def query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t):
         d = quat_rotate(q, read3w(wp, v, i, WP_DX))                      # unit axis, world, points down
         u = spin_axis(q, wp[v, i, WP_CAMBER], tw[v, i, TW_STEER])        # spin axis after steer and camber
         hit, s, p, n, surf, shape, vg = cast(planes, boxes, hf_meta, hf_z, kind, anchor, d, r, l_max,
-                                             A_MIN, t, v)
+                                             A_MIN, t, v, box_mask, hf_mask)
         a = -dot(n, d)                                                   # a = -dot(n, d)
         grounded = hit and a >= A_MIN
         l_raw = l_max
@@ -439,10 +444,14 @@ def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, 
     force = (0.0, 0.0, 0.0)
     tau = (0.0, 0.0, 0.0)
     contacts = 0
+    radius = 0.0                                       # the hull's bounding sphere about the centre of mass
+    for k in range(hull.shape[1]):
+        radius = max(radius, norm((hull[v, k, 0], hull[v, k, 1], hull[v, k, 2])))
+    box_mask, hf_mask = hull_neighbours(boxes, hf_meta, pos, radius, t, v)
     for k in range(hull.shape[1]):
         r = quat_rotate(q, (hull[v, k, 0], hull[v, k, 1], hull[v, k, 2]))
         p = add(pos, r)
-        depth, n, surf, vg = deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, v)
+        depth, n, surf, vg = deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, v, box_mask, hf_mask)
         if depth <= 0.0:
             continue
         contacts += 1

@@ -190,7 +190,7 @@ class World:
         dd = tuple(dd / np.linalg.norm(dd))
         hit, s, p, n, surf, shape, vg = Q.cast(self.plane_table, self.box_table, self.hf_table, self.hf_z,
                                                k, a, dd, float(r), float(l_max), float(a_min), float(t),
-                                               int(vehicle))
+                                               int(vehicle), -1, -1)
         mu = float(self.surf_mu[surf]) if hit else 0.0
         return Hit(bool(hit), float(s), np.array(p), np.array(n), mu, np.array(vg), int(surf), int(shape))
 
