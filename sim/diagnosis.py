@@ -11,6 +11,7 @@ at the first loss of grip (a wheel entering NO_LOAD or SATURATED).
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -25,8 +26,10 @@ MIN_LOAD_SHARE = 0.02      # -: Fz below this share of the wheel's static load c
 WEAK_UTILISATION = 0.2     # -: |F_raw| / (mu Fz) below this is a weak response
 
 
+@functools.lru_cache(maxsize=256)
 def magic_peak(b: float, c: float, e: float) -> float:
-    """Slip where D sin(C atan(B s - E (B s - atan(B s)))) peaks; inf when C <= 1 (no peak)."""
+    """Slip where D sin(C atan(B s - E (B s - atan(B s)))) peaks; inf when C <= 1 (no peak).
+    Memoised: it depends only on the tire's B, C, E and is asked for every wheel every step."""
     if c <= 1.0:
         return math.inf
     target = math.tan(math.pi / (2.0 * c))          # C atan(x) = pi/2
@@ -57,10 +60,15 @@ def static_loads(car: Vehicle, gravity: float = 9.81) -> np.ndarray:
     return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
 
 
+@functools.lru_cache(maxsize=16)
+def _static_loads(car: Vehicle) -> np.ndarray:
+    return static_loads(car)
+
+
 def classify(car: Vehicle, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, fy_raw) -> np.ndarray:
     """The state of each of the four wheels from one step's telemetry (arrays of 4)."""
     out = np.empty(4, dtype=int)
-    loads = static_loads(car)
+    loads = _static_loads(car)
     for i in range(4):
         tire = car.front_tire if i < 2 else car.rear_tire
         budget = mu[i] * fz[i]
