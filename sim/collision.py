@@ -21,7 +21,7 @@ from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_ro
 @leaf
 def hull_neighbours(boxes, hf_meta, centre, radius, t, vehicle):
     """Bit masks of the boxes (first 63) and heightfields (first 63) whose bounds come within `radius`
-    of `centre` (the hull's bounding sphere); shapes past the 63rd are always checked."""
+    of `centre`; shapes past the 63rd are always checked."""
     box_mask = 0
     for i in range(min(boxes.shape[0], 63)):
         if int(boxes[i, BX_OWNER]) == vehicle:

@@ -239,15 +239,11 @@ def drive_stage(v, wp, vp, ctrl, bs, ws, tw, tb, h):
 
 
 @kernel
-def query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t):
-    """Query the ground along each suspension axis and place the wheel: s, a, l, C, Q, x, t, b."""
+def query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask, hf_mask):
+    """Query the ground along each suspension axis and place the wheel: s, a, l, C, Q, x, t, b.
+    Only the boxes and heightfields in the masks of `nearby_shapes` are tested."""
     pos = read3(bs, v, BS_PX)
     q = (bs[v, BS_QW], bs[v, BS_QX], bs[v, BS_QY], bs[v, BS_QZ])
-    # the shapes any of the four suspension sweeps could reach: one test per shape per vehicle
-    reach = 0.0
-    for i in range(NW):
-        reach = max(reach, norm(read3w(wp, v, i, WP_AX)) + wp[v, i, WP_LMAX] + wp[v, i, WP_R] * (1.0 + 1.0 / A_MIN))
-    box_mask, hf_mask = hull_neighbours(boxes, hf_meta, pos, reach, t, v)
     for i in range(NW):
         kind = int(wp[v, i, WP_QUERY])
         r = wp[v, i, WP_R]
@@ -438,16 +434,12 @@ def wheel_stage(v, wp, vp, bs, ws, tw, h):
 
 
 @kernel
-def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t):
+def collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask, hf_mask):
     """Body collision: every hull point inside the ground pushes out; returns (force, torque about com)."""
     pos, q, vel, w = body_state(bs, v)
     force = (0.0, 0.0, 0.0)
     tau = (0.0, 0.0, 0.0)
     contacts = 0
-    radius = 0.0                                       # the hull's bounding sphere about the centre of mass
-    for k in range(hull.shape[1]):
-        radius = max(radius, norm((hull[v, k, 0], hull[v, k, 1], hull[v, k, 2])))
-    box_mask, hf_mask = hull_neighbours(boxes, hf_meta, pos, radius, t, v)
     for k in range(hull.shape[1]):
         r = quat_rotate(q, (hull[v, k, 0], hull[v, k, 1], hull[v, k, 2]))
         p = add(pos, r)
@@ -651,6 +643,18 @@ def angular_momentum(v, vp, bs, ws, tb):
     write3(tb, v, TB_HTOTAL_X, add(add(h_body, h_wheels), h_engine))
 
 
+@kernel
+def nearby_shapes(v, wp, hull, bs, boxes, hf_meta, t):
+    """Bit masks of the boxes and heightfields that vehicle v's suspension sweeps or body hull could
+    touch this substep: one bounding test per shape, shared by the wheel queries and the collision."""
+    reach = 0.0
+    for i in range(NW):
+        reach = max(reach, norm(read3w(wp, v, i, WP_AX)) + wp[v, i, WP_LMAX] + wp[v, i, WP_R] * (1.0 + 1.0 / A_MIN))
+    for k in range(hull.shape[1]):
+        reach = max(reach, norm((hull[v, k, 0], hull[v, k, 1], hull[v, k, 2])))
+    return hull_neighbours(boxes, hf_meta, read3(bs, v, BS_PX), reach, t, v)
+
+
 # ---------------------------------------------------------------------------------------------------
 # The order
 
@@ -658,11 +662,13 @@ def angular_momentum(v, vp, bs, ws, tb):
 def substep(v, vp, wp, hull, ctrl, bs, ws, tw, tb, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
     """One substep of vehicle v from the frozen start state, in the order of spec 000."""
     drive_stage(v, wp, vp, ctrl, bs, ws, tw, tb, h)                        # steering, brakes, engine, gearbox, diffs
-    query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t)   # query, contact geometry, x
+    box_mask, hf_mask = nearby_shapes(v, wp, hull, bs, boxes, hf_meta, t)  # shapes within reach (broad phase)
+    query_stage(v, wp, bs, tw, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask, hf_mask)  # query, geometry, x
     suspension_stage(v, wp, bs, ws, tw, h)                                 # xdot, Fs, Fz (+ anti-roll)
     tire_stage(v, wp, bs, ws, tw)                                          # slip, raw force, combined limit
     d_h = wheel_stage(v, wp, vp, bs, ws, tw, h)                            # wheel spin, brake rule, dHw + dHe
-    f_hull, tau_hull = collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t)  # body hull
+    f_hull, tau_hull = collision_stage(v, vp, hull, bs, tb, planes, boxes, hf_meta, hf_z, surf_mu, t,
+                                       box_mask, hf_mask)                  # body hull against the ground
     d_h = parking_stage(v, vp, wp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h)  # static friction
     body_stage(v, vp, bs, ws, tw, tb, gravity, d_h, f_hull, tau_hull, h)   # forces, ledger torque, integrate
 
