@@ -43,28 +43,31 @@ def test_every_panel_builds_while_driving(gui):
         s.frame(1 / 30, lambda dt: sim.Controls(throttle=1.0, steer=0.5))
         frame(o, gui)
     dd = imgui.get_draw_data()
-    assert dd.cmd_lists_count >= 5 and dd.total_vtx_count > 1000       # five panels with content
+    assert dd.cmd_lists_count >= 6                                    # five panels and the menu bar
     t, v = o.history.series("speed")
     assert len(t) == s.sim.steps and v[-1, 0] > 0.0
     assert all(st >= 0 for st in o.monitor.states)                    # the diagnosis ran every step
 
 
-def test_expanded_tuning_groups_build(gui):
+def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
     imgui.get_io().display_size = (1280, 9000)        # tall enough that no editor is clipped away
     s, o = make()
-    for _ in range(2):
-        imgui.new_frame()
-        imgui.set_next_window_size((400, 4000))
-        imgui.begin("Tuning")
-        for gname in sim.params.GROUP_TYPES:
-            imgui.set_next_item_open(True)
-            if imgui.collapsing_header(gname):
-                for f in sim.params.fields(sim.params.GROUP_TYPES[gname]):
-                    o.field_editor(o.params, gname, f)
-        imgui.end()
-        imgui.render()
-        gui.render(imgui.get_draw_data())
-    assert imgui.get_draw_data().total_vtx_count > 5000
+    built = []
+    editor = o.field_editor
+    o.field_editor = lambda car, gname, f: (built.append(f"{gname}.{f.name}"), editor(car, gname, f))
+    imgui.new_frame()
+    imgui.set_next_window_size((400, 8800))
+    imgui.begin("Tuning")
+    for gname in sim.params.GROUP_TYPES:
+        imgui.set_next_item_open(True)
+        if imgui.collapsing_header(gname):
+            for f in sim.params.fields(sim.params.GROUP_TYPES[gname]):
+                o.field_editor(o.params, gname, f)
+    imgui.end()
+    imgui.render()
+    gui.render(imgui.get_draw_data())
+    expected = [f"{g}.{f.name}" for g, t in sim.params.GROUP_TYPES.items() for f in sim.params.fields(t)]
+    assert built == expected
 
 
 def test_panels_can_be_hidden_and_shown(gui):
@@ -162,3 +165,21 @@ def test_a_panel_saved_outside_a_smaller_window_comes_back_inside(gui):
     imgui.render()
     w, h = imgui.get_io().display_size
     assert 0 <= pos.x < w and 0 <= pos.y < h
+
+
+def test_driving_keys_reach_the_car_with_the_overlay_open(gui):
+    """ImGui must not keep the arrow keys while the user drives (it did, with keyboard navigation)."""
+    import pygame
+    from ui.backend import PygameInput
+    pygame.display.init()
+    try:
+        gi = PygameInput()
+        s, o = make()
+        for _ in range(3):
+            frame(o, gui)
+        for key in (pygame.K_UP, pygame.K_LEFT, pygame.K_SPACE):
+            assert not gi.handle(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0))
+            frame(o, gui)
+            assert not gi.handle(pygame.event.Event(pygame.KEYUP, key=key, mod=0, unicode="", scancode=0))
+    finally:
+        pygame.display.quit()

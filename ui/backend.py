@@ -43,7 +43,10 @@ def configure_io(display_size=(1280, 720)) -> None:
     io = imgui.get_io()
     io.display_size = display_size
     io.backend_flags |= imgui.BackendFlags_.renderer_has_textures
-    io.config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+    # no keyboard navigation: with it ImGui claims the keyboard whenever one of its windows has focus
+    # (always, at startup), and the arrow keys would never reach the car. Without it ImGui takes keys
+    # only while a widget such as a text field is active.
+    io.config_flags &= ~imgui.ConfigFlags_.nav_enable_keyboard
 
 
 class NullRenderer:
