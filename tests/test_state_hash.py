@@ -1,0 +1,148 @@
+"""Regression guard for restructuring: 60 s of scripted driving on the proving ground must end in exactly
+the same state and telemetry, bit for bit, as the code this hash was taken from (issue 8).
+
+The hash is over named quantities read through the public API (state and telemetry views), in a fixed
+order, so it does not depend on how the tables are laid out inside. It changes only when the physics
+changes: a deliberate change of behaviour must say so and update the two constants below.
+"""
+import hashlib
+import math
+
+import numpy as np
+
+import sim
+
+DT = 1 / 240
+SECONDS = 60.0
+
+STATE_NAMES = ("position", "orientation", "velocity", "angular_velocity", "wheel_omega", "wheel_steer",
+               "wheel_angle", "engine_omega", "gear")
+WHEEL_NAMES = ("s", "a", "l", "l_raw", "x", "xdot", "Fs", "Fz", "vx", "vy", "kappa", "alpha", "Fx_raw",
+               "Fy_raw", "Fx", "Fy", "grip_scale", "T_drive", "T_brake", "omega", "rho", "r_eff", "grounded",
+               "surface", "shape", "mu", "steer", "Q", "n", "t", "b", "C", "u", "F_suspension", "F_tire",
+               "F_rolling", "v_ground")
+BODY_NAMES = ("H_body", "H_wheels", "H_engine", "H_total", "rpm", "gear", "T_engine", "T_clutch", "diff_lock",
+              "tc_active", "abs_active", "hull_contacts")
+FORCE_NAMES = ("gravity", "drag", "downforce", "rolling", "suspension", "tire", "collision")
+
+
+def public_hash(s: sim.Simulation) -> str:
+    h = hashlib.sha256()
+    for name in STATE_NAMES:
+        h.update(np.ascontiguousarray(getattr(s.state, name), dtype=np.float64).tobytes())
+    for name in WHEEL_NAMES + BODY_NAMES:
+        h.update(np.ascontiguousarray(getattr(s.telemetry, name), dtype=np.float64).tobytes())
+    forces = s.telemetry.forces
+    for name in FORCE_NAMES:
+        h.update(np.ascontiguousarray(forces[name], dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def variants() -> list[sim.Vehicle]:
+    """Four cars that between them use every stage and mode: engine auto/manual and direct drive, open,
+    limited-slip and locked differentials, sphere/disc/ray queries, camber, linear and Magic Formula
+    tires, an anti-roll bar."""
+    hatch = sim.load_vehicle("hatchback")
+    boxster = sim.load_vehicle("boxster_s")
+    awd = hatch
+    for path, value in (("drive.layout", "awd"), ("drive.front_diff", "lsd"), ("drive.rear_diff", "locked"),
+                        ("front_suspension.query", "disc"), ("front_suspension.camber_deg", -2.0),
+                        ("rear_suspension.query", "disc"), ("front_tire.model", "linear"),
+                        ("gearbox.mode", "manual"), ("front_suspension.anti_roll", 20000.0)):
+        awd = sim.with_value(awd, path, value)
+    direct = hatch
+    for path, value in (("drive.mode", "direct"), ("drive.layout", "fwd"), ("front_suspension.query", "ray"),
+                        ("rear_suspension.query", "ray")):
+        direct = sim.with_value(direct, path, value)
+    return [hatch, boxster, awd, direct]
+
+
+def program(k: int, n: int) -> np.ndarray:
+    """Control rows (n, 9) for step k: throttle, brake, steer, handbrake, clutch, shift, gear, abs, tc.
+    Settle, drive and steer, an ABS stop, stand on the brake and the handbrake (static friction), a
+    full-throttle launch with traction control, manual shifts, reverse, neutral, the clutch pedal, coast."""
+    t = k * DT
+    rows = np.zeros((n, 9))
+    rows[:, 6] = 100.0                                     # no gear request
+    for v in range(n):
+        wig = math.sin(0.7 * t + v) + 0.4 * math.sin(2.3 * t + 2 * v)
+        r = rows[v]
+        if t < 1.0:
+            pass
+        elif t < 12.0:
+            r[0] = 0.6 + 0.3 * math.sin(0.9 * t + v)
+            r[2] = 0.5 * wig
+        elif t < 16.0:
+            r[1] = 1.0
+            r[2] = 0.2 * wig
+            r[7] = 1.0
+        elif t < 19.0:
+            r[1] = 0.3
+        elif t < 22.0:
+            r[3] = 1.0
+        elif t < 35.0:
+            r[0] = 1.0
+            r[2] = 0.35 * wig
+            r[8] = 1.0
+            if v == 2 and (abs(t - 26.0) < 0.5 * DT or abs(t - 30.0) < 0.5 * DT):
+                r[5] = 1.0                                 # manual upshifts
+            if v == 3 and t > 30.0:
+                r[0] = -0.8                                # direct drive backwards
+        elif t < 37.0:
+            r[1] = 1.0
+            r[7] = 1.0
+        elif t < 40.0:
+            r[6] = -1.0                                    # reverse
+            r[0] = 0.5
+            r[2] = -0.3
+        elif t < 41.0:
+            r[6] = 0.0                                     # neutral
+            r[0] = 0.7
+        elif t < 50.0:
+            if t < 41.0 + DT:
+                r[6] = 1.0
+            r[0] = 0.5 + 0.5 * math.sin(1.3 * t + v)
+            r[2] = 0.8 * wig
+            r[4] = 1.0 if 42.0 <= t < 43.0 else 0.0        # clutch pedal
+            r[8] = 1.0
+        else:
+            r[2] = 0.3 * wig
+            r[1] = 0.5 if t > 57.0 else 0.0
+            r[7] = 1.0
+    return rows
+
+
+def test_scripted_batch_drive_hash():
+    cars = variants()
+    world = sim.load_world("proving_ground")
+    s = sim.Simulation(cars, world, dt=DT, substeps=4, n_vehicles=len(cars))
+    z = max(sim.rest_com_height(c) for c in cars)
+    s.reset(position=[(5.0, 12.0, z), (50.0, 16.0, z), (30.0, -45.0, z), (-45.0, 0.0, z)],
+            yaw=[0.0, 0.0, 0.0, -0.6])            # along a curb, into the bumps, up the 20 deg hill, on ice
+    steps = int(round(SECONDS / DT))
+    trace = np.stack([program(k, len(cars)) for k in range(steps)])
+    half = steps // 3
+    s.run(trace[:half])
+    s.set_params(sim.with_value(cars[1], "front_suspension.k", 1.5 * cars[1].front_suspension.k), index=1)
+    s.run(trace[half:2 * half])
+    s.reset(position=(-25.0, -10.0, z), yaw=0.3, speed=5.0, index=3, gear=2)
+    s.run(trace[2 * half:])
+    assert s.finite()
+    assert public_hash(s) == BATCH_HASH
+
+
+def test_scripted_single_drive_hash():
+    """The app's path: one car, step() with Controls every 1/240 s, 8 substeps."""
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.load_world("proving_ground"), dt=DT, substeps=8)
+    s.reset(position=(-40.0, 45.0, sim.rest_com_height(car) + 0.05), yaw=-0.3)   # on the turntable
+    for k in range(int(round(SECONDS / DT))):
+        r = program(k, 1)[0]
+        s.step(sim.Controls(throttle=r[0], brake=r[1], steer=r[2], handbrake=r[3], clutch=r[4], shift=int(r[5]),
+                            gear=None if r[6] == 100.0 else int(r[6]), abs=bool(r[7]), tc=bool(r[8])))
+    assert s.finite()
+    assert public_hash(s) == SINGLE_HASH
+
+
+BATCH_HASH = "f89b3e4ee7c359e145ba720990ca8b3697e1f0031182d20aa2756e2493859897"
+SINGLE_HASH = "a8a50ec806848e8dd6fbcbbe9af0c46c1e8f2cca4944319e95f22c8f545b96a8"
