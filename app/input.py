@@ -18,6 +18,7 @@ from pygame._sdl2 import controller as sdl_controller
 
 import sim
 from config import CONFIG_DIR
+from sim.steering import approach
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
 ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
@@ -31,7 +32,8 @@ PAD_BUTTONS = {"a": "A", "b": "B", "x": "X", "y": "Y", "back": "BACK", "guide": 
                "dpleft": "DPAD_LEFT", "dpright": "DPAD_RIGHT"}
 GEARS = ("R", "N", "D")
 RATE_RANGES = {"pedal_rise": (0.1, 100.0), "pedal_fall": (0.1, 100.0), "steer_rate": (0.1, 100.0),
-               "steer_return": (0.1, 100.0), "stick_deadzone": (0.0, 0.9), "rumble": (0.0, 1.0)}
+               "steer_return": (0.1, 100.0), "stick_deadzone": (0.0, 0.9), "rumble": (0.0, 1.0),
+               "rumble_full_slip": (0.01, 5.0)}
 
 
 @dataclass
@@ -93,7 +95,7 @@ def load_bindings(path: Path | None = None) -> Bindings:
         buttons[action] = [getattr(pygame, "CONTROLLER_BUTTON_" + PAD_BUTTONS[n]) for n in value]
         pad_names[action] = list(value)
     rates = {"pedal_rise": 5.0, "pedal_fall": 8.0, "steer_rate": 2.5, "steer_return": 4.0,
-             "stick_deadzone": 0.12, "rumble": 1.0}
+             "stick_deadzone": 0.12, "rumble": 1.0, "rumble_full_slip": 0.5}
     for k, v in data.get("rates", {}).items():
         if k not in RATE_RANGES:
             raise sim.ConfigError(f"{where}: unknown key rates.{k}; known keys: {', '.join(RATE_RANGES)}")
@@ -102,13 +104,6 @@ def load_bindings(path: Path | None = None) -> Bindings:
             raise sim.ConfigError(f"{where}: rates.{k} = {v!r} is not allowed; expected a number in [{lo:g}, {hi:g}]")
         rates[k] = float(v)
     return Bindings(keys, names, axes, buttons, pad_names, rates)
-
-
-def approach(value: float, target: float, rate: float) -> float:
-    """Move `value` toward `target` by at most `rate`."""
-    if value < target:
-        return min(target, value + rate)
-    return max(target, value - rate)
 
 
 class Input:
@@ -222,12 +217,13 @@ class Input:
         for name in ("throttle", "brake"):
             target = 1.0 if name in self.held else 0.0
             cur = getattr(self, name)
-            setattr(self, name, approach(cur, target, (r["pedal_rise"] if target > cur else r["pedal_fall"]) * dt))
+            rate = r["pedal_rise"] if target > cur else r["pedal_fall"]
+            setattr(self, name, approach(float(cur), target, rate * dt))
         target = (1.0 if "steer_left" in self.held else 0.0) - (1.0 if "steer_right" in self.held else 0.0)
         rate = r["steer_rate"] if target != 0.0 else r["steer_return"]
         if target != 0.0 and target * self.steer < 0.0:
             rate = max(rate, r["steer_return"])
-        self.steer = approach(self.steer, target, rate * dt)
+        self.steer = approach(float(self.steer), target, rate * dt)
         throttle = max(self.throttle, self.pad_axis["throttle"])
         brake = max(self.brake, self.pad_axis["brake"])
         steer = self.steer if abs(self.steer) >= abs(self.pad_axis["steer"]) else self.pad_axis["steer"]
@@ -239,8 +235,9 @@ class Input:
                             clutch=clutch, shift=shift, abs=self.abs, tc=self.tc)
 
     def rumble(self, slip: float, duration_ms: int = 120) -> None:
-        """Rumble every pad in proportion to `slip` (0..1), where the pad supports it."""
-        strength = max(0.0, min(1.0, slip)) * self.b.rates["rumble"]
+        """Rumble every pad in proportion to the largest wheel slip |kappa|, full at rumble_full_slip,
+        where the pad supports it."""
+        strength = max(0.0, min(1.0, slip / self.b.rates["rumble_full_slip"])) * self.b.rates["rumble"]
         for pad in list(self.pads.values()):
             try:
                 pad.rumble(strength, strength * 0.6, duration_ms)

@@ -17,43 +17,45 @@ from app.loop import FixedStepLoop
 from render.interp import Pose, blend, capture
 from sim.params import atomic_write_bytes
 
-TRACE_FORMAT = "contactpatch-trace-1"
+TRACE_FORMAT = "contactpatch-trace-2"
+TRACE_COLUMNS = sim.CONTROL_COLUMNS + ("reset",)
+# format 1 (before the control row was shared with Simulation.run) put reset fifth
+LEGACY_COLUMNS = ("throttle", "brake", "steer", "handbrake", "reset", "clutch", "shift", "gear", "abs", "tc")
+TRACE_DEFAULTS = dict(zip(sim.CONTROL_COLUMNS, sim.CONTROL_DEFAULTS), reset=0.0)
 SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
-
-
-COLUMNS = ["throttle", "brake", "steer", "handbrake", "reset", "clutch", "shift", "gear", "abs", "tc"]
-NO_GEAR = 100          # the "gear" column when no gear was requested
-
-
-def row_controls(row: list) -> sim.Controls:
-    """Controls from a trace row (5 columns in short traces, all of COLUMNS in full ones)."""
-    full = list(row) + [0.0, 0.0, NO_GEAR, 0.0, 0.0][len(row) - 5:] if len(row) < len(COLUMNS) else row
-    gear = int(full[7])
-    return sim.Controls(float(full[0]), float(full[1]), float(full[2]), float(full[3]), clutch=float(full[5]),
-                        shift=int(full[6]), gear=None if gear == NO_GEAR else gear, abs=bool(full[8]),
-                        tc=bool(full[9]))
-
-
-def controls_row(c: sim.Controls, reset: bool) -> list:
-    return [c.throttle, c.brake, c.steer, c.handbrake, 1 if reset else 0, c.clutch, c.shift,
-            NO_GEAR if c.gear is None else c.gear, 1 if c.abs else 0, 1 if c.tc else 0]
 
 
 @dataclass
 class Trace:
-    """Controls per physics step, one row each: the COLUMNS (reset = reset the car before this step).
-    Rows of only the first five columns are accepted (the rest default: no clutch, shift or gear
-    request, aids off)."""
+    """Controls per physics step, one row each in TRACE_COLUMNS order: the control row that
+    `sim.Controls.from_row` and `Simulation.run` read (CONTROL_COLUMNS), then reset (1 = reset the car
+    before this step). Shorter rows are completed with the defaults (no clutch, shift or gear request,
+    aids off, no reset)."""
     dt: float
     substeps: int
     vehicle: str
     world: str
     rows: list[list[float]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.rows = [complete_row(r, TRACE_COLUMNS) for r in self.rows]
+
+    def append(self, controls: sim.Controls, reset: bool) -> None:
+        self.rows.append([float(x) for x in controls.row()] + [1.0 if reset else 0.0])
+
+    def controls(self, k: int) -> sim.Controls:
+        return sim.Controls.from_row(self.rows[k][:len(sim.CONTROL_COLUMNS)])
+
+    def reset(self, k: int) -> bool:
+        return self.rows[k][-1] > 0.5
+
+    def control_rows(self) -> np.ndarray:
+        """(K, CT_N) control rows, ready for Simulation.run (resets left out)."""
+        return np.array([r[:len(sim.CONTROL_COLUMNS)] for r in self.rows]).reshape(len(self.rows), -1)
+
     def save(self, path: str | Path) -> None:
         data = {"format": TRACE_FORMAT, "dt": self.dt, "substeps": self.substeps, "vehicle": self.vehicle,
-                "world": self.world, "columns": COLUMNS,
-                "steps": self.rows}
+                "world": self.world, "columns": list(TRACE_COLUMNS), "steps": self.rows}
         atomic_write_bytes(path, json.dumps(data, separators=(",", ":")).encode())
 
     @classmethod
@@ -62,36 +64,47 @@ class Trace:
             data = json.loads(Path(path).read_text())
         except (OSError, ValueError) as exc:
             raise sim.ConfigError(f"{path}: cannot read the input trace: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != TRACE_FORMAT:
-            raise sim.ConfigError(f"{path}: format = {data.get('format') if isinstance(data, dict) else None!r} "
-                                  f"is not allowed; expected {TRACE_FORMAT!r} (a file saved with --record)")
+        fmt = data.get("format") if isinstance(data, dict) else None
+        if fmt not in (TRACE_FORMAT, "contactpatch-trace-1"):
+            raise sim.ConfigError(f"{path}: format = {fmt!r} is not allowed; expected {TRACE_FORMAT!r} "
+                                  f"(a file saved with --record)")
+        columns = data.get("columns", LEGACY_COLUMNS if fmt == "contactpatch-trace-1" else TRACE_COLUMNS)
+        if not isinstance(columns, list | tuple) or any(c not in TRACE_DEFAULTS for c in columns):
+            raise sim.ConfigError(f"{path}: columns = {columns!r} is not allowed; expected names from "
+                                  f"{', '.join(TRACE_COLUMNS)}")
         rows = data.get("steps")
-        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) in (5, len(COLUMNS)) for r in rows):
-            raise sim.ConfigError(f"{path}: steps must be a list of rows of [{', '.join(COLUMNS)}] "
-                                  f"(or their first five)")
-        return cls(float(data["dt"]), int(data["substeps"]), str(data["vehicle"]), str(data["world"]), rows)
+        if not isinstance(rows, list) or not all(
+                isinstance(r, list) and 1 <= len(r) <= len(columns)
+                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in r) for r in rows):
+            raise sim.ConfigError(f"{path}: steps must be a list of rows of numbers [{', '.join(columns)}] "
+                                  f"(or their first few)")
+        try:
+            dt, substeps = float(data["dt"]), int(data["substeps"])
+        except (KeyError, TypeError, ValueError):
+            raise sim.ConfigError(f"{path}: dt and substeps must be numbers") from None
+        ordered = [[dict(zip(columns, r)).get(c, TRACE_DEFAULTS[c]) for c in TRACE_COLUMNS] for r in rows]
+        return cls(dt, substeps, str(data.get("vehicle", "hatchback")), str(data.get("world", "proving_ground")),
+                   ordered)
+
+
+def complete_row(row, columns) -> list[float]:
+    """A row of the first len(row) `columns`, completed with their defaults."""
+    return [float(x) for x in row] + [TRACE_DEFAULTS[c] for c in columns[len(row):]]
 
 
 class Rewind:
-    """The last `seconds` of the simulation, one entry per physics step, in preallocated ring buffers:
-    the state tables, the telemetry and the controls that step used."""
+    """The last `seconds` of the simulation, one snapshot per physics step (state, controls and the
+    telemetry to show), in a ring."""
 
     def __init__(self, s: sim.Simulation, seconds: float = 30.0):
         self.cap = int(round(seconds / s.dt))
-        self.bs = np.zeros((self.cap,) + s.bs.shape)
-        self.ws = np.zeros((self.cap,) + s.ws.shape)
-        self.tw = np.zeros((self.cap,) + s.tw.shape)
-        self.tb = np.zeros((self.cap,) + s.tb.shape)
-        self.ctrl = np.zeros((self.cap,) + s.ctrl.shape)
-        self.steps = np.zeros(self.cap, dtype=np.int64)
+        self.snaps: list[sim.Snapshot | None] = [None] * self.cap
         self.count = 0            # entries written since the last truncate (all of them if < cap)
         self.head = 0             # where the next one goes
 
     def push(self, s: sim.Simulation) -> None:
-        k = self.head
-        self.bs[k], self.ws[k], self.tw[k], self.tb[k], self.ctrl[k] = s.bs, s.ws, s.tw, s.tb, s.ctrl
-        self.steps[k] = s.steps
-        self.head = (k + 1) % self.cap
+        self.snaps[self.head] = s.snapshot(telemetry=True)
+        self.head = (self.head + 1) % self.cap
         self.count = min(self.count + 1, self.cap)
 
     def __len__(self) -> int:
@@ -103,10 +116,7 @@ class Rewind:
 
     def restore(self, s: sim.Simulation, back: int) -> None:
         """Put the simulation back to the entry `back` steps before the newest."""
-        k = self.index(back)
-        s.bs[:], s.ws[:], s.tw[:], s.tb[:], s.ctrl[:] = self.bs[k], self.ws[k], self.tw[k], self.tb[k], self.ctrl[k]
-        s.steps = int(self.steps[k])
-        s.time = s.steps * s.dt
+        s.restore(self.snaps[self.index(back)])
 
     def truncate(self, back: int) -> None:
         """Forget the `back` newest entries (driving on from an earlier state rewrites the future)."""
@@ -247,19 +257,19 @@ class Session:
     def physics_step(self, controls_for_step: Callable[[float], sim.Controls]) -> None:
         user = controls_for_step(self.sim.dt)
         if self.replaying:
-            row = self.replay.rows[self.replay_pos]
+            k = self.replay_pos
             self.replay_pos += 1
-            if row[4]:
+            reset_flag = self.replay.reset(k)
+            if reset_flag:
                 self.reset_car()
-            c = row_controls(row)
-            reset_flag = bool(row[4])
+            c = self.replay.controls(k)
         else:
             reset_flag = self._reset_pending
             if self._reset_pending:
                 self._apply_reset()
             c = user
         if self.recording is not None:
-            self.recording.rows.append(controls_row(c, reset_flag))
+            self.recording.append(c, reset_flag)
         self.sim.step(c)
         if not self.sim.finite():
             self.blown_up = True

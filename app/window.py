@@ -4,7 +4,6 @@ Only this module knows pygame's event loop, the GL context and the simulation at
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections import deque
@@ -194,8 +193,8 @@ class App:
         fwd = quat_matrix(s.sim.state.orientation)[:3, 0]
         speed = float(np.dot(v, fwd)) * 3.6
         if self.input.direct_gears:
-            driven = s.sim.wp[0, :, sim.layout.WP_TDRIVE] > 0
-            wheel_rpm = float(np.mean(np.abs(s.sim.state.wheel_omega[driven]))) * 60 / (2 * math.pi)
+            driven = s.sim.wheel_geometry().driven
+            wheel_rpm = float(np.mean(np.abs(s.sim.state.wheel_omega[driven]))) * sim.RPM
             drive = f"gear {self.input.gear}   driven wheels {wheel_rpm:5.0f} rpm (direct drive)"
         else:
             gear = int(s.sim.state.gear)
@@ -297,7 +296,7 @@ class App:
             wall_sum = sum(w for w, _ in self.rtf_window)
             rtf = sum(s for _, s in self.rtf_window) / wall_sum if wall_sum > 0 else 0.0
             slip = float(np.max(np.abs(self.session.sim.telemetry.kappa))) if not self.session.paused else 0.0
-            self.input.rumble(min(1.0, slip / 0.5))
+            self.input.rumble(slip)
             self.draw(alpha, frame_dt, rtf)
             if self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9:
                 if self.screenshot_path:

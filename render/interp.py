@@ -9,8 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim import layout as L
-
 
 @dataclass(frozen=True)
 class Pose:
@@ -24,11 +22,14 @@ class Pose:
 
 
 def capture(sim, vehicle: int = 0) -> Pose:
-    """Copy vehicle `vehicle`'s drawable state out of the simulation."""
-    bs, ws, tw = sim.bs[vehicle], sim.ws[vehicle], sim.tw[vehicle]
-    return Pose(sim.time, bs[L.BS_PX:L.BS_PZ + 1].copy(), bs[L.BS_QW:L.BS_QZ + 1].copy(),
-                tw[:, L.TW_L].copy(), ws[:, L.WS_STEER].copy(), ws[:, L.WS_ANGLE].copy(),
-                tw[:, L.TW_GROUNDED].copy())
+    """Copy vehicle `vehicle`'s drawable state out of the simulation (through its state and telemetry
+    views)."""
+    state, tel = sim.state, sim.telemetry
+
+    def pick(a):
+        return np.array(a if sim.n == 1 else a[vehicle], dtype=float)
+    return Pose(sim.time, pick(state.position), pick(state.orientation), pick(tel.l), pick(state.wheel_steer),
+                pick(state.wheel_angle), pick(tel.grounded))
 
 
 def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:

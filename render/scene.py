@@ -15,7 +15,6 @@ import sim
 from render import meshes
 from render.interp import Pose
 from render.mathx import gl, pose_matrix, quat_matrix, rot_axis, scale, translate
-from sim import layout as L
 
 SKY = (0.62, 0.74, 0.88)
 LIGHT = np.array([-0.45, -0.30, -0.84]) / np.linalg.norm([-0.45, -0.30, -0.84])
@@ -115,12 +114,7 @@ class SceneRenderer:
     def set_vehicle(self, vehicle: sim.Vehicle) -> None:
         """Body and wheel geometry from the parameters (called again after a tuning change)."""
         self.vehicle = vehicle
-        wp = np.zeros((1, L.NW, L.WP_N))
-        vp = np.zeros((1, L.VP_N))
-        hull = np.zeros((1, L.NHULL, 3))
-        from sim.pack import pack_vehicle
-        pack_vehicle(vehicle, vp[0], wp[0], hull[0])
-        self.wp = wp[0]
+        self.wheels = sim.wheel_geometry(vehicle)
 
     # ------------------------------------------------------------------------------------------------
     def _draw(self, mesh: Mesh, model: np.ndarray, color=(1.0, 1.0, 1.0), grid: bool = False,
@@ -189,14 +183,13 @@ class SceneRenderer:
         nose = translate(ref + [0.5 * ch.length - 0.02, 0.0, ch.floor_z + lower_h * 0.6]) \
             @ scale((0.06, 0.5 * width, 0.12))
         self._draw(self.cube, body @ nose, (0.95, 0.92, 0.70))
-        for i in range(L.NW):
-            w = self.wp[i]
-            anchor = w[L.WP_AX:L.WP_AZ + 1]
-            d = w[L.WP_DX:L.WP_DZ + 1]
-            r = w[L.WP_R]
+        g = self.wheels
+        for i in range(len(sim.WHEEL_NAMES)):
+            r = g.radius[i]
             width = min(0.24, 0.8 * r)
-            model = body @ translate(anchor + d * pose.wheel_l[i]) @ rot_axis("z", pose.wheel_steer[i]) \
-                @ rot_axis("x", w[L.WP_CAMBER]) @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, width, r))
+            centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
+            model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ rot_axis("x", g.camber[i]) \
+                @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, width, r))
             tint = (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]
             self._draw(self.wheel, model, tint)
         # a soft dark patch under the car, on the ground below its centre of mass

@@ -5,9 +5,11 @@ reads a clock, draws, or imports pygame / moderngl / imgui.
 """
 from sim.params import ConfigError, Vehicle, load_vehicle, save_vehicle, validate, with_value, get_value
 from sim.world import World, load_world
-from sim.simulation import Controls, Simulation, Snapshot
-from sim.pack import rest_com_height
-from sim.layout import WHEEL_NAMES
+from sim.simulation import CONTROL_COLUMNS, CONTROL_DEFAULTS, NO_GEAR, Controls, Simulation, Snapshot
+from sim.pack import WheelGeometry, rest_com_height, wheel_geometry
+from sim.tables import WHEEL_NAMES
+from sim.units import RAD_S_PER_RPM, RPM
 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
-           "World", "load_world", "Controls", "Simulation", "Snapshot", "rest_com_height", "WHEEL_NAMES"]
+           "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation", "Snapshot",
+           "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM"]

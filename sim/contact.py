@@ -1,4 +1,4 @@
-"""Contact geometry and the tire frame (spec 000: 查询长度与轮心, 轮胎坐标).
+"""Contact geometry and the tire frame (docs/physics.md §6): where each wheel meets the ground.
 
 Inputs come from a query (`sim/query.py`): s (m) along the unit suspension axis d from the anchor A to
 the contact plane, and the plane's unit normal n. All vectors are world-frame 3-tuples.
@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import leaf
-from sim.query import QUERY_DISC
-from sim.vec import cross, dot, madd, norm, normalize, scale, sub
+from sim.jit import kernel, leaf
+from sim.query import QUERY_DISC, cast
+from sim.suspension import compression
+from sim.tables import NW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, W_SHAPE, \
+    W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER, WP_DX, WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, \
+    WP_QUERY, WP_R
+from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
 
 A_MIN = 0.2          # -: below this a = -dot(n, d) the hit is left to body collision (spec)
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
@@ -17,10 +21,10 @@ U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along th
 
 @leaf
 def support_radius(kind, r, n, u):
-    """rEff: the wheel's reach along -n. Sphere/ray: r. Disc: r sqrt(1 - dot(n, u)^2) (spec)."""
+    """rEff: the wheel's reach along -n. Sphere/ray: r. Disc: r sqrt(1 - dot(n, u)^2)."""
     if kind == QUERY_DISC:
-        h = dot(n, u)
-        return r * math.sqrt(max(0.0, 1.0 - h * h))
+        nu = dot(n, u)
+        return r * math.sqrt(max(0.0, 1.0 - nu * nu))
     return r
 
 
@@ -38,10 +42,10 @@ def suspension_length(s, a, r_eff, l_min, l_max):
 
 @leaf
 def contact_point(kind, c, n, u, r):
-    """Q: sphere/ray Q = C - r n; disc Q = C - r normalize(n - dot(n, u) u) (spec)."""
+    """Q: sphere/ray Q = C - r n; disc Q = C - r normalize(n - dot(n, u) u)."""
     if kind == QUERY_DISC:
-        h = dot(n, u)
-        return madd(c, normalize(madd(n, u, -h)), -r)
+        nu = dot(n, u)
+        return madd(c, normalize(madd(n, u, -nu)), -r)
     return madd(c, n, -r)
 
 
@@ -60,3 +64,73 @@ def tire_frame(u, n):
 def rolling_arm(u, q, c, t):
     """rho = -dot(cross(u, Q - C), t): the lever of the tread about the spin axis (m)."""
     return -dot(cross(u, sub(q, c)), t)
+
+
+@leaf
+def spin_axis(q, camber, steer):
+    """u in world: the body's +y axis turned by camber about x, then by the steering angle about z.
+
+    Positive omega about u = +y rolls the car forward, so t = normalize(u x n) points forward."""
+    ub = (0.0, math.cos(camber), math.sin(camber))
+    cs = math.cos(steer)
+    sn = math.sin(steer)
+    return quat_rotate(q, (ub[0] * cs - ub[1] * sn, ub[0] * sn + ub[1] * cs, ub[2]))
+
+
+@kernel
+def contact_stage(v, wheel_params, pos, q, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask,
+                  hf_mask):
+    """Query the ground along each suspension axis and place the wheel on it: s, a, l, C, Q, x, t, b, u.
+
+    pos (m), q: the frozen body pose; only the shapes in the broad phase's masks are tested. Reads the
+    road-wheel angle W_STEER of this substep; writes the wheel's contact columns of wheel_scratch."""
+    for i in range(NW):
+        kind = int(wheel_params[v, i, WP_QUERY])
+        r = wheel_params[v, i, WP_R]
+        l_min = wheel_params[v, i, WP_LMIN]
+        l_max = wheel_params[v, i, WP_LMAX]
+        anchor = add(pos, quat_rotate(q, get3w(wheel_params, v, i, WP_AX)))    # A, world
+        d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))                  # unit axis, world, points down
+        u = spin_axis(q, wheel_params[v, i, WP_CAMBER], wheel_scratch[v, i, W_STEER])   # after steer, camber
+        hit, s, p, n, surf, shape, vg = cast(planes, boxes, hf_meta, hf_z, kind, anchor, d, r, l_max,
+                                             A_MIN, t, v, box_mask, hf_mask)
+        a = -dot(n, d)                                                        # a = -dot(n, d)
+        grounded = hit and a >= A_MIN
+        l_raw = l_max
+        l = l_max
+        r_eff = r
+        if grounded:
+            r_eff = support_radius(kind, r, n, u)                             # sphere r; disc r sqrt(1-(n.u)^2)
+            grounded, l_raw, l = suspension_length(s, a, r_eff, l_min, l_max)   # l_raw = s - rEff/a
+        tt = (1.0, 0.0, 0.0)
+        bb = (0.0, 1.0, 0.0)
+        if grounded:
+            grounded, tt, bb = tire_frame(u, n)                               # t = u x n / |u x n|, b = n x t
+        c = madd(anchor, d, l)                                                # C = A + l d
+        if grounded:
+            qc = contact_point(kind, c, n, u, r)                              # Q per shape
+        else:
+            qc = madd(c, d, r)
+            s = 0.0
+            a = 0.0
+            surf = -1
+            shape = -1
+            n = scale(d, -1.0)
+            vg = (0.0, 0.0, 0.0)
+        wheel_scratch[v, i, W_S] = s
+        wheel_scratch[v, i, W_A] = a
+        wheel_scratch[v, i, W_L] = l
+        wheel_scratch[v, i, W_LRAW] = l_raw
+        wheel_scratch[v, i, W_X] = compression(wheel_params[v, i, WP_L0], l) if grounded else 0.0   # max(0, l0 - l)
+        wheel_scratch[v, i, W_R_EFF] = r_eff
+        wheel_scratch[v, i, W_GROUNDED] = 1.0 if grounded else 0.0
+        wheel_scratch[v, i, W_SURFACE] = surf
+        wheel_scratch[v, i, W_SHAPE] = shape
+        wheel_scratch[v, i, W_MU] = surf_mu[surf] * wheel_params[v, i, WP_GRIP] if grounded else 0.0
+        set3w(wheel_scratch, v, i, W_QX, qc)
+        set3w(wheel_scratch, v, i, W_NX, n)
+        set3w(wheel_scratch, v, i, W_TX, tt)
+        set3w(wheel_scratch, v, i, W_BX, bb)
+        set3w(wheel_scratch, v, i, W_CX, c)
+        set3w(wheel_scratch, v, i, W_UX, u)
+        set3w(wheel_scratch, v, i, W_VGX, vg)

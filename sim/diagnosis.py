@@ -17,13 +17,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.layout import WHEEL_NAMES
 from sim.params import Tire, Vehicle
+from sim.tables import WHEEL_NAMES
+from sim.tire import TIRE_MODELS, combined_limit, raw_force
 
 NO_LOAD, WEAK, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "weak response", "grip", "saturated")
 MIN_LOAD_SHARE = 0.02      # -: Fz below this share of the wheel's static load counts as no load
 WEAK_UTILISATION = 0.2     # -: |F_raw| / (mu Fz) below this is a weak response
+CUT_SCALE = 0.999          # -: a grip scale below this means the combined limit cut the force
+
+
+def force_was_cut(grip_scale: float) -> bool:
+    """True when the combined friction limit scaled the wheel's raw force down."""
+    return grip_scale < CUT_SCALE
 
 
 @functools.lru_cache(maxsize=256)
@@ -76,7 +83,7 @@ def classify(car: Vehicle, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, f
             out[i] = NO_LOAD
             continue
         k_peak, a_peak = peak_slips(tire, budget)
-        if grip_scale[i] < 0.999 or abs(kappa[i]) > k_peak or abs(alpha[i]) > a_peak:
+        if force_was_cut(grip_scale[i]) or abs(kappa[i]) > k_peak or abs(alpha[i]) > a_peak:
             out[i] = SATURATED
         elif math.hypot(fx_raw[i], fy_raw[i]) < WEAK_UTILISATION * budget:
             out[i] = WEAK
@@ -88,6 +95,20 @@ def classify(car: Vehicle, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, f
 def classify_telemetry(car: Vehicle, tel) -> np.ndarray:
     """classify() on a Simulation's telemetry view (one vehicle)."""
     return classify(car, tel.grounded, tel.Fz, tel.mu, tel.grip_scale, tel.kappa, tel.alpha, tel.Fx_raw, tel.Fy_raw)
+
+
+def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> np.ndarray:
+    """The tire's force against slip at this load (the same functions the simulation runs), each point
+    also through the combined limit on its own."""
+    out = np.empty(len(slips))
+    model = TIRE_MODELS[tire.model]
+    for k, s_ in enumerate(slips):
+        kappa, alpha = (0.0, s_) if lateral else (s_, 0.0)
+        fx, fy = raw_force(model, kappa, alpha, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx, tire.ex,
+                           tire.by, tire.cy, tire.dy, tire.ey, mu, fz)
+        fx, fy, _ = combined_limit(fx, fy, mu, fz)
+        out[k] = fy if lateral else fx
+    return out
 
 
 @dataclass

@@ -1,19 +1,55 @@
-"""Turn the frozen parameter dataclasses into the packed tables the kernels read (`sim/layout.py`)."""
+"""Turn the frozen parameter dataclasses into the packed tables the kernels read (`sim/tables.py`), and
+give the wheel mounts and the body hull to whoever draws them (`wheel_geometry`, `hull_points`)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from sim.layout import *  # noqa: F401,F403
+from sim.differential import DIFFS
 from sim.params import Vehicle
-from sim.query import QUERY_DISC, QUERY_RAY, QUERY_SPHERE
-from sim.tire import MODEL_LINEAR, MODEL_MAGIC
+from sim.query import QUERY_KINDS
+from sim.tables import *  # noqa: F401,F403 (column constants)
+from sim.tire import TIRE_MODELS
+from sim.units import RAD_S_PER_RPM
 
-QUERY_KINDS = {"ray": QUERY_RAY, "sphere": QUERY_SPHERE, "disc": QUERY_DISC}
-TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
 DRIVEN = {"rwd": (0.0, 0.0, 1.0, 1.0), "fwd": (1.0, 1.0, 0.0, 0.0), "awd": (1.0, 1.0, 1.0, 1.0)}
-DIFFS = {"open": 0.0, "lsd": 1.0, "locked": 2.0}
+
+
+@dataclass(frozen=True)
+class WheelGeometry:
+    """Where the four wheels (FL, FR, RL, RR) hang on the body, body frame relative to the centre of mass.
+
+    anchor (4, 3) m: suspension anchor A; axis (4, 3): unit suspension axis d (points down); radius (4,) m;
+    camber (4,) rad: the axle's rotation about body x (side-signed: negative camber tilts the top inward);
+    steers (4,) bool; driven (4,) bool. The wheel centre is anchor + l axis for the suspension length l."""
+    anchor: np.ndarray
+    axis: np.ndarray
+    radius: np.ndarray
+    camber: np.ndarray
+    steers: np.ndarray
+    driven: np.ndarray
+
+
+def wheel_geometry(car: Vehicle) -> WheelGeometry:
+    ch = car.chassis
+    com = np.array([ch.com_x, ch.com_y, ch.com_z])
+    anchor = np.zeros((NW, 3))
+    camber = np.zeros(NW)
+    radius = np.zeros(NW)
+    for i in range(NW):
+        front = i < 2
+        left = i % 2 == 0
+        axle = car.front_axle if front else car.rear_axle
+        sus = car.front_suspension if front else car.rear_suspension
+        anchor[i] = np.array([axle.x, axle.half_track if left else -axle.half_track, axle.anchor_z]) - com
+        gamma = math.radians(sus.camber_deg)
+        camber[i] = -gamma if left else gamma      # the left axle turns by -camber about x, the right by +camber
+        radius[i] = (car.front_tire if front else car.rear_tire).radius
+    axis = np.tile([0.0, 0.0, -1.0], (NW, 1))
+    driven = np.array(DRIVEN[car.drive.layout]) > 0.0
+    return WheelGeometry(anchor, axis, radius, camber, np.array([True, True, False, False]), driven)
 
 
 def hull_points(car: Vehicle) -> np.ndarray:
@@ -33,104 +69,109 @@ def hull_points(car: Vehicle) -> np.ndarray:
     return np.array(pts) - np.array([ch.com_x, ch.com_y, ch.com_z])
 
 
-def pack_vehicle(car: Vehicle, vp_row: np.ndarray, wp_rows: np.ndarray, hull_rows: np.ndarray) -> None:
-    """Fill one vehicle's row of vp (VP_N,), rows of wp (4, WP_N) and hull points (NHULL, 3) from `car`."""
+def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, hull_rows: np.ndarray) -> None:
+    """Fill one vehicle's row of vehicle_params (VP_N,), rows of wheel_params (NW, WP_N) and hull points
+    (NHULL, 3) from `car`."""
     hull_rows[:] = hull_points(car)
     ch = car.chassis
-    com = np.array([ch.com_x, ch.com_y, ch.com_z])
-    vp_row[:] = 0.0
-    vp_row[VP_MASS] = ch.mass
-    vp_row[VP_IXX] = ch.inertia_roll
-    vp_row[VP_IYY] = ch.inertia_pitch
-    vp_row[VP_IZZ] = ch.inertia_yaw
-    vp_row[VP_RHO] = car.aero.air_density
-    vp_row[VP_CD] = car.aero.drag_coefficient
-    vp_row[VP_AREA] = car.aero.frontal_area
-    vp_row[VP_CLA_F] = car.aero.downforce_front
-    vp_row[VP_CLA_R] = car.aero.downforce_rear
-    vp_row[VP_XF] = car.front_axle.x - ch.com_x
-    vp_row[VP_XR] = car.rear_axle.x - ch.com_x
-    vp_row[VP_IE] = car.engine.inertia
-    vp_row[VP_UEX:VP_UEZ + 1] = (1.0, 0.0, 0.0)       # longitudinal engine
-    vp_row[VP_STEER_MAX] = math.radians(car.steering.max_angle_deg)
-    vp_row[VP_HULL_K] = car.collision.stiffness
-    vp_row[VP_HULL_C] = car.collision.damping
-    vp_row[VP_HULL_CT] = car.collision.friction_damping
-    vp_row[VP_HULL_MU] = car.collision.friction
-    d, e, g = car.drive, car.engine, car.gearbox
-    rpm = 2.0 * math.pi / 60.0                        # rad/s per rpm
-    vp_row[VP_DIRECT] = 1.0 if d.mode == "direct" else 0.0
-    vp_row[VP_ENGINE_BRAKE] = e.engine_brake
-    vp_row[VP_IDLE_OMEGA] = e.idle_rpm * rpm
-    vp_row[VP_IDLE_GAIN] = e.idle_gain
-    vp_row[VP_REDLINE_OMEGA] = e.redline_rpm * rpm
-    vp_row[VP_NCURVE] = len(e.torque_rpm)
-    vp_row[VP_CURVE_RPM:VP_CURVE_RPM + len(e.torque_rpm)] = e.torque_rpm
-    vp_row[VP_CURVE_NM:VP_CURVE_NM + len(e.torque_nm)] = e.torque_nm
-    vp_row[VP_NGEARS] = len(g.ratios)
-    vp_row[VP_RATIO:VP_RATIO + len(g.ratios)] = g.ratios
-    vp_row[VP_REVERSE] = g.reverse
-    vp_row[VP_FINAL] = g.final_drive
-    vp_row[VP_EFF] = g.efficiency
-    vp_row[VP_AUTO] = 1.0 if g.mode == "auto" else 0.0
-    vp_row[VP_UP_OMEGA] = g.shift_up_rpm * rpm
-    vp_row[VP_DOWN_OMEGA] = g.shift_down_rpm * rpm
-    vp_row[VP_SHIFT_TIME] = g.shift_time
-    vp_row[VP_KC] = g.clutch_stiffness
-    vp_row[VP_TCAP] = g.clutch_max_torque
-    vp_row[VP_LAUNCH_OMEGA] = g.launch_rpm * rpm
-    vp_row[VP_SPLIT] = {"rwd": 0.0, "fwd": 1.0, "awd": d.centre_split}[d.layout]
-    vp_row[VP_DIFF_F] = DIFFS[d.front_diff]
-    vp_row[VP_DIFF_R] = DIFFS[d.rear_diff]
-    vp_row[VP_LSD_K] = d.lsd_stiffness
-    vp_row[VP_LSD_T] = d.lsd_max_torque
-    vp_row[VP_WHEELBASE] = car.front_axle.x - car.rear_axle.x
-    vp_row[VP_TRACK_F] = 2.0 * car.front_axle.half_track
-    vp_row[VP_ACKERMANN] = car.steering.ackermann
-    vp_row[VP_STEER_LIMIT_V] = car.steering.limit_speed
-    vp_row[VP_STEER_RATE] = math.radians(car.steering.rate_deg_s)
-    vp_row[VP_ABS_SLIP] = car.brakes.abs_slip
-    vp_row[VP_TC_SLIP] = car.brakes.tc_slip
-    driven = DRIVEN[car.drive.layout]
+    d, e, g, b = car.drive, car.engine, car.gearbox, car.brakes
+    if len(e.torque_rpm) > MAX_CURVE or len(g.ratios) > MAX_GEARS:    # params.py's ranges keep them within
+        raise ValueError(f"{car.name}: more than {MAX_CURVE} torque points or {MAX_GEARS} gears")
+    row = vehicle_row
+    row[:] = 0.0
+    row[VP_MASS] = ch.mass
+    row[VP_IXX] = ch.inertia_roll
+    row[VP_IYY] = ch.inertia_pitch
+    row[VP_IZZ] = ch.inertia_yaw
+    row[VP_RHO] = car.aero.air_density
+    row[VP_CD] = car.aero.drag_coefficient
+    row[VP_AREA] = car.aero.frontal_area
+    row[VP_CLA_F] = car.aero.downforce_front
+    row[VP_CLA_R] = car.aero.downforce_rear
+    row[VP_XF] = car.front_axle.x - ch.com_x
+    row[VP_XR] = car.rear_axle.x - ch.com_x
+    row[VP_IE] = e.inertia
+    row[VP_UEX:VP_UEZ + 1] = (1.0, 0.0, 0.0)          # longitudinal engine
+    row[VP_STEER_MAX] = math.radians(car.steering.max_angle_deg)
+    row[VP_HULL_K] = car.collision.stiffness
+    row[VP_HULL_C] = car.collision.damping
+    row[VP_HULL_CT] = car.collision.friction_damping
+    row[VP_HULL_MU] = car.collision.friction
+    row[VP_DIRECT] = 1.0 if d.mode == "direct" else 0.0
+    row[VP_ENGINE_BRAKE] = e.engine_brake
+    row[VP_IDLE_OMEGA] = e.idle_rpm * RAD_S_PER_RPM
+    row[VP_IDLE_GAIN] = e.idle_gain
+    row[VP_REDLINE_OMEGA] = e.redline_rpm * RAD_S_PER_RPM
+    row[VP_NCURVE] = len(e.torque_rpm)
+    row[VP_CURVE_RPM:VP_CURVE_RPM + len(e.torque_rpm)] = e.torque_rpm
+    row[VP_CURVE_NM:VP_CURVE_NM + len(e.torque_nm)] = e.torque_nm
+    row[VP_NGEARS] = len(g.ratios)
+    row[VP_RATIO:VP_RATIO + len(g.ratios)] = g.ratios
+    row[VP_REVERSE] = g.reverse
+    row[VP_FINAL] = g.final_drive
+    row[VP_EFF] = g.efficiency
+    row[VP_AUTO] = 1.0 if g.mode == "auto" else 0.0
+    row[VP_UP_OMEGA] = g.shift_up_rpm * RAD_S_PER_RPM
+    row[VP_DOWN_OMEGA] = g.shift_down_rpm * RAD_S_PER_RPM
+    row[VP_SHIFT_TIME] = g.shift_time
+    row[VP_KICKDOWN_THROTTLE] = g.kickdown_throttle
+    row[VP_KICKDOWN_LOWER] = g.kickdown_headroom
+    row[VP_KICKDOWN_BELOW] = g.kickdown_below
+    row[VP_KC] = g.clutch_stiffness
+    row[VP_TCAP] = g.clutch_max_torque
+    row[VP_LAUNCH_OMEGA] = g.launch_rpm * RAD_S_PER_RPM
+    row[VP_SPLIT] = {"rwd": 0.0, "fwd": 1.0, "awd": d.centre_split}[d.layout]
+    row[VP_DIFF_F] = DIFFS[d.front_diff]
+    row[VP_DIFF_R] = DIFFS[d.rear_diff]
+    row[VP_LSD_K] = d.lsd_stiffness
+    row[VP_LSD_T] = d.lsd_max_torque
+    row[VP_WHEELBASE] = car.front_axle.x - car.rear_axle.x
+    row[VP_TRACK_F] = 2.0 * car.front_axle.half_track
+    row[VP_ACKERMANN] = car.steering.ackermann
+    row[VP_STEER_LIMIT_V] = car.steering.limit_speed
+    row[VP_STEER_RATE] = math.radians(car.steering.rate_deg_s)
+    row[VP_ABS_SLIP] = b.abs_slip
+    row[VP_ABS_RELEASE] = b.abs_release_time
+    row[VP_ABS_APPLY] = b.abs_apply_time
+    row[VP_TC_SLIP] = b.tc_slip
+    row[VP_TC_CUT] = b.tc_cut_time
+    row[VP_TC_RESTORE] = b.tc_restore_time
+    geometry = wheel_geometry(car)
     for i in range(NW):
         front = i < 2
         left = i % 2 == 0
-        axle = car.front_axle if front else car.rear_axle
         sus = car.front_suspension if front else car.rear_suspension
         tire = car.front_tire if front else car.rear_tire
-        row = wp_rows[i]
-        row[:] = 0.0
-        row[WP_AX:WP_AZ + 1] = np.array([axle.x, axle.half_track if left else -axle.half_track,
-                                         axle.anchor_z]) - com
-        row[WP_DX:WP_DZ + 1] = (0.0, 0.0, -1.0)
-        row[WP_R] = tire.radius
-        row[WP_L0] = sus.l0
-        row[WP_LMIN] = sus.l_min
-        row[WP_LMAX] = sus.l_max
-        row[WP_K] = sus.k
-        row[WP_C] = sus.c
-        row[WP_ARB] = sus.anti_roll
-        # negative camber tilts the top inward: the left axle turns by -camber about x, the right by +camber
-        gamma = math.radians(sus.camber_deg)
-        row[WP_CAMBER] = -gamma if left else gamma
-        row[WP_QUERY] = QUERY_KINDS[sus.query]
-        row[WP_MODEL] = TIRE_MODELS[tire.model]
-        row[WP_IW] = tire.wheel_inertia
-        row[WP_GRIP] = tire.grip
-        row[WP_CK] = tire.ck
-        row[WP_CA] = tire.ca
-        row[WP_VMIN] = tire.v_min
-        row[WP_ROLL] = tire.rolling
-        row[WP_BX], row[WP_CX], row[WP_DXF], row[WP_EX] = tire.bx, tire.cx, tire.dx, tire.ex
-        row[WP_BY], row[WP_CY], row[WP_DYF], row[WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
-        row[WP_TDRIVE] = car.drive.max_wheel_torque * driven[i]
-        row[WP_WMAX] = car.drive.max_wheel_speed
-        row[WP_TBRAKE] = car.brakes.max_torque_front if front else car.brakes.max_torque_rear
-        row[WP_THAND] = 0.0 if front else car.brakes.handbrake_torque
-        row[WP_STEERS] = 1.0 if front else 0.0
-        front_share = vp_row[VP_SPLIT]
-        row[WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
-        row[WP_PARTNER] = i + 1 if left else i - 1
+        wheel = wheel_rows[i]
+        wheel[:] = 0.0
+        wheel[WP_AX:WP_AZ + 1] = geometry.anchor[i]
+        wheel[WP_DX:WP_DZ + 1] = geometry.axis[i]
+        wheel[WP_R] = tire.radius
+        wheel[WP_L0] = sus.l0
+        wheel[WP_LMIN] = sus.l_min
+        wheel[WP_LMAX] = sus.l_max
+        wheel[WP_K] = sus.k
+        wheel[WP_C] = sus.c
+        wheel[WP_ARB] = sus.anti_roll
+        wheel[WP_CAMBER] = geometry.camber[i]
+        wheel[WP_QUERY] = QUERY_KINDS[sus.query]
+        wheel[WP_MODEL] = TIRE_MODELS[tire.model]
+        wheel[WP_IW] = tire.wheel_inertia
+        wheel[WP_GRIP] = tire.grip
+        wheel[WP_CK] = tire.ck
+        wheel[WP_CA] = tire.ca
+        wheel[WP_VMIN] = tire.v_min
+        wheel[WP_ROLL] = tire.rolling
+        wheel[WP_BX], wheel[WP_CX], wheel[WP_DXF], wheel[WP_EX] = tire.bx, tire.cx, tire.dx, tire.ex
+        wheel[WP_BY], wheel[WP_CY], wheel[WP_DYF], wheel[WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
+        wheel[WP_TDRIVE] = d.max_wheel_torque if geometry.driven[i] else 0.0
+        wheel[WP_WMAX] = d.max_wheel_speed
+        wheel[WP_TBRAKE] = b.max_torque_front if front else b.max_torque_rear
+        wheel[WP_THAND] = 0.0 if front else b.handbrake_torque
+        wheel[WP_STEERS] = 1.0 if geometry.steers[i] else 0.0
+        front_share = row[VP_SPLIT]
+        wheel[WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
+        wheel[WP_PARTNER] = i + 1 if left else i - 1
 
 
 def rest_com_height(car: Vehicle) -> float:

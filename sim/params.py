@@ -22,6 +22,8 @@ from typing import Any
 
 import tomli_w
 
+from sim.tables import MAX_CURVE, MAX_GEARS
+
 
 class ConfigError(ValueError):
     """A preset file or a value that cannot be used; the message names file, key, value and what is allowed."""
@@ -116,7 +118,12 @@ class Brakes:
     max_torque_rear: float = num(900.0, "N m", 0.0, 1.0e5, "brake torque per rear wheel at full pedal")
     handbrake_torque: float = num(2500.0, "N m", 0.0, 1.0e5, "handbrake torque per rear wheel")
     abs_slip: float = num(0.15, "-", 0.01, 1.0, "ABS releases a wheel whose slip kappa falls below -abs_slip")
-    tc_slip: float = num(0.15, "-", 0.01, 5.0, "traction control cuts the engine while a driven wheel's kappa exceeds this")
+    abs_release_time: float = num(0.05, "s", 0.001, 2.0, "ABS: time to release a wheel's brake fully")
+    abs_apply_time: float = num(0.1, "s", 0.001, 2.0, "ABS: time to re-apply a released brake fully")
+    tc_slip: float = num(0.15, "-", 0.01, 5.0,
+                         "traction control cuts the engine while a driven wheel's kappa exceeds this")
+    tc_cut_time: float = num(0.1, "s", 0.001, 5.0, "traction control: time to cut the throttle to zero")
+    tc_restore_time: float = num(0.3, "s", 0.001, 5.0, "traction control: time to give the throttle back fully")
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ class Steering:
 
 
 @dataclass(frozen=True)
-class DirectDrive:
+class Drive:
     """How torque reaches the wheels: the engine through clutch, gearbox and differentials, or a direct
     drive (throttle x max_wheel_torque on each driven wheel, fading to zero at max_wheel_speed)."""
     mode: str = text("engine", ("engine", "direct"), "engine and gearbox, or direct drive")
@@ -136,7 +143,8 @@ class DirectDrive:
     centre_split: float = num(0.4, "-", 0.0, 1.0, "awd: share of the driveline torque sent to the front axle")
     front_diff: str = text("open", ("open", "lsd", "locked"), "front differential")
     rear_diff: str = text("open", ("open", "lsd", "locked"), "rear differential")
-    lsd_stiffness: float = num(40.0, "N m s/rad", 0.0, 1.0e4, "limited slip: locking torque per rad/s of wheel speed difference")
+    lsd_stiffness: float = num(40.0, "N m s/rad", 0.0, 1.0e4,
+                               "limited slip: locking torque per rad/s of wheel speed difference")
     lsd_max_torque: float = num(400.0, "N m", 0.0, 1.0e5, "limited slip: largest locking torque")
     max_wheel_torque: float = num(1200.0, "N m", 0.0, 1.0e5, "direct drive: torque per driven wheel at full throttle")
     max_wheel_speed: float = num(170.0, "rad/s", 1.0, 5000.0,
@@ -165,9 +173,11 @@ class Collision:
 class Engine:
     """Torque curve, limits and rotor; seed 002 gives the Boxster S's."""
     torque_rpm: tuple[float, ...] = curve((0.0, 1000.0, 4000.0, 6500.0), "rpm", 0.0, 30000.0,
-                                          "torque curve: engine speeds", min_len=2, max_len=16, increasing=True)
+                                          "torque curve: engine speeds", min_len=2, max_len=MAX_CURVE,
+                                          increasing=True)
     torque_nm: tuple[float, ...] = curve((130.0, 130.0, 180.0, 140.0), "N m", 0.0, 5000.0,
-                                         "torque curve: full-throttle torque at each speed", min_len=2, max_len=16)
+                                         "torque curve: full-throttle torque at each speed", min_len=2,
+                                         max_len=MAX_CURVE)
     redline_rpm: float = num(6500.0, "rpm", 500.0, 30000.0, "rev limiter: no fuel above this")
     idle_rpm: float = num(850.0, "rpm", 0.0, 5000.0, "idle speed held by the idle controller")
     idle_gain: float = num(0.02, "1/(rad/s)", 0.0, 10.0, "idle controller: throttle per rad/s below idle")
@@ -179,7 +189,7 @@ class Engine:
 class Gearbox:
     """Ratios, shifting and the clutch between engine and gearbox."""
     ratios: tuple[float, ...] = curve((3.50, 2.10, 1.40, 1.05, 0.85), "-", 0.05, 20.0,
-                                      "forward gear ratios, first gear first", min_len=1, max_len=10)
+                                      "forward gear ratios, first gear first", min_len=1, max_len=MAX_GEARS)
     reverse: float = num(3.40, "-", 0.05, 20.0, "reverse ratio (magnitude)")
     final_drive: float = num(3.90, "-", 0.1, 20.0, "final drive ratio")
     efficiency: float = num(0.92, "-", 0.1, 1.0, "gearbox and differential efficiency")
@@ -187,6 +197,13 @@ class Gearbox:
     shift_up_rpm: float = num(6000.0, "rpm", 500.0, 30000.0, "automatic: shift up above this")
     shift_down_rpm: float = num(2500.0, "rpm", 0.0, 30000.0, "automatic: shift down below this")
     shift_time: float = num(0.25, "s", 0.0, 5.0, "the clutch is open this long during a shift")
+    kickdown_throttle: float = num(0.95, "-", 0.0, 1.0,
+                                   "automatic: above this throttle it may shift down a gear (kick-down)")
+    kickdown_below: float = num(0.6, "-", 0.0, 1.0,
+                                "kick-down only while the engine turns below this fraction of shift_up_rpm")
+    kickdown_headroom: float = num(0.85, "-", 0.0, 1.0,
+                                   "kick-down only if the lower gear keeps the engine below this fraction of "
+                                   "shift_up_rpm")
     clutch_stiffness: float = num(300.0, "N m s/rad", 0.1, 1.0e5, "Kc: clutch torque per rad/s of slip")
     clutch_max_torque: float = num(400.0, "N m", 1.0, 1.0e5, "Tcap: largest torque the closed clutch carries")
     launch_rpm: float = num(2000.0, "rpm", 0.0, 30000.0, "automatic launch: the clutch is fully closed from here")
@@ -205,7 +222,7 @@ class Vehicle:
     rear_tire: Tire = field(default_factory=Tire)
     brakes: Brakes = field(default_factory=Brakes)
     steering: Steering = field(default_factory=Steering)
-    drive: DirectDrive = field(default_factory=DirectDrive)
+    drive: Drive = field(default_factory=Drive)
     aero: Aero = field(default_factory=Aero)
     collision: Collision = field(default_factory=Collision)
     engine: Engine = field(default_factory=Engine)
@@ -219,7 +236,7 @@ class Vehicle:
 GROUP_TYPES = {
     "chassis": Chassis, "front_axle": Axle, "rear_axle": Axle, "front_suspension": Suspension,
     "rear_suspension": Suspension, "front_tire": Tire, "rear_tire": Tire, "brakes": Brakes,
-    "steering": Steering, "drive": DirectDrive, "aero": Aero, "collision": Collision, "engine": Engine,
+    "steering": Steering, "drive": Drive, "aero": Aero, "collision": Collision, "engine": Engine,
     "gearbox": Gearbox,
 }
 

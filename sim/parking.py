@@ -1,4 +1,4 @@
-"""Static friction for braked wheels at rest (spec 000: 驻车与时间步, 多轮约束与统一提交).
+"""Static friction for braked wheels at rest (docs/physics.md §11).
 
 The slip floor vMin keeps kappa finite but gives no static friction: a braked car on a slope creeps.
 Wheels that are braked and all but still become *candidates* to lock. From the frozen state (with every
@@ -15,6 +15,9 @@ projected gradient with step 1/max_i sum_j |K_ij| (all wheels updated from the s
 the accumulated impulse onto disc-and-interval exactly as the spec describes. A wheel whose interval
 misses the disc, or whose final tangential speed stays above the tolerance, is dropped and the rest are
 solved again from the same frozen state.
+
+The stage runs in four steps: `find_candidates`, then per attempt `free_velocity` and `build_coupling`,
+`solve_impulses`, and `commit_impulses`, which turns the impulses into the held wheels' tire forces.
 """
 from __future__ import annotations
 
@@ -22,7 +25,12 @@ import math
 
 import numpy as np
 
-from sim.jit import leaf
+from sim.body import inertia_of, wrench
+from sim.jit import kernel, leaf
+from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
+    W_OMEGA, W_QX, W_RHO, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WS_HX, WS_LOCKED, \
+    WS_OMEGA
+from sim.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this (and a brake) make a candidate
 EXIT_SPEED = 0.2           # m/s: a locked contact stays a candidate below this (hysteresis)
@@ -69,7 +77,9 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
 
     k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel w: rows 2w along t and
     2w+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz dt; active (n,)
-    bool; j (2n,) in: start, out: the accumulated impulses (N s). Returns the iterations used."""
+    bool; j (2n,) in: start, out: the accumulated impulses (N s). Stops when no impulse moves by more
+    than IMPULSE_TOLERANCE / 1000 or after MAX_ITERATIONS; the caller judges the result by the contact
+    speeds it leaves (`contact_speeds`)."""
     n2 = c.shape[0]
     lipschitz = 0.0
     for a in range(n2):
@@ -81,10 +91,10 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
                 row += abs(k_mat[a, b])
         lipschitz = max(lipschitz, row)
     if lipschitz <= 0.0:
-        return 0
+        return
     eta = 1.0 / lipschitz
     grad = np.zeros(n2)
-    for it in range(MAX_ITERATIONS):
+    for _ in range(MAX_ITERATIONS):
         for a in range(n2):                       # gradient from the same old j for every wheel
             g = c[a]
             for b in range(n2):
@@ -102,8 +112,7 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
             j[2 * w] = nx
             j[2 * w + 1] = ny
         if moved < IMPULSE_TOLERANCE * 1e-3:
-            return it + 1
-    return MAX_ITERATIONS
+            return
 
 
 @leaf
@@ -116,3 +125,146 @@ def contact_speeds(k_mat, c, active, j, out):
             if active[b // 2]:
                 v += k_mat[a, b] * j[b]
         out[a] = v
+
+
+@leaf
+def find_candidates(v, wheel_state, wheel_scratch):
+    """Bit i set when wheel i is a candidate to hold: grounded, braked, and |vx|, |vy|, |rho omega| all
+    under ENTER_SPEED (EXIT_SPEED while it is already held). Clears the held flags of every wheel."""
+    bits = 0
+    for i in range(NW):
+        limit = EXIT_SPEED if wheel_state[v, i, WS_LOCKED] > 0.0 else ENTER_SPEED
+        rho = wheel_scratch[v, i, W_RHO]
+        if wheel_scratch[v, i, W_GROUNDED] > 0.0 and wheel_scratch[v, i, W_T_BRAKE_MAX] > 0.0 and \
+                abs(wheel_scratch[v, i, W_VX]) < limit and abs(wheel_scratch[v, i, W_VY]) < limit and \
+                abs(rho * wheel_scratch[v, i, W_OMEGA]) < limit:
+            bits |= 1 << i
+        wheel_scratch[v, i, W_LOCKED] = 0.0
+        wheel_state[v, i, WS_LOCKED] = 0.0
+    return bits
+
+
+@kernel
+def free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand, d_h_lock, h):
+    """The body's velocity and angular velocity (world) at the end of the substep with every force but
+    the candidates' tire forces, and the ledger with the candidates stopped (d_h_lock)."""
+    pos, q, vel, w = body
+    mass = vehicle_params[v, VP_MASS]
+    inertia = inertia_of(vehicle_params, v)
+    force, tau, _ = wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand)
+    tau = madd(tau, d_h_lock, -1.0 / h)
+    v_free = madd(vel, force, h / mass)
+    w_free = world_inertia_solve(q, inertia, madd(world_inertia_apply(q, inertia, w), tau, h))
+    return v_free, w_free
+
+
+@kernel
+def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v_free, w_free, h, k_mat, c, lo, hi,
+                   budget):
+    """Fill the candidates' free tangential speeds c (along t and b), the coupling K, each wheel's
+    friction budget B = mu Fz h and its brake interval cut to [-B, B]. A candidate whose interval is
+    empty cannot be held: it is dropped (cand[i] = False) and the result is False (build again)."""
+    pos, q, vel, w = body
+    mass = vehicle_params[v, VP_MASS]
+    inertia = inertia_of(vehicle_params, v)
+    feasible = True
+    for i in range(NW):
+        if not cand[i]:
+            continue
+        r = sub(get3w(wheel_scratch, v, i, W_QX), pos)
+        v_q = sub(add(v_free, cross(w_free, r)), get3w(wheel_scratch, v, i, W_VGX))
+        e0 = get3w(wheel_scratch, v, i, W_TX)
+        e1 = get3w(wheel_scratch, v, i, W_BX)
+        c[2 * i] = dot(v_q, e0)
+        c[2 * i + 1] = dot(v_q, e1)
+        budget[i] = wheel_scratch[v, i, W_MU] * wheel_scratch[v, i, W_FZ] * h       # B = mu Fz dt
+        l_, u_ = brake_interval(wheel_scratch[v, i, W_T_DRIVE], wheel_scratch[v, i, W_T_BRAKE_MAX],
+                                wheel_params[v, i, WP_IW], wheel_scratch[v, i, W_OMEGA], wheel_scratch[v, i, W_RHO], h)
+        lo[i] = max(l_, -budget[i])
+        hi[i] = min(u_, budget[i])
+        if lo[i] > hi[i]:
+            cand[i] = False                                                   # the brake cannot hold it
+            feasible = False
+        for a in range(2):
+            ea = e0 if a == 0 else e1
+            ra = cross(r, ea)
+            for k in range(NW):
+                if not cand[k]:
+                    continue
+                rk = sub(get3w(wheel_scratch, v, k, W_QX), pos)
+                for b in range(2):
+                    eb = get3w(wheel_scratch, v, k, W_TX) if b == 0 else get3w(wheel_scratch, v, k, W_BX)
+                    k_mat[2 * i + a, 2 * k + b] = dot(ea, eb) / mass + \
+                        dot(ra, world_inertia_solve(q, inertia, cross(rk, eb)))
+    return feasible
+
+
+@kernel
+def commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds, h):
+    """The impulses j become the candidates' tire forces for this substep and their wheels stay
+    stopped. A contact that ends still (under SPEED_TOLERANCE) is held (WS_LOCKED); one whose budget could
+    not stop it keeps its friction-limited impulse (Coulomb friction of a braked wheel) where the spec
+    would hand it back to the dynamic tire: at these speeds the slip floor vMin makes that tire viscous
+    and the car would creep on a slope forever (docs/physics.md §14)."""
+    for i in range(NW):
+        if not cand[i]:
+            continue
+        fx = j[2 * i] / h
+        fy = j[2 * i + 1] / h
+        tt = get3w(wheel_scratch, v, i, W_TX)
+        bb = get3w(wheel_scratch, v, i, W_BX)
+        set3w(wheel_scratch, v, i, W_FTX, add(scale(tt, fx), scale(bb, fy)))
+        set3w(wheel_scratch, v, i, W_FRX, (0.0, 0.0, 0.0))
+        wheel_scratch[v, i, W_FX] = fx
+        wheel_scratch[v, i, W_FY] = fy
+        wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
+        # T_brake actual = T_drive + Iw omega / dt - rho j_x / dt
+        wheel_scratch[v, i, W_T_BRAKE] = wheel_scratch[v, i, W_T_DRIVE] + \
+            wheel_params[v, i, WP_IW] * wheel_scratch[v, i, W_OMEGA] / h - wheel_scratch[v, i, W_RHO] * fx
+        wheel_state[v, i, WS_OMEGA] = 0.0
+        set3w(wheel_state, v, i, WS_HX, (0.0, 0.0, 0.0))
+        still = math.sqrt(speeds[2 * i] ** 2 + speeds[2 * i + 1] ** 2) < SPEED_TOLERANCE
+        wheel_state[v, i, WS_LOCKED] = 1.0 if still else 0.0
+        wheel_scratch[v, i, W_LOCKED] = 1.0 if still else 0.0
+
+
+@kernel
+def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull, tau_hull,
+                  h):
+    """Static friction: braked wheels that are all but still try to hold together. Their dynamic tire
+    forces and spin updates are replaced by the impulses within each wheel's friction disc and brake
+    interval; a wheel whose brake cannot hold it is dropped and the rest re-solved from the same frozen
+    state. Returns the ledger's sum dHw + dHe, with the held wheels' spin momentum stopped."""
+    bits = find_candidates(v, wheel_state, wheel_scratch)
+    if bits == 0:
+        return d_h
+    cand = np.zeros(NW, dtype=np.bool_)                      # allocated only when a wheel is parked
+    for i in range(NW):
+        cand[i] = (bits >> i) & 1 != 0
+    k_mat = np.zeros((2 * NW, 2 * NW))
+    c = np.zeros(2 * NW)
+    lo = np.zeros(NW)
+    hi = np.zeros(NW)
+    budget = np.zeros(NW)
+    j = np.zeros(2 * NW)
+    speeds = np.zeros(2 * NW)
+    for attempt in range(NW + 1):
+        # the ledger with the candidates stopped: their committed spin momentum goes to zero instead
+        d_h_lock = d_h
+        for i in range(NW):
+            if cand[i]:
+                d_h_lock = sub(d_h_lock, get3w(wheel_state, v, i, WS_HX))
+        v_free, w_free = free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand,
+                                       d_h_lock, h)
+        if not build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v_free, w_free, h, k_mat, c,
+                              lo, hi, budget):
+            if not cand.any():
+                break
+            continue
+        for a in range(2 * NW):
+            j[a] = 0.0
+        solve_impulses(k_mat, c, lo, hi, budget, cand, j)
+        contact_speeds(k_mat, c, cand, j, speeds)
+        commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds, h)
+        return d_h_lock
+    return d_h

@@ -14,19 +14,26 @@ the simulation: copy them if you keep them across steps.
 """
 from __future__ import annotations
 
-import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from sim import layout as L
+from sim import tables as T
 from sim.jit import announce_compile
-from sim.pack import pack_vehicle
+from sim.pack import WheelGeometry, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
 from sim.step import run_batch, step_batch
+from sim.units import RPM
 from sim.world import World
+
+CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc")
+"""The columns of a control row, in order: what `Controls.row`, `Controls.from_row` and
+`Simulation.run` use, and what a recorded trace stores. gear holds NO_GEAR when no gear is requested."""
+NO_GEAR = T.NO_GEAR
+CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0)   # no input, no gear request, aids off
 
 
 @dataclass(frozen=True)
@@ -46,33 +53,83 @@ class Controls:
     abs: bool = False
     tc: bool = False
 
-    def pack_into(self, ctrl: np.ndarray) -> None:
-        values = (self.throttle, self.brake, self.steer, self.handbrake, self.clutch, self.shift,
-                  L.NO_GEAR if self.gear is None else self.gear, 1.0 if self.abs else 0.0,
-                  1.0 if self.tc else 0.0)
+    def row(self) -> tuple:
+        """The values in CONTROL_COLUMNS order (scalars, or arrays for per-vehicle inputs)."""
+        return (self.throttle, self.brake, self.steer, self.handbrake, self.clutch, self.shift,
+                NO_GEAR if self.gear is None else self.gear, 1.0 if self.abs else 0.0, 1.0 if self.tc else 0.0)
+
+    @classmethod
+    def from_row(cls, row) -> "Controls":
+        """Controls from the first len(row) of CONTROL_COLUMNS; the columns not given keep their defaults."""
+        full = tuple(float(x) for x in row) + CONTROL_DEFAULTS[len(row):]
+        gear = int(full[6])
+        return cls(full[0], full[1], full[2], full[3], clutch=full[4], shift=int(full[5]),
+                   gear=None if gear == NO_GEAR else gear, abs=full[7] > 0.5, tc=full[8] > 0.5)
+
+    def pack_into(self, controls: np.ndarray) -> None:
+        """Write into the controls table (N, CT_N)."""
+        values = self.row()
         if all(isinstance(x, (int, float)) for x in values):
-            if ctrl.shape[0] == 1:       # the app's case: scalar writes, no numpy broadcasting
-                row = ctrl[0]
-                for k in range(L.CT_N):
-                    row[k] = values[k]
+            if controls.shape[0] == 1:       # the app's case: scalar writes, no numpy broadcasting
+                target = controls[0]
+                for k in range(T.CT_N):
+                    target[k] = values[k]
             else:
-                ctrl[:] = values
+                controls[:] = values
             return
-        for k in range(L.CT_N):
-            ctrl[:, k] = values[k]
+        for k in range(T.CT_N):
+            controls[:, k] = values[k]
+
+
+def control_rows(trace, n_vehicles: int) -> np.ndarray:
+    """A trace of control rows (K, C) or (K, N, C), C <= CT_N columns in CONTROL_COLUMNS order, as the
+    full (K, N, CT_N) array the kernels read; the columns not given keep their defaults."""
+    trace = np.asarray(trace, dtype=np.float64)
+    if trace.ndim == 2:
+        trace = trace[:, None, :]
+    cols = trace.shape[-1]
+    if cols > T.CT_N:
+        raise ValueError(f"a control row has at most {T.CT_N} columns ({', '.join(CONTROL_COLUMNS)}), not {cols}")
+    if cols < T.CT_N:
+        full = np.empty(trace.shape[:-1] + (T.CT_N,))
+        full[...] = CONTROL_DEFAULTS
+        full[..., :cols] = trace
+        trace = full
+    return np.ascontiguousarray(np.broadcast_to(trace, (trace.shape[0], n_vehicles, T.CT_N)))
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Everything needed to continue a run bit for bit: time, the state tables and the last substep's
-    telemetry (ABS and traction control read the previous substep's slip), all copies."""
+    """Everything needed to continue a run bit for bit: time, the state tables and the controls in
+    force (copies). With `telemetry=True` it also carries the last substep's telemetry, so that what
+    people read can be shown again at that moment (rewind); the physics never needs it."""
     time: float
     steps: int
-    body: np.ndarray
-    wheels: np.ndarray
+    body_state: np.ndarray
+    drive_state: np.ndarray
+    wheel_state: np.ndarray
     controls: np.ndarray
-    wheel_telemetry: np.ndarray
-    body_telemetry: np.ndarray
+    wheel_telemetry: np.ndarray | None = None
+    body_telemetry: np.ndarray | None = None
+
+
+class Tables:
+    """The packed arrays of N vehicles (`sim/tables.py` describes every column)."""
+
+    def __init__(self, n: int):
+        self.vehicle_params = np.zeros((n, T.VP_N))
+        self.wheel_params = np.zeros((n, T.NW, T.WP_N))
+        self.hull_points = np.zeros((n, T.NHULL, 3))
+        self.controls = np.zeros((n, T.CT_N))
+        self.body_state = np.zeros((n, T.BS_N))
+        self.drive_state = np.zeros((n, T.DS_N))
+        self.wheel_state = np.zeros((n, T.NW, T.WS_N))
+        self.wheel_scratch = np.zeros((n, T.NW, T.W_N))
+        self.wheel_telemetry = np.zeros((n, T.NW, T.W_TELEMETRY))
+        self.body_telemetry = np.zeros((n, T.TB_N))
+
+    def state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.body_state, self.drive_state, self.wheel_state
 
 
 class _Views:
@@ -88,127 +145,112 @@ class StateView(_Views):
 
     @property
     def position(self):          # m, centre of mass, world (3,) or (N, 3)
-        return self._v(self._sim.bs[:, L.BS_PX:L.BS_PZ + 1])
+        return self._v(self._sim.tables.body_state[:, T.BS_PX:T.BS_PZ + 1])
 
     @property
     def orientation(self):       # unit quaternion (w, x, y, z), body -> world
-        return self._v(self._sim.bs[:, L.BS_QW:L.BS_QZ + 1])
+        return self._v(self._sim.tables.body_state[:, T.BS_QW:T.BS_QZ + 1])
 
     @property
     def velocity(self):          # m/s, world
-        return self._v(self._sim.bs[:, L.BS_VX:L.BS_VZ + 1])
+        return self._v(self._sim.tables.body_state[:, T.BS_VX:T.BS_VZ + 1])
 
     @property
     def angular_velocity(self):  # rad/s, world
-        return self._v(self._sim.bs[:, L.BS_WX:L.BS_WZ + 1])
+        return self._v(self._sim.tables.body_state[:, T.BS_WX:T.BS_WZ + 1])
 
     @property
     def wheel_omega(self):       # rad/s per wheel FL, FR, RL, RR; positive rolls forward
-        return self._v(self._sim.ws[:, :, L.WS_OMEGA])
+        return self._v(self._sim.tables.wheel_state[:, :, T.WS_OMEGA])
 
     @property
     def wheel_steer(self):       # rad per wheel, positive turns left
-        return self._v(self._sim.ws[:, :, L.WS_STEER])
+        return self._v(self._sim.tables.wheel_state[:, :, T.WS_STEER])
 
     @property
     def wheel_angle(self):       # rad spin angle per wheel in [0, 2 pi)
-        return self._v(self._sim.ws[:, :, L.WS_ANGLE])
+        return self._v(self._sim.tables.wheel_state[:, :, T.WS_ANGLE])
 
     @property
     def engine_omega(self):      # rad/s
-        return self._v(self._sim.bs[:, L.BS_OMEGA_E])
+        return self._v(self._sim.tables.drive_state[:, T.DS_OMEGA_E])
 
     @property
     def engine_rpm(self):
-        return self._v(self._sim.bs[:, L.BS_OMEGA_E] * 60.0 / (2.0 * math.pi))
+        return self._v(self._sim.tables.drive_state[:, T.DS_OMEGA_E] * RPM)
 
     @property
     def gear(self):              # engaged gear: -1 reverse, 0 neutral, 1.. forward
-        return self._v(self._sim.bs[:, L.BS_GEAR].astype(int))
+        return self._v(self._sim.tables.drive_state[:, T.DS_GEAR].astype(int))
 
 
-_TW_SCALARS = {
-    "s": L.TW_S, "a": L.TW_A, "l": L.TW_L, "l_raw": L.TW_LRAW, "x": L.TW_X, "xdot": L.TW_XDOT,
-    "Fs": L.TW_FS, "Fz": L.TW_FZ, "vx": L.TW_VX, "vy": L.TW_VY, "kappa": L.TW_KAPPA, "alpha": L.TW_ALPHA,
-    "Fx_raw": L.TW_FX_RAW, "Fy_raw": L.TW_FY_RAW, "Fx": L.TW_FX, "Fy": L.TW_FY,
-    "grip_scale": L.TW_GRIP_SCALE, "T_drive": L.TW_T_DRIVE, "T_brake": L.TW_T_BRAKE, "omega": L.TW_OMEGA,
-    "rho": L.TW_RHO, "r_eff": L.TW_R_EFF, "grounded": L.TW_GROUNDED, "surface": L.TW_SURFACE,
-    "shape": L.TW_SHAPE, "mu": L.TW_MU, "steer": L.TW_STEER,
+_WHEEL_SCALARS = {
+    "s": T.W_S, "a": T.W_A, "l": T.W_L, "l_raw": T.W_LRAW, "x": T.W_X, "xdot": T.W_XDOT,
+    "Fs": T.W_FS, "Fz": T.W_FZ, "vx": T.W_VX, "vy": T.W_VY, "kappa": T.W_KAPPA, "alpha": T.W_ALPHA,
+    "Fx_raw": T.W_FX_RAW, "Fy_raw": T.W_FY_RAW, "Fx": T.W_FX, "Fy": T.W_FY,
+    "grip_scale": T.W_GRIP_SCALE, "T_drive": T.W_T_DRIVE, "T_brake": T.W_T_BRAKE, "omega": T.W_OMEGA,
+    "rho": T.W_RHO, "r_eff": T.W_R_EFF, "grounded": T.W_GROUNDED, "surface": T.W_SURFACE,
+    "shape": T.W_SHAPE, "mu": T.W_MU, "steer": T.W_STEER, "abs_active": T.W_ABS, "locked": T.W_LOCKED,
 }
-_TW_VECTORS = {
-    "Q": L.TW_QX, "n": L.TW_NX, "t": L.TW_TX, "b": L.TW_BX, "C": L.TW_CX, "u": L.TW_UX,
-    "F_suspension": L.TW_FSX, "F_tire": L.TW_FTX, "F_rolling": L.TW_FRX, "v_ground": L.TW_VGX,
+_WHEEL_VECTORS = {
+    "Q": T.W_QX, "n": T.W_NX, "t": T.W_TX, "b": T.W_BX, "C": T.W_CX, "u": T.W_UX,
+    "F_suspension": T.W_FSX, "F_tire": T.W_FTX, "F_rolling": T.W_FRX, "v_ground": T.W_VGX,
 }
-_TB_VECTORS = {
-    "H_body": L.TB_HBODY_X, "H_wheels": L.TB_HWHEELS_X, "H_engine": L.TB_HENGINE_X,
-    "H_total": L.TB_HTOTAL_X,
+_BODY_SCALARS = {
+    "rpm": T.TB_RPM, "T_engine": T.TB_T_ENGINE, "T_clutch": T.TB_T_CLUTCH, "tc_active": T.TB_TC_ACTIVE,
+    "hull_contacts": T.TB_HULL_CONTACTS,
+}
+_BODY_VECTORS = {
+    "H_body": T.TB_HBODY_X, "H_wheels": T.TB_HWHEELS_X, "H_engine": T.TB_HENGINE_X, "H_total": T.TB_HTOTAL_X,
 }
 
 
 class TelemetryView(_Views):
-    """Per-wheel telemetry of the last substep, by the spec's names.
+    """Telemetry of the last substep, by the spec's names (docs/physics.md §13 says what each means).
 
-    Scalars (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
-    T_drive T_brake omega rho r_eff grounded surface shape mu steer.
-    Vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
-    Body: `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision),
-    `hull_contacts` (hull points touching the ground) and the
-    angular momenta about the centre of mass H_body H_wheels H_engine H_total (N m s)."""
+    Per wheel (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
+    T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked.
+    Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
+    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active hull_contacts; `forces` (dict
+    name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta
+    about the centre of mass H_body H_wheels H_engine H_total (N m s)."""
 
-    scalar_names = tuple(_TW_SCALARS)
-    vector_names = tuple(_TW_VECTORS)
+    scalar_names = tuple(_WHEEL_SCALARS)
+    vector_names = tuple(_WHEEL_VECTORS)
 
     def __getattr__(self, name):
-        tw = self._sim.tw
-        if name in _TW_SCALARS:
-            return self._v(tw[:, :, _TW_SCALARS[name]])
-        if name in _TW_VECTORS:
-            i = _TW_VECTORS[name]
-            return self._v(tw[:, :, i:i + 3])
-        if name in _TB_VECTORS:
-            i = _TB_VECTORS[name]
-            return self._v(self._sim.tb[:, i:i + 3])
+        tables = self._sim.tables
+        if name in _WHEEL_SCALARS:
+            return self._v(tables.wheel_telemetry[:, :, _WHEEL_SCALARS[name]])
+        if name in _WHEEL_VECTORS:
+            i = _WHEEL_VECTORS[name]
+            return self._v(tables.wheel_telemetry[:, :, i:i + 3])
+        if name in _BODY_SCALARS:
+            return self._v(tables.body_telemetry[:, _BODY_SCALARS[name]])
+        if name in _BODY_VECTORS:
+            i = _BODY_VECTORS[name]
+            return self._v(tables.body_telemetry[:, i:i + 3])
         raise AttributeError(name)
 
     @property
-    def rpm(self):               # engine rpm
-        return self._v(self._sim.tb[:, L.TB_RPM])
-
-    @property
     def gear(self):
-        return self._v(self._sim.tb[:, L.TB_GEAR].astype(int))
-
-    @property
-    def T_engine(self):          # N m, after throttle, limiter and engine braking
-        return self._v(self._sim.tb[:, L.TB_T_ENGINE])
-
-    @property
-    def T_clutch(self):          # N m
-        return self._v(self._sim.tb[:, L.TB_T_CLUTCH])
+        return self._v(self._sim.tables.body_telemetry[:, T.TB_GEAR].astype(int))
 
     @property
     def diff_lock(self):         # N m, (front, rear) locking torque
-        return self._v(self._sim.tb[:, L.TB_LOCK_F:L.TB_LOCK_R + 1])
-
-    @property
-    def tc_active(self):
-        return self._v(self._sim.tb[:, L.TB_TC_ACTIVE])
-
-    @property
-    def abs_active(self):        # per wheel
-        return self._v(self._sim.tw[:, :, L.TW_ABS])
-
-    @property
-    def hull_contacts(self):
-        return self._v(self._sim.tb[:, L.TB_HULL_CONTACTS])
+        return self._v(self._sim.tables.body_telemetry[:, T.TB_LOCK_F:T.TB_LOCK_R + 1])
 
     @property
     def forces(self) -> dict[str, np.ndarray]:
-        return {k: self._v(self._sim.tb[:, i:i + 3]) for k, i in L.EXTERNAL_FORCES.items()}
+        return {k: self._v(self._sim.tables.body_telemetry[:, i:i + 3]) for k, i in T.EXTERNAL_FORCES.items()}
 
 
 class Simulation:
-    """N vehicles of the same parameters (or one set each) in one world, stepped at a fixed dt."""
+    """N vehicles of the same parameters (or one set each) in one world, stepped at a fixed dt.
+
+    Read it through `state` and `telemetry` (named views), `params` / `vehicle` / `next_params`, and
+    `wheel_geometry`; keep and restore it with `snapshot` / `restore`. The packed arrays in `tables` are
+    the kernels' business."""
 
     def __init__(self, vehicle: Vehicle | Sequence[Vehicle], world: World, dt: float = 1.0 / 240.0,
                  substeps: int = 2, n_vehicles: int = 1):
@@ -222,26 +264,20 @@ class Simulation:
         self.dt = float(dt)
         self.substeps = int(substeps)
         self.world = world
-        self.vp = np.zeros((self.n, L.VP_N))
-        self.wp = np.zeros((self.n, L.NW, L.WP_N))
-        self.hull = np.zeros((self.n, L.NHULL, 3))
-        self.bs = np.zeros((self.n, L.BS_N))
-        self.ws = np.zeros((self.n, L.NW, L.WS_N))
-        self.tw = np.zeros((self.n, L.NW, L.TW_N))
-        self.tb = np.zeros((self.n, L.TB_N))
-        self.ctrl = np.zeros((self.n, L.CT_N))
+        self.tables = Tables(self.n)
         self.time = 0.0
         self.steps = 0
-        self.params: list[Vehicle] = []
-        self._pending: dict[int, Vehicle] = {}
         vehicles = [vehicle] * self.n if isinstance(vehicle, Vehicle) else list(vehicle)
         if len(vehicles) != self.n:
             raise ValueError(f"{len(vehicles)} vehicle parameter sets given for n_vehicles = {self.n}")
+        self.params: list[Vehicle] = []
+        self._pending: dict[int, Vehicle] = {}
         for i, car in enumerate(vehicles):
             validate(car, car.name)
-            pack_vehicle(car, self.vp[i], self.wp[i], self.hull[i])
+            self._pack(i, car)
         self.params = vehicles
-        self._tables = world.tables()
+        self._geometry: dict[int, tuple[Vehicle, WheelGeometry]] = {}
+        self._world_tables = world.tables()
         self._gravity = world.gravity
         self.state = StateView(self)
         self.telemetry = TelemetryView(self)
@@ -260,9 +296,26 @@ class Simulation:
         for i in (range(self.n) if index is None else [index]):
             self._pending[i] = vehicle
 
+    def next_params(self, index: int = 0) -> Vehicle:
+        """The parameters vehicle `index` will use from the next step on: the ones set_params asked for,
+        or those in use."""
+        return self._pending.get(index, self.params[index])
+
+    def wheel_geometry(self, index: int = 0) -> WheelGeometry:
+        """Where vehicle `index`'s wheels hang on its body (in use now; for drawing)."""
+        car = self.params[index]
+        cached = self._geometry.get(index)
+        if cached is None or cached[0] is not car:
+            cached = self._geometry[index] = (car, wheel_geometry(car))
+        return cached[1]
+
+    def _pack(self, i: int, car: Vehicle) -> None:
+        t = self.tables
+        pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i])
+
     def _apply_pending(self) -> None:
         for i, car in self._pending.items():
-            pack_vehicle(car, self.vp[i], self.wp[i], self.hull[i])
+            self._pack(i, car)
             self.params[i] = car
         self._pending.clear()
 
@@ -272,46 +325,49 @@ class Simulation:
         forward at `speed` (m/s) with the wheels rolling at speed / r, in `gear` (-1 R, 0 N, 1..) with the
         engine turning at the matching speed (at least idle). Scalars or per-vehicle arrays."""
         self._apply_pending()
+        t = self.tables
         idx = np.arange(self.n) if index is None else np.array([index])
         pos = np.broadcast_to(np.asarray(position, float), (len(idx), 3))
         yaw = np.broadcast_to(np.asarray(yaw, float), (len(idx),))
         speed = np.broadcast_to(np.asarray(speed, float), (len(idx),))
         for k, v in enumerate(idx):
             c, s = math.cos(yaw[k] / 2), math.sin(yaw[k] / 2)
-            self.bs[v] = 0.0
-            self.bs[v, L.BS_PX:L.BS_PZ + 1] = pos[k]
-            self.bs[v, L.BS_QW:L.BS_QZ + 1] = (c, 0.0, 0.0, s)
+            body, drive, wheels, wp, vp = t.body_state[v], t.drive_state[v], t.wheel_state[v], t.wheel_params[v], \
+                t.vehicle_params[v]
+            body[:] = 0.0
+            body[T.BS_PX:T.BS_PZ + 1] = pos[k]
+            body[T.BS_QW:T.BS_QZ + 1] = (c, 0.0, 0.0, s)
             fwd = np.array([math.cos(yaw[k]), math.sin(yaw[k]), 0.0])
-            self.bs[v, L.BS_VX:L.BS_VZ + 1] = fwd * speed[k]
+            body[T.BS_VX:T.BS_VZ + 1] = fwd * speed[k]
             left = np.array([-math.sin(yaw[k]), math.cos(yaw[k]), 0.0])
-            self.ws[v] = 0.0
-            self.ws[v, :, L.WS_SHAPE] = -1.0
-            for i in range(L.NW):
-                omega = speed[k] / self.wp[v, i, L.WP_R]
-                self.ws[v, i, L.WS_OMEGA] = omega
+            wheels[:] = 0.0
+            wheels[:, T.WS_SHAPE] = -1.0
+            for i in range(T.NW):
+                omega = speed[k] / wp[i, T.WP_R]
+                wheels[i, T.WS_OMEGA] = omega
                 # committed spin momentum consistent with the start, so the first step sees no jump
-                cam = self.wp[v, i, L.WP_CAMBER]
+                cam = wp[i, T.WP_CAMBER]
                 u = left * math.cos(cam) + np.array([0.0, 0.0, 1.0]) * math.sin(cam)
-                self.ws[v, i, L.WS_HX:L.WS_HZ + 1] = self.wp[v, i, L.WP_IW] * omega * u
-            self.ws[v, :, L.WS_ABS] = 1.0
-            vp = self.vp[v]
-            n_gears = int(vp[L.VP_NGEARS])
+                wheels[i, T.WS_HX:T.WS_HZ + 1] = wp[i, T.WP_IW] * omega * u
+            wheels[:, T.WS_ABS] = 1.0
+            n_gears = int(vp[T.VP_NGEARS])
             g_sel = int(min(max(gear, -1), n_gears))
-            ratio = 0.0 if g_sel == 0 else (-vp[L.VP_REVERSE] if g_sel < 0 else vp[L.VP_RATIO + g_sel - 1])
-            r_driven = float(np.mean(self.wp[v, :, L.WP_R]))
-            omega_e = max(vp[L.VP_IDLE_OMEGA], abs(ratio * vp[L.VP_FINAL] * speed[k] / r_driven))
-            self.bs[v, L.BS_OMEGA_E] = 0.0 if vp[L.VP_DIRECT] > 0.5 else omega_e
-            self.bs[v, L.BS_GEAR] = g_sel
-            self.bs[v, L.BS_GEAR_TARGET] = g_sel
-            self.bs[v, L.BS_TC] = 1.0
-            u_engine = vp[L.VP_UEX:L.VP_UEZ + 1]
+            ratio = 0.0 if g_sel == 0 else (-vp[T.VP_REVERSE] if g_sel < 0 else vp[T.VP_RATIO + g_sel - 1])
+            r_driven = float(np.mean(wp[:, T.WP_R]))
+            omega_e = max(vp[T.VP_IDLE_OMEGA], abs(ratio * vp[T.VP_FINAL] * speed[k] / r_driven))
+            drive[:] = 0.0
+            drive[T.DS_OMEGA_E] = 0.0 if vp[T.VP_DIRECT] > 0.5 else omega_e
+            drive[T.DS_GEAR] = g_sel
+            drive[T.DS_GEAR_TARGET] = g_sel
+            drive[T.DS_TC] = 1.0
+            u_engine = vp[T.VP_UEX:T.VP_UEZ + 1]
             rot = np.array([[math.cos(yaw[k]), -math.sin(yaw[k]), 0.0], [math.sin(yaw[k]), math.cos(yaw[k]), 0.0],
                             [0.0, 0.0, 1.0]])
-            self.bs[v, L.BS_HEX:L.BS_HEZ + 1] = vp[L.VP_IE] * self.bs[v, L.BS_OMEGA_E] * (rot @ u_engine)
-            self.tw[v] = 0.0
-            self.tb[v] = 0.0
-            self.ctrl[v] = 0.0
-            self.ctrl[v, L.CT_GEAR] = L.NO_GEAR
+            drive[T.DS_HEX:T.DS_HEZ + 1] = vp[T.VP_IE] * drive[T.DS_OMEGA_E] * (rot @ u_engine)
+            t.wheel_scratch[v] = 0.0
+            t.wheel_telemetry[v] = 0.0
+            t.body_telemetry[v] = 0.0
+            t.controls[v] = CONTROL_DEFAULTS
 
     # ------------------------------------------------------------------------------------------------
     def _announce(self) -> None:
@@ -320,66 +376,71 @@ class Simulation:
             self._announced = True
 
     def step(self, controls: Controls | None = None) -> None:
-        """Advance one fixed step dt (made of `substeps` substeps) with these controls."""
+        """Advance one fixed step dt (made of `substeps` substeps) with these controls (None: the
+        controls of the last step again)."""
         if self._pending:
             self._apply_pending()
+        t = self.tables
         if controls is not None:
-            controls.pack_into(self.ctrl)
+            controls.pack_into(t.controls)
         if not self._announced:
             self._announce()
-        planes, boxes, hf_meta, hf_z, surf_mu = self._tables
-        step_batch(self.vp, self.wp, self.hull, self.ctrl, self.bs, self.ws, self.tw, self.tb, planes, boxes, hf_meta,
-                   hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
+        planes, boxes, hf_meta, hf_z, surf_mu = self._world_tables
+        step_batch(t.vehicle_params, t.wheel_params, t.hull_points, t.controls, t.body_state, t.drive_state,
+                   t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta, hf_z,
+                   surf_mu, self._gravity, self.time, self.dt, self.substeps)
         self.steps += 1
         self.time = self.steps * self.dt
 
     def run(self, controls_trace: np.ndarray) -> None:
-        """Advance len(trace) steps in one compiled call; trace (K, N, C) or (K, C) with the columns of
-        sim.layout CT_* per step (throttle, brake, steer, handbrake, clutch, shift, gear, abs, tc); the
-        first C are given, the rest keep their defaults. Same result as calling step() K times."""
+        """Advance len(trace) steps in one compiled call; trace (K, N, C) or (K, C) of control rows with
+        the first C of CONTROL_COLUMNS (throttle, brake, steer, handbrake, clutch, shift, gear, abs, tc;
+        the rest keep their defaults). Same result as calling step() K times."""
         if self._pending:
             self._apply_pending()
-        trace = np.asarray(controls_trace, dtype=np.float64)
-        if trace.ndim == 2:
-            trace = trace[:, None, :]
-        cols = trace.shape[-1]
-        if cols < L.CT_N:                 # the columns not given keep their defaults (no request, aids off)
-            full = np.zeros(trace.shape[:-1] + (L.CT_N,))
-            full[..., L.CT_GEAR] = L.NO_GEAR
-            full[..., :cols] = trace
-            trace = full
-        trace = np.ascontiguousarray(np.broadcast_to(trace, (trace.shape[0], self.n, L.CT_N)))
+        trace = control_rows(controls_trace, self.n)
         if not self._announced:
             self._announce()
-        planes, boxes, hf_meta, hf_z, surf_mu = self._tables
-        run_batch(self.vp, self.wp, self.hull, trace, self.bs, self.ws, self.tw, self.tb, planes, boxes, hf_meta, hf_z,
+        t = self.tables
+        planes, boxes, hf_meta, hf_z, surf_mu = self._world_tables
+        run_batch(t.vehicle_params, t.wheel_params, t.hull_points, trace, t.body_state, t.drive_state,
+                  t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta, hf_z,
                   surf_mu, self._gravity, self.time, self.dt, self.substeps)
         if len(trace):
-            self.ctrl[:] = trace[-1]
+            t.controls[:] = trace[-1]
         self.steps += len(trace)
         self.time = self.steps * self.dt
 
     # ------------------------------------------------------------------------------------------------
-    def snapshot(self) -> Snapshot:
-        return Snapshot(self.time, self.steps, self.bs.copy(), self.ws.copy(), self.ctrl.copy(), self.tw.copy(),
-                        self.tb.copy())
+    def snapshot(self, telemetry: bool = False) -> Snapshot:
+        """A copy of the state (and, with telemetry=True, of what the telemetry shows now)."""
+        t = self.tables
+        return Snapshot(self.time, self.steps, t.body_state.copy(), t.drive_state.copy(), t.wheel_state.copy(),
+                        t.controls.copy(), t.wheel_telemetry.copy() if telemetry else None,
+                        t.body_telemetry.copy() if telemetry else None)
 
     def restore(self, snap: Snapshot) -> None:
+        """Continue from a snapshot: the next steps are bit for bit those that followed it. Its telemetry,
+        if it carries some, is shown again; otherwise the telemetry is cleared until the next step."""
+        t = self.tables
         self.time = snap.time
         self.steps = snap.steps
-        self.bs[:] = snap.body
-        self.ws[:] = snap.wheels
-        self.ctrl[:] = snap.controls
-        self.tw[:] = snap.wheel_telemetry
-        self.tb[:] = snap.body_telemetry
+        t.body_state[:] = snap.body_state
+        t.drive_state[:] = snap.drive_state
+        t.wheel_state[:] = snap.wheel_state
+        t.controls[:] = snap.controls
+        if snap.wheel_telemetry is not None:
+            t.wheel_telemetry[:] = snap.wheel_telemetry
+            t.body_telemetry[:] = snap.body_telemetry
+        else:
+            t.wheel_telemetry[:] = 0.0
+            t.body_telemetry[:] = 0.0
 
     def state_hash(self) -> str:
-        """SHA-256 of the state tables' bytes (and the telemetry the next step reads): equal hashes
-        mean bit-identical states."""
-        import hashlib
-        return hashlib.sha256(self.bs.tobytes() + self.ws.tobytes() + self.tw.tobytes()).hexdigest()
+        """SHA-256 of the state tables' bytes: equal hashes mean bit-identical states."""
+        return hashlib.sha256(b"".join(a.tobytes() for a in self.tables.state())).hexdigest()
 
     def finite(self) -> bool:
         """False if any state or telemetry value is NaN or infinite (a blow-up)."""
-        return bool(np.isfinite(self.bs).all() and np.isfinite(self.ws).all() and np.isfinite(self.tw).all()
-                    and np.isfinite(self.tb).all())
+        t = self.tables
+        return bool(all(np.isfinite(a).all() for a in (*t.state(), t.wheel_telemetry, t.body_telemetry)))

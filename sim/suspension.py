@@ -1,10 +1,19 @@
-"""Suspension: compression, its rate, and the force it puts on the body (spec 000: 压缩速度与法向载荷)."""
+"""Suspension (docs/physics.md §7): compression, its rate, the spring-damper force and the wheel load.
+
+    x    = max(0, l0 - l)                                       compression (m)
+    xdot = (rEffDot - dot(nDot, C - Q) - vn) / a                compression rate (m/s)
+    Fs   = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + F_bar)   along -d, on the body (N)
+    Fz   = Fs a                                                 the load the tire may use (N)
+"""
 from __future__ import annotations
 
 import math
 
-from sim.jit import leaf
-from sim.vec import dot, sub
+from sim.jit import kernel, leaf
+from sim.query import QUERY_DISC
+from sim.tables import NW, W_A, W_CX, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
+    W_VGX, W_X, W_XDOT, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, WS_STEER
+from sim.vec import add, cross, dot, get3w, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 
@@ -16,12 +25,12 @@ def compression(l0, l):
 
 
 @leaf
-def r_eff_rate(r, h, h_dot):
-    """rEffDot = -r h hDot / sqrt(1 - h^2) for the disc, h = dot(n, u) (m/s)."""
-    q = 1.0 - h * h
+def r_eff_rate(r, nu, nu_dot):
+    """rEffDot = -r nu nuDot / sqrt(1 - nu^2) for the disc, nu = dot(n, u) (m/s)."""
+    q = 1.0 - nu * nu
     if q <= 1.0e-12:
         return 0.0
-    return -r * h * h_dot / math.sqrt(q)
+    return -r * nu * nu_dot / math.sqrt(q)
 
 
 @leaf
@@ -42,3 +51,48 @@ def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
     f_bar: anti-roll bar force on this wheel (N, + compresses). Returns (Fs, Fz) in N."""
     fs = max(0.0, k * x + c * x_dot + BUMP_STOP_FACTOR * k * max(0.0, l_min - l_raw) + f_bar)
     return fs, fs * a
+
+
+@kernel
+def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
+    """Compression rate, suspension force Fs along -d and load Fz = Fs a for each wheel; the anti-roll
+    bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); h: substep (s).
+    Reads the contact columns and this substep's road-wheel angle; writes W_XDOT, W_FS, W_FZ, W_FSX."""
+    pos, q, vel, w = body
+    z_body = quat_rotate(q, (0.0, 0.0, 1.0))
+    for i in range(NW):
+        steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) / h
+        if wheel_scratch[v, i, W_GROUNDED] == 0.0:
+            wheel_scratch[v, i, W_XDOT] = 0.0
+            wheel_scratch[v, i, W_FS] = 0.0
+            wheel_scratch[v, i, W_FZ] = 0.0
+            set3w(wheel_scratch, v, i, W_FSX, (0.0, 0.0, 0.0))
+            continue
+        a = wheel_scratch[v, i, W_A]
+        c = get3w(wheel_scratch, v, i, W_CX)
+        qc = get3w(wheel_scratch, v, i, W_QX)
+        n = get3w(wheel_scratch, v, i, W_NX)
+        u = get3w(wheel_scratch, v, i, W_UX)
+        vg = get3w(wheel_scratch, v, i, W_VGX)
+        # vn: wheel centre velocity from body motion (length frozen) minus ground velocity at Q, along n
+        vn = dot(n, sub(add(vel, cross(w, sub(c, pos))), vg))
+        # nDot from the contact plane's history; reset (zero) when the contact shape changed
+        n_dot = (0.0, 0.0, 0.0)
+        if wheel_state[v, i, WS_SHAPE] == wheel_scratch[v, i, W_SHAPE]:
+            n_dot = scale(sub(n, get3w(wheel_state, v, i, WS_NX)), 1.0 / h)
+        r_eff_dot = 0.0
+        if int(wheel_params[v, i, WP_QUERY]) == QUERY_DISC:
+            # uDot from body rotation and steering about the body's z axis
+            u_dot = add(cross(w, u), scale(cross(z_body, u), steer_rate))
+            nu = dot(n, u)
+            r_eff_dot = r_eff_rate(wheel_params[v, i, WP_R], nu, dot(n_dot, u) + dot(n, u_dot))
+        x_dot = compression_rate(a, vn, r_eff_dot, n_dot, c, qc)      # xdot = (rEffDot - nDot.(C-Q) - vn)/a
+        j = int(wheel_params[v, i, WP_PARTNER])
+        f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
+        fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X], x_dot,
+                                  wheel_params[v, i, WP_LMIN], wheel_scratch[v, i, W_LRAW], a, f_bar)
+        d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
+        wheel_scratch[v, i, W_XDOT] = x_dot
+        wheel_scratch[v, i, W_FS] = fs
+        wheel_scratch[v, i, W_FZ] = fz
+        set3w(wheel_scratch, v, i, W_FSX, scale(d, -fs))                # force along -d

@@ -1,11 +1,18 @@
-"""Slip and tire forces with the combined friction limit (spec 000: 原始力与联合附着)."""
+"""Slip and tire forces with the combined friction limit (docs/physics.md §8)."""
 from __future__ import annotations
 
 import math
 
-from sim.jit import leaf
+from sim.aero import rolling_resistance
+from sim.contact import rolling_arm
+from sim.jit import kernel, leaf
+from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, W_GRIP_SCALE, \
+    W_GROUNDED, W_KAPPA, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, WP_BY, WP_CA, WP_CK, \
+    WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_MODEL, WP_R, WP_ROLL, WP_VMIN, WS_OMEGA
+from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC = 0, 1
+TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
 
 
 @leaf
@@ -43,3 +50,61 @@ def combined_limit(fx_raw, fy_raw, mu, fz):
     if mag > 0.0:
         s = min(1.0, mu * fz / mag)
     return fx_raw * s, fy_raw * s, s
+
+
+@kernel
+def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
+    """Contact velocity, slip, raw tire force, combined limit and rolling resistance for each wheel.
+
+    body: the frozen (pos, q, vel, w). Reads the contact columns, W_FZ and W_MU; writes the slip and
+    force columns (an airborne wheel gets zero slip and force)."""
+    pos, q, vel, w = body
+    for i in range(NW):
+        omega = wheel_state[v, i, WS_OMEGA]
+        wheel_scratch[v, i, W_OMEGA] = omega
+        if wheel_scratch[v, i, W_GROUNDED] == 0.0:
+            wheel_scratch[v, i, W_VX] = 0.0
+            wheel_scratch[v, i, W_VY] = 0.0
+            wheel_scratch[v, i, W_KAPPA] = 0.0
+            wheel_scratch[v, i, W_ALPHA] = 0.0
+            wheel_scratch[v, i, W_FX_RAW] = 0.0
+            wheel_scratch[v, i, W_FY_RAW] = 0.0
+            wheel_scratch[v, i, W_FX] = 0.0
+            wheel_scratch[v, i, W_FY] = 0.0
+            wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
+            wheel_scratch[v, i, W_RHO] = wheel_params[v, i, WP_R]
+            set3w(wheel_scratch, v, i, W_FTX, (0.0, 0.0, 0.0))
+            set3w(wheel_scratch, v, i, W_FRX, (0.0, 0.0, 0.0))
+            continue
+        qc = get3w(wheel_scratch, v, i, W_QX)
+        c = get3w(wheel_scratch, v, i, W_CX)
+        u = get3w(wheel_scratch, v, i, W_UX)
+        tt = get3w(wheel_scratch, v, i, W_TX)
+        bb = get3w(wheel_scratch, v, i, W_BX)
+        # body velocity at Q minus ground velocity at Q, on t and b
+        v_rel = sub(add(vel, cross(w, sub(qc, pos))), get3w(wheel_scratch, v, i, W_VGX))
+        vx = dot(v_rel, tt)
+        vy = dot(v_rel, bb)
+        rho = rolling_arm(u, qc, c, tt)                                    # rho = -dot(u x (Q - C), t)
+        kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
+        mu = wheel_scratch[v, i, W_MU]
+        fz = wheel_scratch[v, i, W_FZ]
+        fx_raw, fy_raw = raw_force(int(wheel_params[v, i, WP_MODEL]), kappa, alpha, wheel_params[v, i, WP_CK],
+                                   wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BX], wheel_params[v, i, WP_CX],
+                                   wheel_params[v, i, WP_DXF], wheel_params[v, i, WP_EX], wheel_params[v, i, WP_BY],
+                                   wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
+                                   mu, fz)
+        fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
+        wheel_scratch[v, i, W_VX] = vx
+        wheel_scratch[v, i, W_VY] = vy
+        wheel_scratch[v, i, W_RHO] = rho
+        wheel_scratch[v, i, W_KAPPA] = kappa
+        wheel_scratch[v, i, W_ALPHA] = alpha
+        wheel_scratch[v, i, W_FX_RAW] = fx_raw
+        wheel_scratch[v, i, W_FY_RAW] = fy_raw
+        wheel_scratch[v, i, W_FX] = fx
+        wheel_scratch[v, i, W_FY] = fy
+        wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale
+        set3w(wheel_scratch, v, i, W_FTX, add(scale(tt, fx), scale(bb, fy)))   # Fx t + Fy b
+        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(wheel_params[v, i, WP_ROLL], fz, vx,
+                                                             wheel_params[v, i, WP_VMIN], tt))

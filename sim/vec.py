@@ -2,6 +2,8 @@
 
 Vectors are 3-tuples (x, y, z) of float64 and quaternions are 4-tuples (w, x, y, z). Tuples live on the
 stack inside numba code, so these helpers cost nothing per call, and the same code runs as plain Python.
+`get3` / `set3` (and `get3w` / `set3w` for per-wheel tables) move a vector between a tuple and three
+consecutive columns of a packed table (`sim/tables.py`).
 """
 from __future__ import annotations
 
@@ -101,20 +103,6 @@ def quat_from_rotvec(r):
 
 
 @leaf
-def quat_to_matrix(q):
-    """Rotation matrix rows (r0, r1, r2) of a unit quaternion."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    return ((1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)),
-            (2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)),
-            (2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)))
-
-
-@leaf
-def mat_vec(m, v):
-    return (dot(m[0], v), dot(m[1], v), dot(m[2], v))
-
-
-@leaf
 def world_inertia_apply(q, inertia_diag, w):
     """(R I R^T) w with I = diag(inertia_diag) in the body frame."""
     wb = quat_rotate_inv(q, w)
@@ -122,19 +110,33 @@ def world_inertia_apply(q, inertia_diag, w):
 
 
 @leaf
-def world_inertia_solve(q, inertia_diag, h):
-    """(R I R^T)^-1 h = R I^-1 R^T h."""
-    hb = quat_rotate_inv(q, h)
-    return quat_rotate(q, (hb[0] / inertia_diag[0], hb[1] / inertia_diag[1], hb[2] / inertia_diag[2]))
+def world_inertia_solve(q, inertia_diag, moment):
+    """(R I R^T)^-1 m = R I^-1 R^T m: the angular velocity of angular momentum m."""
+    mb = quat_rotate_inv(q, moment)
+    return quat_rotate(q, (mb[0] / inertia_diag[0], mb[1] / inertia_diag[1], mb[2] / inertia_diag[2]))
 
 
 @leaf
-def rot_axis(axis, angle, v):
-    """Rotate v about the unit vector `axis` by `angle` (Rodrigues)."""
-    c = math.cos(angle)
-    s = math.sin(angle)
-    k = cross(axis, v)
-    d = dot(axis, v) * (1.0 - c)
-    return (v[0] * c + k[0] * s + axis[0] * d,
-            v[1] * c + k[1] * s + axis[1] * d,
-            v[2] * c + k[2] * s + axis[2] * d)
+def get3(table, v, col):
+    """(table[v, col], table[v, col + 1], table[v, col + 2]) of a [vehicle, column] table."""
+    return (table[v, col], table[v, col + 1], table[v, col + 2])
+
+
+@leaf
+def get3w(table, v, w, col):
+    """The vector in columns col..col+2 of wheel w in a [vehicle, wheel, column] table."""
+    return (table[v, w, col], table[v, w, col + 1], table[v, w, col + 2])
+
+
+@leaf
+def set3(table, v, col, x):
+    table[v, col] = x[0]
+    table[v, col + 1] = x[1]
+    table[v, col + 2] = x[2]
+
+
+@leaf
+def set3w(table, v, w, col, x):
+    table[v, w, col] = x[0]
+    table[v, w, col + 1] = x[1]
+    table[v, w, col + 2] = x[2]

@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from sim import query as Q
+from sim import shapes as S
+from sim.query import QUERY_KINDS, cast
 from sim.params import ConfigError, read_toml, resolve_preset
 from sim.vec import quat_from_rotvec, quat_mul
 
@@ -131,42 +132,42 @@ class World:
         sid = 0
         mu = np.array([s.mu for s in self.surfaces], dtype=np.float64)
         self.surf_mu = mu if len(mu) else np.zeros(1)
-        pl = np.zeros((len(self.planes), Q.PL_N))
+        pl = np.zeros((len(self.planes), S.PL_N))
         for i, p in enumerate(self.planes):
             n = np.asarray(p.normal, float)
             n = n / np.linalg.norm(n)
-            pl[i, Q.PL_PX:Q.PL_PZ + 1] = p.point
-            pl[i, Q.PL_NX:Q.PL_NZ + 1] = n
-            pl[i, Q.PL_SURF] = self.surface_index[p.surface]
-            pl[i, Q.PL_ID] = sid
+            pl[i, S.PL_PX:S.PL_PZ + 1] = p.point
+            pl[i, S.PL_NX:S.PL_NZ + 1] = n
+            pl[i, S.PL_SURF] = self.surface_index[p.surface]
+            pl[i, S.PL_ID] = sid
             sid += 1
-        bx = np.zeros((len(self.boxes), Q.BX_N))
+        bx = np.zeros((len(self.boxes), S.BX_N))
         for i, b in enumerate(self.boxes):
-            bx[i, Q.BX_CX:Q.BX_CZ + 1] = b.center
-            bx[i, Q.BX_QW:Q.BX_QZ + 1] = b.orientation()
-            bx[i, Q.BX_HX:Q.BX_HZ + 1] = np.asarray(b.size, float) / 2.0
-            bx[i, Q.BX_SURF] = self.surface_index[b.surface]
-            bx[i, Q.BX_ID] = sid
-            bx[i, Q.BX_OWNER] = b.owner
-            bx[i, Q.BX_WX:Q.BX_WZ + 1] = b.angular_velocity
-            bx[i, Q.BX_VX:Q.BX_VZ + 1] = b.velocity
-            bx[i, Q.BX_AX:Q.BX_AZ + 1] = b.oscillation
-            bx[i, Q.BX_PERIOD] = b.period
-            bx[i, Q.BX_BOUND] = 0.5 * float(np.linalg.norm(b.size))
+            bx[i, S.BX_CX:S.BX_CZ + 1] = b.center
+            bx[i, S.BX_QW:S.BX_QZ + 1] = b.orientation()
+            bx[i, S.BX_HX:S.BX_HZ + 1] = np.asarray(b.size, float) / 2.0
+            bx[i, S.BX_SURF] = self.surface_index[b.surface]
+            bx[i, S.BX_ID] = sid
+            bx[i, S.BX_OWNER] = b.owner
+            bx[i, S.BX_WX:S.BX_WZ + 1] = b.angular_velocity
+            bx[i, S.BX_VX:S.BX_VZ + 1] = b.velocity
+            bx[i, S.BX_AX:S.BX_AZ + 1] = b.oscillation
+            bx[i, S.BX_PERIOD] = b.period
+            bx[i, S.BX_BOUND] = 0.5 * float(np.linalg.norm(b.size))
             sid += 1
-        hm = np.zeros((len(self.heightfields), Q.HF_N))
+        hm = np.zeros((len(self.heightfields), S.HF_N))
         zs = []
         off = 0
         for i, h in enumerate(self.heightfields):
             z = np.asarray(h.heights, dtype=np.float64)
-            hm[i, Q.HF_OX:Q.HF_OZ + 1] = h.origin
-            hm[i, Q.HF_DX] = h.spacing[0]
-            hm[i, Q.HF_DY] = h.spacing[1]
-            hm[i, Q.HF_NX] = z.shape[0]
-            hm[i, Q.HF_NY] = z.shape[1]
-            hm[i, Q.HF_OFF] = off
-            hm[i, Q.HF_SURF] = self.surface_index[h.surface]
-            hm[i, Q.HF_ID] = sid
+            hm[i, S.HF_OX:S.HF_OZ + 1] = h.origin
+            hm[i, S.HF_DX] = h.spacing[0]
+            hm[i, S.HF_DY] = h.spacing[1]
+            hm[i, S.HF_NX] = z.shape[0]
+            hm[i, S.HF_NY] = z.shape[1]
+            hm[i, S.HF_OFF] = off
+            hm[i, S.HF_SURF] = self.surface_index[h.surface]
+            hm[i, S.HF_ID] = sid
             zs.append(z.ravel())
             off += z.size
             sid += 1
@@ -184,13 +185,13 @@ class World:
               t: float = 0.0, vehicle: int = -2) -> Hit:
         """Cast along the suspension axis: kind 'ray', 'sphere' or 'disc' (disc shares the sphere's
         contact plane; its own support radius is applied by the contact chain)."""
-        k = {"ray": Q.QUERY_RAY, "sphere": Q.QUERY_SPHERE, "disc": Q.QUERY_DISC}[kind]
+        k = QUERY_KINDS[kind]
         a = tuple(float(x) for x in anchor)
         dd = np.asarray(d, float)
         dd = tuple(dd / np.linalg.norm(dd))
-        hit, s, p, n, surf, shape, vg = Q.cast(self.plane_table, self.box_table, self.hf_table, self.hf_z,
+        hit, s, p, n, surf, shape, vg = cast(self.plane_table, self.box_table, self.hf_table, self.hf_z,
                                                k, a, dd, float(r), float(l_max), float(a_min), float(t),
-                                               int(vehicle), -1, -1)
+                                               int(vehicle), S.ALL_SHAPES, S.ALL_SHAPES)
         mu = float(self.surf_mu[surf]) if hit else 0.0
         return Hit(bool(hit), float(s), np.array(p), np.array(n), mu, np.array(vg), int(surf), int(shape))
 
@@ -206,7 +207,7 @@ class World:
 
     def box_pose(self, i: int, t: float):
         """Centre (3,), orientation (w, x, y, z) and centre velocity of box i at time t (for drawing)."""
-        c, q, v = Q.box_pose(self.box_table, i, float(t))
+        c, q, v = S.box_pose(self.box_table, i, float(t))
         return np.array(c), np.array(q), np.array(v)
 
 

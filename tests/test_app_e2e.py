@@ -44,10 +44,11 @@ def test_cli_drives_and_saves_a_screenshot(tmp_path):
     img = load_png(shot)
     assert img.shape == (450, 800, 3)
     # the recording reproduces the replayed controls step for step
-    again = json.loads(rec.read_text())
-    given = json.loads(trace.read_text())["steps"]
-    assert [r[:5] for r in again["steps"]] == given[:len(again["steps"])]
-    assert len(again["steps"]) == 720
+    from app.session import Trace
+    again = Trace.load(rec).rows
+    given = Trace.load(trace).rows
+    assert again == given[:len(again)]
+    assert len(again) == 720
 
 
 def test_bad_preset_gives_a_message_not_a_traceback(tmp_path):

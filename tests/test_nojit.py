@@ -17,7 +17,9 @@ SCRIPT = textwrap.dedent("""
     k = np.arange(120)
     trace = np.stack([np.column_stack([np.full(120, 0.6), (k > 80) * 0.5, np.sin(k / 20), np.zeros(120)])] * 2, 1)
     s.run(trace)
-    print(json.dumps({"bs": s.bs.tolist(), "ws": s.ws.tolist(), "tw": s.tw.tolist()}))
+    t = s.tables
+    print(json.dumps({"body_state": t.body_state.tolist(), "drive_state": t.drive_state.tolist(),
+                      "wheel_state": t.wheel_state.tolist(), "wheel_telemetry": t.wheel_telemetry.tolist()}))
 """)
 
 
@@ -30,7 +32,7 @@ def run(jit_disabled: bool) -> dict:
 def test_python_and_compiled_kernels_agree():
     py = run(True)
     nb = run(False)
-    for key in ("bs", "ws", "tw"):
+    for key in ("body_state", "drive_state", "wheel_state", "wheel_telemetry"):
         a, b = np.array(py[key]), np.array(nb[key])
         assert a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9, err_msg=key)

@@ -75,7 +75,7 @@ def parked_on_slope(deg: float, mu: float, brake: float = 1.0, seconds: float = 
     s.run(np.tile([0.0, brake, 0.0, 0.0], (480, 1)))
     p0 = s.state.position.copy()
     s.run(np.tile([0.0, brake, 0.0, 0.0], (int(240 * seconds), 1)))
-    return np.linalg.norm(s.state.position - p0), np.linalg.norm(s.state.velocity), s.tw[0, :, sim.layout.TW_LOCKED]
+    return np.linalg.norm(s.state.position - p0), np.linalg.norm(s.state.velocity), s.telemetry.locked
 
 
 @pytest.mark.parametrize("deg", [10.0, 20.0, 30.0])

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import sim
-from sim import layout as L
-from sim.powertrain import ackermann_angles, redline_speed, steer_angles
+from sim import tables as L
+from sim.gearbox import redline_speed
+from sim.steering import ackermann_angles, steer_angles
 
 G = 9.81
 
@@ -48,7 +49,7 @@ def test_engine_braking_is_74_nm_at_6000_rpm():
     car = boxster()
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), gear=0)
-    s.bs[0, L.BS_OMEGA_E] = 6000 * 2 * math.pi / 60
+    s.tables.drive_state[0, L.DS_OMEGA_E] = 6000 * 2 * math.pi / 60
     s.step(sim.Controls(throttle=0.0))
     assert s.telemetry.T_engine == pytest.approx(-74.0, abs=1e-9)      # 0.74 N m per rev/s x 100 rev/s
     assert s.state.engine_omega == pytest.approx(6000 * 2 * math.pi / 60 - 74.0 / car.engine.inertia / 240,
@@ -79,11 +80,11 @@ def test_limited_slip_locking_torque_follows_the_clamp():
                   gearbox__mode="manual")
     s = launched(car, 1.0)
     # force a speed difference between the rear wheels and take one substep
-    s.ws[0, 2, L.WS_OMEGA] += 2.0
-    s.ws[0, 3, L.WS_OMEGA] -= 1.0
-    om = s.ws[0, :, L.WS_OMEGA].copy()
+    s.tables.wheel_state[0, 2, L.WS_OMEGA] += 2.0
+    s.tables.wheel_state[0, 3, L.WS_OMEGA] -= 1.0
+    om = s.tables.wheel_state[0, :, L.WS_OMEGA].copy()
     s2 = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
-    s2.bs[:], s2.ws[:], s2.tw[:] = s.bs, s.ws, s.tw
+    s2.restore(s.snapshot())
     s2.step(sim.Controls(throttle=1.0))
     lock = s2.telemetry.diff_lock[1]
     assert lock == pytest.approx(min(150.0, max(-150.0, 50.0 * (om[2] - om[3]))))   # 150: clamped

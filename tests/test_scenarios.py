@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim import layout as L
+from sim import tables as L
 from sim.body import integrate_body
 from sim.world import Surface, World
 
@@ -160,7 +160,8 @@ def test_batched_vehicles_match_single_runs_bit_for_bit():
         one = sim.Simulation(car, world, dt=1 / 240, substeps=4)
         one.reset(position=(*spawns[v], z), yaw=[0.0, 0.5, 1.0][v])
         one.run(trace[:, v, :])
-        assert np.array_equal(one.bs[0], batch.bs[v]) and np.array_equal(one.ws[0], batch.ws[v])
+        assert np.array_equal(one.tables.body_state[0], batch.tables.body_state[v]) and \
+            np.array_equal(one.tables.wheel_state[0], batch.tables.wheel_state[v])
 
 
 def test_random_driving_on_the_proving_ground_stays_finite():
@@ -212,9 +213,9 @@ def test_set_params_takes_effect_at_the_next_step():
     s = settled(car, seconds=1.0)
     stiffer = sim.with_value(car, "front_suspension.k", 70000.0)
     s.set_params(stiffer)
-    assert s.wp[0, 0, L.WP_K] == car.front_suspension.k
+    assert s.tables.wheel_params[0, 0, L.WP_K] == car.front_suspension.k
     s.step(sim.Controls())
-    assert s.wp[0, 0, L.WP_K] == 70000.0 and s.vehicle is stiffer
+    assert s.tables.wheel_params[0, 0, L.WP_K] == 70000.0 and s.vehicle is stiffer
     s.run(np.zeros((480, 4)))
     fz = s.telemetry.Fz
     assert s.telemetry.x[0] == pytest.approx(fz[0] / 70000.0, rel=0.01)

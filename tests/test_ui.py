@@ -90,7 +90,7 @@ def test_an_edit_reaches_the_sim_at_the_next_step_and_an_invalid_one_is_refused(
     assert s.sim.vehicle.front_suspension.k == k0                     # not yet: between steps
     s.frame(1 / 60, lambda dt: sim.Controls())
     assert s.sim.vehicle.front_suspension.k == 50000.0
-    assert s.sim.wp[0, 0, sim.layout.WP_K] == 50000.0
+    assert s.sim.tables.wheel_params[0, 0, sim.tables.WP_K] == 50000.0
     why = o.apply("front_suspension.k", -3.0)
     assert "[100, 1e+07] N/m" in why and "front_suspension.k" in why
     s.frame(1 / 60, lambda dt: sim.Controls())

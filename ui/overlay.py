@@ -17,7 +17,7 @@ from imgui_bundle import imgui, implot
 
 import sim
 from sim import params as P
-from sim.diagnosis import GRIP, NO_LOAD, SATURATED, STATE_NAMES, WEAK, GripMonitor
+from sim.diagnosis import GRIP, NO_LOAD, SATURATED, STATE_NAMES, WEAK, GripMonitor, force_was_cut, tire_curve
 
 STATE_COLORS = {NO_LOAD: (0.55, 0.62, 0.80, 1.0), WEAK: (0.95, 0.85, 0.30, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),
                 SATURATED: (0.95, 0.35, 0.30, 1.0)}
@@ -68,22 +68,6 @@ class History:
         return self.t[idx], self.data[name][idx]
 
 
-def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> np.ndarray:
-    """The tire's force against slip at this load (the same functions the simulation runs), each point
-    also through the combined limit on its own."""
-    from sim.pack import TIRE_MODELS
-    from sim.tire import combined_limit, raw_force
-    out = np.empty(len(slips))
-    model = TIRE_MODELS[tire.model]
-    for k, s_ in enumerate(slips):
-        kappa, alpha = (0.0, s_) if lateral else (s_, 0.0)
-        fx, fy = raw_force(model, kappa, alpha, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx, tire.ex,
-                           tire.by, tire.cy, tire.dy, tire.ey, mu, fz)
-        fx, fy, _ = combined_limit(fx, fy, mu, fz)
-        out[k] = fy if lateral else fx
-    return out
-
-
 def config_presets() -> list[str]:
     return sorted(p.stem for p in P.PRESET_DIR.glob("*.toml"))
 
@@ -114,8 +98,7 @@ class Overlay:
     # -- parameters ---------------------------------------------------------------------------------
     @property
     def params(self) -> sim.Vehicle:
-        pending = self.session.sim._pending.get(0)
-        return pending if pending is not None else self.session.sim.vehicle
+        return self.session.sim.next_params()
 
     def apply(self, path: str, value) -> str | None:
         """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
@@ -235,7 +218,7 @@ class Overlay:
                         v = float(values[i]) * k
                         if tel.grounded[i] < 0.5:
                             imgui.text_disabled(f"{v:9.3f}")
-                        elif name == "grip_scale" and v < 0.999:
+                        elif name == "grip_scale" and force_was_cut(v):
                             imgui.text_colored(STATE_COLORS[SATURATED], f"{v:9.3f}")
                         else:
                             imgui.text(f"{v:9.3f}" if abs(v) < 1000 else f"{v:9.0f}")

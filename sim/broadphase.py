@@ -1,0 +1,47 @@
+"""Broad phase (docs/physics.md §5): which boxes and heightfields a vehicle could touch this substep.
+
+One bounding test per shape gives two bit masks (`sim/shapes.py`), shared by the wheel queries and the
+body collision, so the narrow phases skip the shapes that are out of reach. Planes are always tested.
+"""
+from __future__ import annotations
+
+from sim.contact import A_MIN
+from sim.jit import kernel, leaf
+from sim.shapes import BX_BOUND, BX_OWNER, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_pose
+from sim.tables import NW, WP_AX, WP_LMAX, WP_R
+from sim.vec import get3w, norm, sub
+
+
+@leaf
+def shapes_within(boxes, hf_meta, centre, radius, t, vehicle):
+    """Bit masks of the boxes and heightfields (the first MASK_BITS of each) whose bounds come within
+    `radius` (m) of `centre` at time t; the vehicle's own shapes are left out."""
+    box_mask = 0
+    for i in range(min(boxes.shape[0], MASK_BITS)):
+        if int(boxes[i, BX_OWNER]) == vehicle:
+            continue
+        c, q, vc = box_pose(boxes, i, t)
+        if norm(sub(centre, c)) <= boxes[i, BX_BOUND] + radius:
+            box_mask |= 1 << i
+    hf_mask = 0
+    for i in range(min(hf_meta.shape[0], MASK_BITS)):
+        x0 = hf_meta[i, HF_OX]
+        y0 = hf_meta[i, HF_OY]
+        x1 = x0 + (hf_meta[i, HF_NX] - 1.0) * hf_meta[i, HF_DX]
+        y1 = y0 + (hf_meta[i, HF_NY] - 1.0) * hf_meta[i, HF_DY]
+        if x0 - radius <= centre[0] <= x1 + radius and y0 - radius <= centre[1] <= y1 + radius:
+            hf_mask |= 1 << i
+    return box_mask, hf_mask
+
+
+@kernel
+def broadphase_stage(v, wheel_params, hull_points, pos, boxes, hf_meta, t):
+    """The masks for vehicle v at centre-of-mass position `pos` (m): its reach is the farthest a
+    suspension sweep (anchor + l_max + r (1 + 1/A_MIN)) or a hull point gets from the centre of mass."""
+    reach = 0.0
+    for i in range(NW):
+        reach = max(reach, norm(get3w(wheel_params, v, i, WP_AX)) + wheel_params[v, i, WP_LMAX]
+                    + wheel_params[v, i, WP_R] * (1.0 + 1.0 / A_MIN))
+    for k in range(hull_points.shape[1]):
+        reach = max(reach, norm((hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2])))
+    return shapes_within(boxes, hf_meta, pos, reach, t, v)

@@ -1,0 +1,66 @@
+"""Steering (docs/physics.md §2): the driver's steer input -> a road-wheel angle per wheel.
+
+The input sets the path curvature; Ackermann geometry gives the inner and outer angles; the largest
+angle shrinks with speed; each angle moves toward its target no faster than the steering rate.
+"""
+from __future__ import annotations
+
+import math
+
+from sim.jit import kernel, leaf
+from sim.tables import CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, VP_STEER_RATE, VP_TRACK_F, \
+    VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
+
+
+@leaf
+def approach(value, target, step):
+    """value moved toward target by at most step (>= 0)."""
+    if value < target:
+        return min(target, value + step)
+    return max(target, value - step)
+
+
+@leaf
+def ackermann_angles(wheelbase, track, radius):
+    """Inner and outer road-wheel angles (rad) for a turn of radius R (m, > W/2) about the rear axle's
+    midpoint: atan(L / (R - W/2)) and atan(L / (R + W/2))."""
+    return math.atan(wheelbase / (radius - track / 2.0)), math.atan(wheelbase / (radius + track / 2.0))
+
+
+@leaf
+def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_speed):
+    """Road-wheel angles (left, right) in rad for a steering input in [-1, 1] (positive turns left).
+
+    The input sets the path curvature linearly, up to the curvature at which the inner wheel reaches
+    max_angle; above `limit_speed` (m/s; 0 = no limit) that largest angle shrinks as
+    max_angle / (1 + (v / limit_speed)^2). `ackermann` blends the Ackermann angles (1) with parallel
+    steering at the bicycle angle atan(L / R) (0)."""
+    s = min(1.0, max(-1.0, steer))
+    if s == 0.0 or max_angle <= 0.0:
+        return 0.0, 0.0
+    top = max_angle
+    if limit_speed > 0.0:
+        top = max_angle / (1.0 + (speed / limit_speed) ** 2)
+    r_min = wheelbase / math.tan(top) + track / 2.0          # the inner wheel at `top`
+    r = r_min / abs(s)
+    inner, outer = ackermann_angles(wheelbase, track, r)
+    mean = math.atan(wheelbase / r)
+    inner = ackermann * inner + (1.0 - ackermann) * mean
+    outer = ackermann * outer + (1.0 - ackermann) * mean
+    if s > 0.0:                                               # left turn: the left wheel is inside
+        return inner, outer
+    return -outer, -inner
+
+
+@kernel
+def steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h):
+    """Each wheel's road-wheel angle for this substep (W_STEER), rate-limited from the last committed
+    angle. vel: the body's velocity (m/s, world), for the speed limit; h: substep (s)."""
+    speed = math.sqrt(vel[0] ** 2 + vel[1] ** 2 + vel[2] ** 2)
+    left, right = steer_angles(controls[v, CT_STEER], vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
+                               vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN], speed,
+                               vehicle_params[v, VP_STEER_LIMIT_V])
+    rate = vehicle_params[v, VP_STEER_RATE]
+    for i in range(NW):
+        target = (left if i % 2 == 0 else right) * wheel_params[v, i, WP_STEERS]
+        wheel_scratch[v, i, W_STEER] = approach(wheel_state[v, i, WS_STEER], target, rate * h)

@@ -1,0 +1,157 @@
+"""The packed tables the kernels read and write, and their columns.
+
+Every table is float64, indexed `[vehicle, column]` or `[vehicle, wheel, column]` (wheel order FL, FR,
+RL, RR). There are four kinds, and a column belongs to exactly one:
+
+    params     constants between edits, packed from `sim.params.Vehicle` by `sim/pack.py`
+               vehicle_params VP_*, wheel_params WP_*, hull_points [v, k, xyz]
+    controls   the driver's inputs for the step, CT_*
+    state      what the next step starts from; a snapshot copies exactly these
+               body_state BS_*, drive_state DS_*, wheel_state WS_*
+    scratch    the substep's working record: every stage writes its results here for the stages after
+               it; rewritten from state every substep, so never part of a snapshot
+               wheel_scratch W_* (all columns)
+    telemetry  for people to read, never read by the physics: the wheel columns W_* below W_TELEMETRY
+               are copied from the scratch after the last substep (wheel_telemetry); body_telemetry TB_*
+               is written by the stages that compute its quantities
+
+Units are in the comments; docs/physics.md §1 describes the step and §13 every telemetry name. Python
+code outside `sim/` reads all of this through `sim.Simulation`'s views, never through these constants.
+"""
+
+NW = 4                                     # wheels per vehicle
+NHULL = 14                                 # body collision points: hull_points[v, k, xyz] (m, body frame,
+                                           # relative to the centre of mass)
+WHEEL_NAMES = ("FL", "FR", "RL", "RR")
+MAX_CURVE = 16                             # most points in an engine torque curve
+MAX_GEARS = 10                             # most forward gears
+NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested this step
+
+# --- vehicle_params[v, :] --------------------------------------------------------------------------
+(VP_MASS,                                  # kg
+ VP_IXX, VP_IYY, VP_IZZ,                   # kg m^2, principal, body frame
+ VP_RHO, VP_CD, VP_AREA,                   # kg/m^3, -, m^2
+ VP_CLA_F, VP_CLA_R,                       # m^2 lift-area products (downforce)
+ VP_XF, VP_XR,                             # m, axle x relative to the centre of mass (downforce points)
+ VP_IE,                                    # kg m^2 engine rotor inertia
+ VP_UEX, VP_UEY, VP_UEZ,                   # engine rotor axis, body frame, unit
+ VP_STEER_MAX,                             # rad road-wheel angle at full steer
+ VP_HULL_K, VP_HULL_C, VP_HULL_CT, VP_HULL_MU,   # body collision: N/m, N s/m, N s/m, - (per hull point)
+ VP_DIRECT,                                # 1 direct drive, 0 engine and gearbox
+ VP_ENGINE_BRAKE, VP_IDLE_OMEGA, VP_IDLE_GAIN, VP_REDLINE_OMEGA,   # N m s/rev, rad/s, 1/(rad/s), rad/s
+ VP_NCURVE,                                # points in the torque curve
+ VP_NGEARS, VP_REVERSE, VP_FINAL, VP_EFF,  # forward gears, reverse ratio, final drive, efficiency
+ VP_AUTO, VP_UP_OMEGA, VP_DOWN_OMEGA, VP_SHIFT_TIME,   # 1 automatic; rad/s, rad/s, s
+ VP_KICKDOWN_THROTTLE,                     # - throttle above which the automatic may kick down
+ VP_KICKDOWN_LOWER, VP_KICKDOWN_BELOW,     # - kick-down limits as fractions of the upshift speed
+ VP_KC, VP_TCAP, VP_LAUNCH_OMEGA,          # N m s/rad, N m, rad/s
+ VP_SPLIT, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T,   # front share, diff kinds (DIFF_*), N m s/rad, N m
+ VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
+ VP_ABS_SLIP, VP_ABS_RELEASE, VP_ABS_APPLY,   # -, s, s
+ VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
+ VP_SCALARS) = range(57)
+VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
+VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
+VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
+VP_N = VP_RATIO + MAX_GEARS
+
+# --- wheel_params[v, w, :] -------------------------------------------------------------------------
+(WP_AX, WP_AY, WP_AZ,                      # m anchor relative to the centre of mass, body frame
+ WP_DX, WP_DY, WP_DZ,                      # suspension axis d, body frame, unit (points down)
+ WP_R, WP_L0, WP_LMIN, WP_LMAX,            # m
+ WP_K, WP_C, WP_ARB,                       # N/m, N s/m, N/m
+ WP_CAMBER,                                # rad rotation of the axle about body x (side-signed)
+ WP_QUERY,                                 # QUERY_RAY, QUERY_SPHERE or QUERY_DISC (sim/query.py)
+ WP_MODEL,                                 # MODEL_LINEAR or MODEL_MAGIC (sim/tire.py)
+ WP_IW, WP_GRIP, WP_CK, WP_CA, WP_VMIN, WP_ROLL,   # kg m^2, -, N, N/rad, m/s, -
+ WP_BX, WP_CX, WP_DXF, WP_EX, WP_BY, WP_CY, WP_DYF, WP_EY,   # Magic Formula factors
+ WP_TDRIVE, WP_TBRAKE, WP_THAND,           # N m at full input (T_DRIVE: direct drive only)
+ WP_WMAX,                                  # rad/s direct drive: wheel speed where the torque reaches 0
+ WP_STEERS,                                # 1 if the wheel steers, else 0
+ WP_SHARE,                                 # share of the driveline torque that reaches this wheel's axle / 2
+ WP_PARTNER,                               # index of the other wheel on the axle (anti-roll bar)
+ WP_N) = range(38)
+
+# --- controls[v, :] --------------------------------------------------------------------------------
+(CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
+ CT_CLUTCH,                                # [0,1] pedal: 1 fully pressed (open)
+ CT_SHIFT,                                 # -1 shift down, 0 none, +1 shift up
+ CT_GEAR,                                  # requested gear: -1 reverse, 0 neutral, 1.. forward; NO_GEAR = none
+ CT_ABS, CT_TC,                            # driver aids on (1) or off (0)
+ CT_N) = range(10)
+
+# --- body_state[v, :] ------------------------------------------------------------------------------
+(BS_PX, BS_PY, BS_PZ,                      # m centre of mass, world
+ BS_QW, BS_QX, BS_QY, BS_QZ,               # orientation body -> world
+ BS_VX, BS_VY, BS_VZ,                      # m/s, world
+ BS_WX, BS_WY, BS_WZ,                      # rad/s, world
+ BS_N) = range(14)
+
+# --- drive_state[v, :]: engine and gearbox ---------------------------------------------------------
+(DS_OMEGA_E,                               # rad/s engine speed
+ DS_HEX, DS_HEY, DS_HEZ,                   # N m s engine rotor angular momentum last committed (world)
+ DS_GEAR, DS_GEAR_TARGET, DS_SHIFT_T,      # engaged gear (-1 R, 0 N, 1..), gear being shifted to, s left
+ DS_TC,                                    # traction control's throttle factor 0..1
+ DS_N) = range(9)
+
+# --- wheel_state[v, w, :] --------------------------------------------------------------------------
+(WS_OMEGA,                                 # rad/s spin, positive rolls forward
+ WS_STEER,                                 # rad road-wheel angle, positive turns left
+ WS_ANGLE,                                 # rad spin angle in [0, 2 pi) (drawing)
+ WS_HX, WS_HY, WS_HZ,                      # N m s wheel spin angular momentum last committed (world)
+ WS_SHAPE,                                 # shape id of the last contact (-1 airborne)
+ WS_NX, WS_NY, WS_NZ,                      # last contact normal (for nDot)
+ WS_ABS,                                   # ABS brake factor 0..1
+ WS_LOCKED,                                # 1 while static friction holds the wheel (parking)
+ WS_KAPPA,                                 # - slip of the last substep (0 airborne): what ABS and TC judge
+ WS_N) = range(14)
+
+# --- wheel_scratch[v, w, :]; the first W_TELEMETRY columns are also wheel_telemetry[v, w, :] --------
+(W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s
+ W_FS, W_FZ,                               # N
+ W_VX, W_VY, W_KAPPA, W_ALPHA,             # m/s, m/s, -, rad
+ W_FX_RAW, W_FY_RAW, W_FX, W_FY, W_GRIP_SCALE,   # N ..., -
+ W_T_DRIVE, W_T_BRAKE,                     # N m: drive torque; brake torque actually applied (back-computed)
+ W_OMEGA, W_RHO, W_R_EFF,                  # rad/s (at the start of the substep), m, m
+ W_GROUNDED, W_SURFACE, W_SHAPE, W_MU, W_STEER,   # 0/1, index, id, -, rad
+ W_QX, W_QY, W_QZ,                         # contact point Q, world
+ W_NX, W_NY, W_NZ,                         # ground normal n
+ W_TX, W_TY, W_TZ,                         # tire longitudinal axis t
+ W_BX, W_BY, W_BZ,                         # tire lateral axis b
+ W_CX, W_CY, W_CZ,                         # wheel centre C
+ W_UX, W_UY, W_UZ,                         # wheel spin axis u
+ W_FSX, W_FSY, W_FSZ,                      # suspension force on the body, world (N)
+ W_FTX, W_FTY, W_FTZ,                      # tire force on the body, world (N)
+ W_FRX, W_FRY, W_FRZ,                      # rolling resistance force, world (N)
+ W_VGX, W_VGY, W_VGZ,                      # ground velocity at Q (m/s)
+ W_ABS,                                    # 1 while ABS is easing this wheel's brake
+ W_LOCKED,                                 # 1 when static friction held the contact this substep
+ W_TELEMETRY) = range(60)                  # the number of published columns
+# scratch only
+(W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
+ W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit
+ W_CANDIDATE,                              # 1 while the parking stage tries to hold this wheel
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 4)
+
+# --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
+(TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)
+ TB_DRAG_X, TB_DRAG_Y, TB_DRAG_Z,
+ TB_DOWNFORCE_X, TB_DOWNFORCE_Y, TB_DOWNFORCE_Z,
+ TB_ROLLING_X, TB_ROLLING_Y, TB_ROLLING_Z,
+ TB_SUSPENSION_X, TB_SUSPENSION_Y, TB_SUSPENSION_Z,
+ TB_TIRE_X, TB_TIRE_Y, TB_TIRE_Z,
+ TB_COLLISION_X, TB_COLLISION_Y, TB_COLLISION_Z,
+ TB_HULL_CONTACTS,                         # number of hull points touching the ground
+ TB_RPM, TB_GEAR,                          # engine rpm, engaged gear (-1 R, 0 N, 1..)
+ TB_T_ENGINE, TB_T_CLUTCH,                 # N m: engine torque (after throttle, limiter, braking), clutch
+ TB_LOCK_F, TB_LOCK_R,                     # N m: differential locking torque, front and rear axle
+ TB_TC_ACTIVE,                             # 1 while traction control cuts the engine
+ TB_HBODY_X, TB_HBODY_Y, TB_HBODY_Z,       # angular momentum about the centre of mass (N m s)
+ TB_HWHEELS_X, TB_HWHEELS_Y, TB_HWHEELS_Z,
+ TB_HENGINE_X, TB_HENGINE_Y, TB_HENGINE_Z,
+ TB_HTOTAL_X, TB_HTOTAL_Y, TB_HTOTAL_Z,
+ TB_N) = range(42)
+
+EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
+                   "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,
+                   "collision": TB_COLLISION_X}
