@@ -11,5 +11,5 @@ from sim.tables import WHEEL_NAMES
 from sim.units import RAD_S_PER_RPM, RPM
 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
-           "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation", "Snapshot",
-           "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM"]
+           "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
+           "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM"]

@@ -15,7 +15,7 @@ from sim.tables import NW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX,
     WP_QUERY, WP_R
 from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
 
-A_MIN = 0.2          # -: below this a = -dot(n, d) the hit is left to body collision (spec)
+A_MIN = 0.2          # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
 
 

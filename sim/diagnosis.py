@@ -1,4 +1,4 @@
-"""Why a wheel grips or not (spec 000, 调试时显示它们的箭头): each step every wheel is classified as
+"""Why a wheel grips or not (docs/physics.md §8): each step every wheel is classified as
 
     NO_LOAD    airborne, or its load Fz is a sliver of its static share: there is no friction budget
     SATURATED  the combined limit scaled its force down (grip_scale < 1) or its slip is past the tire's peak

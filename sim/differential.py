@@ -11,7 +11,7 @@ driveline speed the clutch sees is the matching mean, s (front mean) + (1 - s) (
 from __future__ import annotations
 
 from sim.jit import kernel, leaf
-from sim.tables import NW, TB_LOCK_F, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T, VP_SPLIT, W_OMEGA_NEXT, W_T_DRIVE, \
+from sim.tables import TB_LOCK_F, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T, VP_SPLIT, W_OMEGA_NEXT, W_T_DRIVE, \
     WP_IW, WP_SHARE, WS_OMEGA
 
 DIFF_OPEN, DIFF_LSD, DIFF_LOCKED = 0, 1, 2

@@ -13,8 +13,9 @@ brake's interval  ((T_drive - T_b) dt + Iw omega) / rho <= j_x <= ((T_drive + T_
 (the brake must be able to hold the wheel at zero). The solver minimises 1/2 j^T K j + c^T j over D by
 projected gradient with step 1/max_i sum_j |K_ij| (all wheels updated from the same old j), projecting
 the accumulated impulse onto disc-and-interval exactly as the spec describes. A wheel whose interval
-misses the disc, or whose final tangential speed stays above the tolerance, is dropped and the rest are
-solved again from the same frozen state.
+misses the disc is dropped and the rest are solved again from the same frozen state. A wheel whose
+final tangential speed stays above SPEED_TOLERANCE is not held (WS_LOCKED stays 0) but keeps its
+friction-limited impulse for this substep (docs/physics.md §14).
 
 The stage runs in four steps: `find_candidates`, then per attempt `free_velocity` and `build_coupling`,
 `solve_impulses`, and `commit_impulses`, which turns the impulses into the held wheels' tire forces.
@@ -34,7 +35,7 @@ from sim.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inert
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this (and a brake) make a candidate
 EXIT_SPEED = 0.2           # m/s: a locked contact stays a candidate below this (hysteresis)
-IMPULSE_TOLERANCE = 1e-6   # N s: the solver has converged when no impulse moves more than this
+IMPULSE_TOLERANCE = 1e-9   # N s: the solver has converged when no impulse moves more than this
 SPEED_TOLERANCE = 1e-4     # m/s: a locked contact must end slower than this
 MAX_ITERATIONS = 400
 
@@ -78,8 +79,8 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
     k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel w: rows 2w along t and
     2w+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz dt; active (n,)
     bool; j (2n,) in: start, out: the accumulated impulses (N s). Stops when no impulse moves by more
-    than IMPULSE_TOLERANCE / 1000 or after MAX_ITERATIONS; the caller judges the result by the contact
-    speeds it leaves (`contact_speeds`)."""
+    than IMPULSE_TOLERANCE or after MAX_ITERATIONS; the caller judges the result by the contact speeds
+    it leaves (`contact_speeds`)."""
     n2 = c.shape[0]
     lipschitz = 0.0
     for a in range(n2):
@@ -111,7 +112,7 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
             moved = max(moved, abs(nx - j[2 * w]), abs(ny - j[2 * w + 1]))
             j[2 * w] = nx
             j[2 * w + 1] = ny
-        if moved < IMPULSE_TOLERANCE * 1e-3:
+        if moved < IMPULSE_TOLERANCE:
             return
 
 

@@ -251,6 +251,18 @@ def meeting_key(kind, s, r, n, d):
 
 
 @leaf
+def met_first(best, hit, s, p, n, vg, surface, shape, kind, r, d, a_min, s_limit):
+    """best: (key, s, P, n, v_ground, surface, shape) of the supporting surface the wheel meets first so
+    far. A hit replaces it when it can support the wheel (a = -dot(n, d) >= a_min), lies within s_limit
+    (m) and is met first (smaller `meeting_key`)."""
+    if hit and -dot(n, d) >= a_min and s <= s_limit:
+        key = meeting_key(kind, s, r, n, d)
+        if key < best[0]:
+            return (key, s, p, n, vg, surface, shape)
+    return best
+
+
+@leaf
 def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, box_mask, hf_mask):
     """Query the world along the suspension axis; return the contact that supports the wheel most.
 
@@ -261,26 +273,15 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, 
     The ray looks as far as s = l_max + r / a_min; sweeps look for centres up to l = l_max.
     Among candidates the one with the smallest wheel-centre length s - r/a wins (the first the wheel
     meets); for the ray the nearest hit wins. Surfaces nearly parallel to the axis (a < a_min) never
-    support a wheel (spec: they belong to body collision), so they are passed over here and the query
-    keeps the best supporting surface; a wheel with none is airborne.
+    support a wheel (they belong to body collision, docs/physics.md §6), so they are passed over here and
+    the query keeps the best supporting surface; a wheel with none is airborne.
     """
-    best_hit = False
-    best_key = 1.0e30
-    best_s = 0.0
-    best_p = a
-    best_n = (0.0, 0.0, 1.0)
-    best_surf = -1
-    best_id = -1
-    best_v = (0.0, 0.0, 0.0)
     max_s = l_max + r / a_min
+    best = (1.0e30, 0.0, a, (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), -1, -1)   # key, s, P, n, v_ground, surface, shape
     for i in range(planes.shape[0]):
         hit, s, p, n, vg = ray_plane(planes, i, a, d)
-        if hit and -dot(n, d) >= a_min:
-            key = meeting_key(kind, s, r, n, d)
-            if s <= max_s and key < best_key:
-                best_hit, best_key, best_s, best_p, best_n, best_v = True, key, s, p, n, vg
-                best_surf = int(planes[i, PL_SURF])
-                best_id = int(planes[i, PL_ID])
+        best = met_first(best, hit, s, p, n, vg, int(planes[i, PL_SURF]), int(planes[i, PL_ID]), kind, r, d,
+                         a_min, max_s)
     for i in range(boxes.shape[0]):
         if not in_mask(box_mask, i) or int(boxes[i, BX_OWNER]) == vehicle:
             continue
@@ -291,20 +292,13 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, 
             hit, s, p, n, vg = ray_box(boxes, i, a, d, max_s, t)
         else:
             hit, s, p, n, vg = sphere_box(boxes, i, a, d, r, l_max, t)
-        if hit and -dot(n, d) >= a_min:
-            key = meeting_key(kind, s, r, n, d)
-            if key < best_key:
-                best_hit, best_key, best_s, best_p, best_n, best_v = True, key, s, p, n, vg
-                best_surf = int(boxes[i, BX_SURF])
-                best_id = int(boxes[i, BX_ID])
+        best = met_first(best, hit, s, p, n, vg, int(boxes[i, BX_SURF]), int(boxes[i, BX_ID]), kind, r, d, a_min,
+                         math.inf)
     for i in range(hf_meta.shape[0]):
         if not in_mask(hf_mask, i):
             continue
         hit, s, p, n, vg = ray_heightfield(hf_meta, hf_z, i, a, d, max_s)
-        if hit and -dot(n, d) >= a_min:
-            key = meeting_key(kind, s, r, n, d)
-            if key < best_key:
-                best_hit, best_key, best_s, best_p, best_n, best_v = True, key, s, p, n, vg
-                best_surf = int(hf_meta[i, HF_SURF])
-                best_id = int(hf_meta[i, HF_ID])
-    return best_hit, best_s, best_p, best_n, best_surf, best_id, best_v
+        best = met_first(best, hit, s, p, n, vg, int(hf_meta[i, HF_SURF]), int(hf_meta[i, HF_ID]), kind, r, d,
+                         a_min, math.inf)
+    key, s, p, n, vg, surf, shape = best
+    return shape >= 0, s, p, n, surf, shape, vg

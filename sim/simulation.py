@@ -332,8 +332,8 @@ class Simulation:
         speed = np.broadcast_to(np.asarray(speed, float), (len(idx),))
         for k, v in enumerate(idx):
             c, s = math.cos(yaw[k] / 2), math.sin(yaw[k] / 2)
-            body, drive, wheels, wp, vp = t.body_state[v], t.drive_state[v], t.wheel_state[v], t.wheel_params[v], \
-                t.vehicle_params[v]
+            body, drive, wheels = t.body_state[v], t.drive_state[v], t.wheel_state[v]
+            wheel_params, vehicle_params = t.wheel_params[v], t.vehicle_params[v]
             body[:] = 0.0
             body[T.BS_PX:T.BS_PZ + 1] = pos[k]
             body[T.BS_QW:T.BS_QZ + 1] = (c, 0.0, 0.0, s)
@@ -343,27 +343,29 @@ class Simulation:
             wheels[:] = 0.0
             wheels[:, T.WS_SHAPE] = -1.0
             for i in range(T.NW):
-                omega = speed[k] / wp[i, T.WP_R]
+                omega = speed[k] / wheel_params[i, T.WP_R]
                 wheels[i, T.WS_OMEGA] = omega
                 # committed spin momentum consistent with the start, so the first step sees no jump
-                cam = wp[i, T.WP_CAMBER]
+                cam = wheel_params[i, T.WP_CAMBER]
                 u = left * math.cos(cam) + np.array([0.0, 0.0, 1.0]) * math.sin(cam)
-                wheels[i, T.WS_HX:T.WS_HZ + 1] = wp[i, T.WP_IW] * omega * u
+                wheels[i, T.WS_HX:T.WS_HZ + 1] = wheel_params[i, T.WP_IW] * omega * u
             wheels[:, T.WS_ABS] = 1.0
-            n_gears = int(vp[T.VP_NGEARS])
+            n_gears = int(vehicle_params[T.VP_NGEARS])
             g_sel = int(min(max(gear, -1), n_gears))
-            ratio = 0.0 if g_sel == 0 else (-vp[T.VP_REVERSE] if g_sel < 0 else vp[T.VP_RATIO + g_sel - 1])
-            r_driven = float(np.mean(wp[:, T.WP_R]))
-            omega_e = max(vp[T.VP_IDLE_OMEGA], abs(ratio * vp[T.VP_FINAL] * speed[k] / r_driven))
+            ratio = 0.0 if g_sel == 0 else \
+                (-vehicle_params[T.VP_REVERSE] if g_sel < 0 else vehicle_params[T.VP_RATIO + g_sel - 1])
+            r_driven = float(np.mean(wheel_params[:, T.WP_R]))
+            geared = abs(ratio * vehicle_params[T.VP_FINAL] * speed[k] / r_driven)   # engine speed the wheels imply
+            omega_e = max(vehicle_params[T.VP_IDLE_OMEGA], geared)
             drive[:] = 0.0
-            drive[T.DS_OMEGA_E] = 0.0 if vp[T.VP_DIRECT] > 0.5 else omega_e
+            drive[T.DS_OMEGA_E] = 0.0 if vehicle_params[T.VP_DIRECT] > 0.5 else omega_e
             drive[T.DS_GEAR] = g_sel
             drive[T.DS_GEAR_TARGET] = g_sel
             drive[T.DS_TC] = 1.0
-            u_engine = vp[T.VP_UEX:T.VP_UEZ + 1]
+            u_engine = vehicle_params[T.VP_UEX:T.VP_UEZ + 1]
             rot = np.array([[math.cos(yaw[k]), -math.sin(yaw[k]), 0.0], [math.sin(yaw[k]), math.cos(yaw[k]), 0.0],
                             [0.0, 0.0, 1.0]])
-            drive[T.DS_HEX:T.DS_HEZ + 1] = vp[T.VP_IE] * drive[T.DS_OMEGA_E] * (rot @ u_engine)
+            drive[T.DS_HEX:T.DS_HEZ + 1] = vehicle_params[T.VP_IE] * drive[T.DS_OMEGA_E] * (rot @ u_engine)
             t.wheel_scratch[v] = 0.0
             t.wheel_telemetry[v] = 0.0
             t.body_telemetry[v] = 0.0

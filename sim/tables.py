@@ -130,8 +130,7 @@ VP_N = VP_RATIO + MAX_GEARS
 # scratch only
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit
- W_CANDIDATE,                              # 1 while the parking stage tries to hold this wheel
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 4)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 3)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

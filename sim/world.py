@@ -158,15 +158,15 @@ class World:
         hm = np.zeros((len(self.heightfields), S.HF_N))
         zs = []
         off = 0
-        for i, h in enumerate(self.heightfields):
-            z = np.asarray(h.heights, dtype=np.float64)
-            hm[i, S.HF_OX:S.HF_OZ + 1] = h.origin
-            hm[i, S.HF_DX] = h.spacing[0]
-            hm[i, S.HF_DY] = h.spacing[1]
+        for i, field_ in enumerate(self.heightfields):
+            z = np.asarray(field_.heights, dtype=np.float64)
+            hm[i, S.HF_OX:S.HF_OZ + 1] = field_.origin
+            hm[i, S.HF_DX] = field_.spacing[0]
+            hm[i, S.HF_DY] = field_.spacing[1]
             hm[i, S.HF_NX] = z.shape[0]
             hm[i, S.HF_NY] = z.shape[1]
             hm[i, S.HF_OFF] = off
-            hm[i, S.HF_SURF] = self.surface_index[h.surface]
+            hm[i, S.HF_SURF] = self.surface_index[field_.surface]
             hm[i, S.HF_ID] = sid
             zs.append(z.ravel())
             off += z.size

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pygame
-import pytest
 
 import sim
 from render.mathx import project
@@ -36,7 +35,8 @@ def test_cli_drives_and_saves_a_screenshot(tmp_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "e2e-cli-drive.png"
     rec = tmp_path / "again.json"
-    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", SDL_AUDIODRIVER="dummy")
+    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", SDL_AUDIODRIVER="dummy",
+               XDG_DATA_HOME=str(tmp_path))                  # the overlay's layout file, not the user's
     out = subprocess.run([sys.executable, "-m", "app", "--replay", str(trace), "--quit-after", "3",
                           "--frame-dt", str(1 / 60), "--screenshot", str(shot), "--size", "800x450",
                           "--record", str(rec)], env=env, capture_output=True, text=True, timeout=600)

@@ -1,5 +1,4 @@
 """Whole-car scenarios: static loads, conservation of angular momentum, determinism, robustness."""
-import math
 
 import numpy as np
 import pytest

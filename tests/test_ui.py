@@ -1,8 +1,6 @@
 """The overlay headless: an ImGui context with a null renderer, no window and no GL."""
 import os
-import stat
 
-import numpy as np
 import pytest
 from imgui_bundle import imgui, implot
 

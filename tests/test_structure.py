@@ -1,0 +1,95 @@
+"""Contracts of the code's shape (issue 8): the state alone decides the future, the control row has one
+codec, and the app, overlay and renderer reach the physics only through its API."""
+import ast
+from pathlib import Path
+
+import numpy as np
+
+import sim
+from app.session import Session, Trace
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def drive(s: sim.Simulation, steps: int, poison: bool) -> None:
+    rng = np.random.default_rng(5)
+    for k in range(steps):
+        if poison:                                        # whatever scratch and telemetry hold, the
+            s.tables.wheel_scratch[:] = np.nan            # next step must not read it
+            s.tables.wheel_telemetry[:] = np.nan
+            s.tables.body_telemetry[:] = np.nan
+        s.step(sim.Controls(throttle=float(rng.uniform(0, 1)), brake=float(k > 600), steer=float(np.sin(k / 40)),
+                            abs=True, tc=True, handbrake=float(k > 800)))
+
+
+def test_only_the_state_carries_into_the_next_step():
+    car, world = sim.load_vehicle("hatchback"), sim.load_world("proving_ground")
+    hashes = []
+    for poison in (False, True):
+        s = sim.Simulation(car, world, dt=1 / 240, substeps=4)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+        drive(s, 1000, poison)
+        assert s.finite()
+        hashes.append(s.state_hash())
+    assert hashes[0] == hashes[1]
+
+
+def test_a_recorded_trace_feeds_simulation_run_directly():
+    car, world = sim.load_vehicle("hatchback"), sim.load_world("proving_ground")
+    session = Session(car, world, substeps=4)
+    session.start_recording()
+    k = 0
+
+    def controls(dt):
+        nonlocal k
+        k += 1
+        return sim.Controls(throttle=0.6, brake=0.8 if k > 300 else 0.0, steer=np.sin(k / 50.0), clutch=0.0,
+                            gear=2 if k == 100 else None, abs=True, tc=k > 50)
+    while session.sim.steps < 400:
+        session.frame(1 / 60, controls)
+    trace = session.recording
+    assert trace.rows[0][:len(sim.CONTROL_COLUMNS)] == [float(x) for x in trace.controls(0).row()]
+    s = sim.Simulation(car, world, dt=trace.dt, substeps=trace.substeps)
+    s.reset(*session.spawn_pose(0))
+    s.run(trace.control_rows())
+    assert s.state_hash() == session.sim.state_hash()
+
+
+def test_old_traces_with_reset_in_the_fifth_column_still_load(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text('{"format": "contactpatch-trace-1", "dt": 0.004166666666666667, "substeps": 8, '
+                    '"vehicle": "hatchback", "world": "flat", "columns": ["throttle", "brake", "steer", '
+                    '"handbrake", "reset", "clutch", "shift", "gear", "abs", "tc"], '
+                    '"steps": [[0.5, 0, 0.1, 0, 1, 0.25, 0, 100, 1, 0], [0.5, 0, 0, 0, 0]]}')
+    t = Trace.load(path)
+    assert t.reset(0) and not t.reset(1)
+    assert t.controls(0) == sim.Controls(throttle=0.5, steer=0.1, clutch=0.25, abs=True)
+    assert t.controls(1) == sim.Controls(throttle=0.5)
+
+
+def sim_imports(path: Path) -> list[str]:
+    """What a module takes from `sim`: imported names and attributes reached through sim.x.y."""
+    out = []
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "sim":
+            out += [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            out += [a.name for a in node.names if a.name.startswith("sim.")]
+        elif isinstance(node, ast.Attribute):
+            out.append(node.attr)
+    return out
+
+
+def test_app_ui_and_render_use_only_the_api():
+    offenders = []
+    for folder in ("app", "ui", "render"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            for name in sim_imports(path):
+                last = name.rsplit(".", 1)[-1]
+                column = any(last.startswith(p) for p in ("VP_", "WP_", "BS_", "DS_", "WS_", "W_", "TB_", "CT_"))
+                private = last.startswith("_") and not last.startswith("__") and name.startswith("sim")
+                internal = name.startswith(("sim.tables", "sim.pack", "sim.step")) or last in ("tables", "_pending")
+                if column or private or internal:
+                    offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    assert offenders == []
