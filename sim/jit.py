@@ -16,16 +16,21 @@ import numba
 
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 SIM_DIR = Path(__file__).resolve().parent
+KERNEL_CONSTANTS = ("tables.py", "units.py", "jit.py")   # read by kernels though they define none
 
 
 def drop_stale_cache() -> None:
     """numba's cache checks only the source file of the cached function itself, so an edit to a helper
-    in another file would leave a stale kernel in use. Keep a hash of all of sim/*.py next to the cache
-    and delete the cached kernels whenever it changes."""
+    in another file would leave a stale kernel in use. Keep a hash of every sim/*.py a kernel can depend
+    on (the files that define kernels, and the constant tables they read) next to the cache and delete
+    the cached kernels whenever it changes. Python-only modules (the API, validation, benchmark) are left
+    out, so editing them does not cost a recompile."""
     cache = SIM_DIR / "__pycache__"
     digest = hashlib.sha256()
     for f in sorted(SIM_DIR.glob("*.py")):
-        digest.update(f.name.encode() + b"\0" + f.read_bytes())
+        text = f.read_bytes()
+        if f.name in KERNEL_CONSTANTS or b"@kernel" in text or b"@leaf" in text:
+            digest.update(f.name.encode() + b"\0" + text)
     stamp = cache / "kernels.sha256"
     try:
         if stamp.exists() and stamp.read_text() == digest.hexdigest():

@@ -19,7 +19,7 @@ def boxster(**changes):
     return car
 
 
-@pytest.mark.parametrize("gear, kmh", enumerate([65.8, 114.3, 165.4, 206.1, 246.5, 299.3], start=1))
+@pytest.mark.parametrize("gear, kmh", list(enumerate([65.8, 114.3, 165.4, 206.1, 246.5, 299.3], start=1)))
 def test_boxster_speed_at_redline_in_each_gear(gear, kmh):
     car = boxster()
     v = redline_speed(car.rear_tire.radius, car.gearbox.ratios[gear - 1], car.gearbox.final_drive,
