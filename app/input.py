@@ -18,7 +18,6 @@ from pygame._sdl2 import controller as sdl_controller
 
 import sim
 from config import CONFIG_DIR
-from sim.steering import approach
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
 ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
@@ -218,12 +217,12 @@ class Input:
             target = 1.0 if name in self.held else 0.0
             cur = getattr(self, name)
             rate = r["pedal_rise"] if target > cur else r["pedal_fall"]
-            setattr(self, name, approach(float(cur), target, rate * dt))
+            setattr(self, name, sim.approach(float(cur), target, rate * dt))
         target = (1.0 if "steer_left" in self.held else 0.0) - (1.0 if "steer_right" in self.held else 0.0)
         rate = r["steer_rate"] if target != 0.0 else r["steer_return"]
         if target != 0.0 and target * self.steer < 0.0:
             rate = max(rate, r["steer_return"])
-        self.steer = approach(float(self.steer), target, rate * dt)
+        self.steer = sim.approach(float(self.steer), target, rate * dt)
         throttle = max(self.throttle, self.pad_axis["throttle"])
         brake = max(self.brake, self.pad_axis["brake"])
         steer = self.steer if abs(self.steer) >= abs(self.pad_axis["steer"]) else self.pad_axis["steer"]

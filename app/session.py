@@ -15,7 +15,6 @@ import numpy as np
 import sim
 from app.loop import FixedStepLoop
 from render.interp import Pose, blend, capture
-from sim.params import atomic_write_bytes
 
 TRACE_FORMAT = "contactpatch-trace-2"
 TRACE_COLUMNS = sim.CONTROL_COLUMNS + ("reset",)
@@ -51,12 +50,13 @@ class Trace:
 
     def control_rows(self) -> np.ndarray:
         """(K, CT_N) control rows, ready for Simulation.run (resets left out)."""
-        return np.array([r[:len(sim.CONTROL_COLUMNS)] for r in self.rows]).reshape(len(self.rows), -1)
+        n = len(sim.CONTROL_COLUMNS)
+        return np.array([r[:n] for r in self.rows], dtype=float).reshape(len(self.rows), n)
 
     def save(self, path: str | Path) -> None:
         data = {"format": TRACE_FORMAT, "dt": self.dt, "substeps": self.substeps, "vehicle": self.vehicle,
                 "world": self.world, "columns": list(TRACE_COLUMNS), "steps": self.rows}
-        atomic_write_bytes(path, json.dumps(data, separators=(",", ":")).encode())
+        sim.atomic_write_bytes(path, json.dumps(data, separators=(",", ":")).encode())
 
     @classmethod
     def load(cls, path: str | Path) -> "Trace":
@@ -69,21 +69,25 @@ class Trace:
             raise sim.ConfigError(f"{path}: format = {fmt!r} is not allowed; expected {TRACE_FORMAT!r} "
                                   f"(a file saved with --record)")
         columns = data.get("columns", LEGACY_COLUMNS if fmt == "contactpatch-trace-1" else TRACE_COLUMNS)
-        if not isinstance(columns, list | tuple) or any(c not in TRACE_DEFAULTS for c in columns):
-            raise sim.ConfigError(f"{path}: columns = {columns!r} is not allowed; expected names from "
+        if not isinstance(columns, list | tuple) or any(c not in TRACE_DEFAULTS for c in columns) \
+                or len(set(columns)) != len(columns):
+            raise sim.ConfigError(f"{path}: columns = {columns!r} is not allowed; expected distinct names from "
                                   f"{', '.join(TRACE_COLUMNS)}")
+        dt, substeps = data.get("dt"), data.get("substeps")
+        if isinstance(dt, bool) or not isinstance(dt, int | float) or not (math.isfinite(dt) and dt > 0.0):
+            raise sim.ConfigError(f"{path}: dt = {dt!r} is not allowed; expected a positive number of seconds")
+        if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
+            raise sim.ConfigError(f"{path}: substeps = {substeps!r} is not allowed; expected an integer >= 1")
         rows = data.get("steps")
-        if not isinstance(rows, list) or not all(
-                isinstance(r, list) and 1 <= len(r) <= len(columns)
-                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in r) for r in rows):
-            raise sim.ConfigError(f"{path}: steps must be a list of rows of numbers [{', '.join(columns)}] "
-                                  f"(or their first few)")
-        try:
-            dt, substeps = float(data["dt"]), int(data["substeps"])
-        except (KeyError, TypeError, ValueError):
-            raise sim.ConfigError(f"{path}: dt and substeps must be numbers") from None
+        if not isinstance(rows, list):
+            raise sim.ConfigError(f"{path}: steps must be a list of rows [{', '.join(columns)}]")
+        for k, r in enumerate(rows):
+            if not (isinstance(r, list) and 1 <= len(r) <= len(columns) and all(
+                    isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in r)):
+                raise sim.ConfigError(f"{path}: steps[{k}] = {r!r} is not allowed; expected 1 to {len(columns)} "
+                                      f"finite numbers [{', '.join(columns)}]")
         ordered = [[dict(zip(columns, r)).get(c, TRACE_DEFAULTS[c]) for c in TRACE_COLUMNS] for r in rows]
-        return cls(dt, substeps, str(data.get("vehicle", "hatchback")), str(data.get("world", "proving_ground")),
+        return cls(float(dt), substeps, str(data.get("vehicle", "hatchback")), str(data.get("world", "proving_ground")),
                    ordered)
 
 

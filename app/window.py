@@ -89,7 +89,7 @@ class App:
         self.input = Input(load_bindings())
         self.input.direct_gears = vehicle.drive.mode == "direct"
         self.input.open_pads()
-        self.scene = SceneRenderer(self.ctx, world, vehicle)
+        self.scene = SceneRenderer(self.ctx, world)
         self.hud = TextPanel(self.ctx, 24)
         self.banner = TextPanel(self.ctx, 24)
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
@@ -120,7 +120,7 @@ class App:
             io.set_ini_filename("")
         self.gui_renderer = ModernGLRenderer(self.ctx)
         self.gui_input = PygameInput()
-        self.overlay = Overlay(self.session, on_params=self.scene.set_vehicle, ini_path=ini)
+        self.overlay = Overlay(self.session, ini_path=ini)
         self.overlay.visible = overlay
         self.session.on_step.append(self.overlay.after_step)
 
@@ -191,7 +191,7 @@ class App:
         s = self.session
         v = s.sim.state.velocity
         fwd = quat_matrix(s.sim.state.orientation)[:3, 0]
-        speed = float(np.dot(v, fwd)) * 3.6
+        speed = float(np.dot(v, fwd)) * sim.KMH
         if self.input.direct_gears:
             driven = s.sim.wheel_geometry().driven
             wheel_rpm = float(np.mean(np.abs(s.sim.state.wheel_omega[driven]))) * sim.RPM
@@ -259,7 +259,8 @@ class App:
         aspect = self.size[0] / max(self.size[1], 1)
         arrows = force_arrows(self.session.sim.telemetry, self.overlay.arrows, self.overlay.arrow_scale) \
             if self.overlay.visible else ()
-        self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size,
+        car = self.session.sim
+        self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.visible else None, arrows=arrows)
         self.hud.set_lines(self.hud_lines(frame_rtf))
         self.hud.draw(10, 30 if self.overlay.visible else 10, self.size)

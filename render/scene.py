@@ -83,7 +83,7 @@ class Mesh:
 
 
 class SceneRenderer:
-    def __init__(self, ctx: moderngl.Context, world: sim.World, vehicle: sim.Vehicle):
+    def __init__(self, ctx: moderngl.Context, world: sim.World):
         self.ctx = ctx
         self.world = world
         self.prog = ctx.program(vertex_shader=VERT, fragment_shader=FRAG)
@@ -109,12 +109,6 @@ class SceneRenderer:
                  else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
         self.shadow = Mesh(ctx, self.prog, meshes.quad(1.0, (0.0, 0.0, 0.0)))
-        self.set_vehicle(vehicle)
-
-    def set_vehicle(self, vehicle: sim.Vehicle) -> None:
-        """Body and wheel geometry from the parameters (called again after a tuning change)."""
-        self.vehicle = vehicle
-        self.wheels = sim.wheel_geometry(vehicle)
 
     # ------------------------------------------------------------------------------------------------
     def _draw(self, mesh: Mesh, model: np.ndarray, color=(1.0, 1.0, 1.0), grid: bool = False,
@@ -126,7 +120,9 @@ class SceneRenderer:
         mesh.vao.render(mode)
 
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
-             wheel_tints=None, arrows=()) -> None:
+             vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=()) -> None:
+        """The world, then the car as the physics has it: the parameters in use (`vehicle`) and where its
+        wheels hang (`wheels`), posed by `pose`."""
         ctx = self.ctx
         ctx.viewport = (0, 0, *size)
         ctx.scissor = None
@@ -148,7 +144,7 @@ class SceneRenderer:
             self._draw(self.cube, model, color, grid=True)
         if self.markings is not None:                # painted 12 mm above the pad
             self._draw(self.markings, np.eye(4))
-        self.draw_car(pose, wheel_tints)
+        self.draw_car(pose, vehicle, wheels, wheel_tints)
         self.draw_arrows(arrows)
 
     def draw_arrows(self, arrows) -> None:
@@ -165,8 +161,7 @@ class SceneRenderer:
         ctx.disable(moderngl.BLEND)
         ctx.enable(moderngl.DEPTH_TEST)
 
-    def draw_car(self, pose: Pose, wheel_tints=None) -> None:
-        v = self.vehicle
+    def draw_car(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, wheel_tints=None) -> None:
         ch = v.chassis
         body = pose_matrix(pose.position, pose.orientation)
         ref = np.array([-ch.com_x, -ch.com_y, -ch.com_z])          # reference point in the body frame
@@ -183,7 +178,6 @@ class SceneRenderer:
         nose = translate(ref + [0.5 * ch.length - 0.02, 0.0, ch.floor_z + lower_h * 0.6]) \
             @ scale((0.06, 0.5 * width, 0.12))
         self._draw(self.cube, body @ nose, (0.95, 0.92, 0.70))
-        g = self.wheels
         for i in range(len(sim.WHEEL_NAMES)):
             r = g.radius[i]
             width = min(0.24, 0.8 * r)

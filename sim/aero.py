@@ -1,4 +1,5 @@
-"""Aerodynamic drag, downforce and rolling resistance: separate external forces (seed 002)."""
+"""Aerodynamic drag, downforce and rolling resistance: separate external forces (docs/physics.md §8, §12;
+the figures of seed 002)."""
 from __future__ import annotations
 
 from sim.jit import leaf

@@ -1,18 +1,18 @@
 """The rigid body (docs/physics.md §12): the wrench of every external force, the angular-momentum ledger
 of the spinning wheels and engine rotor, and the integration (seed 004).
 
-Linear: semi-implicit Euler, v' = v + dt F / M, x' = x + dt v'.
+Linear: semi-implicit Euler, v' = v + h F / M, x' = x + h v' over a substep of h seconds.
 Angular: the body's angular momentum about its centre of mass, L = (R I R^T) w, is advanced by the
-torque, L' = L + dt tau, and the new angular velocity is recovered with the inertia of the new
+torque, L' = L + h tau, and the new angular velocity is recovered with the inertia of the new
 orientation, w' = (R' I R'^T)^-1 L'. Written in the body frame this is Euler's equation
 I w_dot = tau_b - w x (I w): the gyroscopic term is carried exactly, and in free flight L is conserved to
 rounding (no energy creep from an explicit w x (I w) term).
-The orientation turns by the exact rotation exp(w_mid dt) with w_mid = (R I R^T)^-1 L' (the new momentum
+The orientation turns by the exact rotation exp(w_mid h) with w_mid = (R I R^T)^-1 L' (the new momentum
 with the old inertia, the semi-implicit choice), then is renormalised.
 
 The ledger: the wheels' spin momentum Hw = Iw omega u and the rotor's He = Ie omegaE uEngine belong to the
 car too. Internal torques (drive, brake, clutch) only move momentum between them and the body, so the
-body's torque is the external one minus their change: tau = sum (Q - com) x F - (sum dHw + dHe) / dt.
+body's torque is the external one minus their change: tau = sum (Q - com) x F - (sum dHw + dHe) / h.
 """
 from __future__ import annotations
 
@@ -44,15 +44,15 @@ def inertia_of(vehicle_params, v):
 
 
 @leaf
-def integrate_body(pos, q, vel, w, force, tau, mass, inertia, dt):
+def integrate_body(pos, q, vel, w, force, tau, mass, inertia, h):
     """Advance one step. pos (m), q (w,x,y,z), vel (m/s), w (rad/s), force (N), tau (N m), all world;
-    mass (kg); inertia: principal moments (Ixx, Iyy, Izz) in the body frame (kg m^2); dt (s).
+    mass (kg); inertia: principal moments (Ixx, Iyy, Izz) in the body frame (kg m^2); h (s).
     Returns (pos', q', vel', w')."""
-    vel_new = madd(vel, force, dt / mass)
-    pos_new = madd(pos, vel_new, dt)
-    l_new = madd(world_inertia_apply(q, inertia, w), tau, dt)
+    vel_new = madd(vel, force, h / mass)
+    pos_new = madd(pos, vel_new, h)
+    l_new = madd(world_inertia_apply(q, inertia, w), tau, h)
     w_mid = world_inertia_solve(q, inertia, l_new)
-    q_new = quat_normalize(quat_mul(quat_from_rotvec(scale(w_mid, dt)), q))
+    q_new = quat_normalize(quat_mul(quat_from_rotvec(scale(w_mid, h)), q))
     w_new = world_inertia_solve(q_new, inertia, l_new)
     return pos_new, q_new, vel_new, w_new
 
@@ -122,7 +122,7 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     mass = vehicle_params[v, VP_MASS]
     inertia = inertia_of(vehicle_params, v)
     force, tau, named = wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, NO_SKIP)
-    tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/dt
+    tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/h
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
     set3(body_state, v, BS_PX, pos)
     body_state[v, BS_QW] = q[0]

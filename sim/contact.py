@@ -61,9 +61,9 @@ def tire_frame(u, n):
 
 
 @leaf
-def rolling_arm(u, q, c, t):
+def rolling_arm(u, q_contact, c, t_axis):
     """rho = -dot(cross(u, Q - C), t): the lever of the tread about the spin axis (m)."""
-    return -dot(cross(u, sub(q, c)), t)
+    return -dot(cross(u, sub(q_contact, c)), t_axis)
 
 
 @leaf

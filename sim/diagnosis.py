@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.params import Tire, Vehicle
-from sim.tables import WHEEL_NAMES
+from sim.tables import NW, WHEEL_NAMES
 from sim.tire import TIRE_MODELS, combined_limit, raw_force
 
 NO_LOAD, WEAK, GRIP, SATURATED = 0, 1, 2, 3
@@ -74,9 +74,9 @@ def _static_loads(car: Vehicle) -> np.ndarray:
 
 def classify(car: Vehicle, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, fy_raw) -> np.ndarray:
     """The state of each of the four wheels from one step's telemetry (arrays of 4)."""
-    out = np.empty(4, dtype=int)
+    out = np.empty(NW, dtype=int)
     loads = _static_loads(car)
-    for i in range(4):
+    for i in range(NW):
         tire = car.front_tire if i < 2 else car.rear_tire
         budget = mu[i] * fz[i]
         if grounded[i] < 0.5 or fz[i] < MIN_LOAD_SHARE * loads[i] or budget <= 0.0:
@@ -131,14 +131,14 @@ class GripEvent:
 class GripMonitor:
     pause_on_loss: bool = False
     max_events: int = 500
-    states: np.ndarray = field(default_factory=lambda: np.full(4, -1))
+    states: np.ndarray = field(default_factory=lambda: np.full(NW, -1))
     events: list[GripEvent] = field(default_factory=list)
 
     def update(self, time: float, car: Vehicle, tel) -> bool:
         """Classify this step; log changes; True when the caller should pause (first loss of grip)."""
         now = classify_telemetry(car, tel)
         pause = False
-        for i in range(4):
+        for i in range(NW):
             if self.states[i] >= 0 and now[i] != self.states[i]:
                 self.events.append(GripEvent(time, i, int(self.states[i]), int(now[i]), float(tel.Fz[i]),
                                              float(tel.kappa[i]), float(tel.alpha[i])))

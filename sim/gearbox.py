@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from sim.jit import kernel, leaf
 from sim.tables import CT_GEAR, CT_SHIFT, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_SHIFT_T, NO_GEAR, VP_AUTO, \
-    VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, VP_KICKDOWN_LOWER, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, \
+    VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, VP_KICKDOWN_HEADROOM, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, \
     VP_REVERSE, VP_SHIFT_TIME, VP_UP_OMEGA
-from sim.units import RPM
 
 
 @leaf
-def redline_speed(radius, ratio, final_drive, rpm):
-    """Road speed (m/s) at engine speed `rpm` in a gear without slip: r omegaW, omegaW = omegaE/(g fd)."""
-    return radius * (rpm / RPM) / (ratio * final_drive)
+def total_ratio(vehicle_params, v, gear):
+    """The signed total ratio g (gear x final drive) of `gear`: negative in reverse, 0 in neutral."""
+    if gear == 0:
+        return 0.0
+    if gear < 0:
+        return -vehicle_params[v, VP_REVERSE] * vehicle_params[v, VP_FINAL]
+    return vehicle_params[v, VP_RATIO + gear - 1] * vehicle_params[v, VP_FINAL]
 
 
 @leaf
@@ -34,7 +37,7 @@ def automatic_target(v, vehicle_params, controls, gear, omega_w):
         return gear - 1
     if controls[v, CT_THROTTLE] > vehicle_params[v, VP_KICKDOWN_THROTTLE] and gear > 1:
         lower = omega_e * vehicle_params[v, VP_RATIO + gear - 2] / vehicle_params[v, VP_RATIO + gear - 1]
-        if lower < vehicle_params[v, VP_KICKDOWN_LOWER] * up and omega_e < vehicle_params[v, VP_KICKDOWN_BELOW] * up:
+        if lower < vehicle_params[v, VP_KICKDOWN_HEADROOM] * up and omega_e < vehicle_params[v, VP_KICKDOWN_BELOW] * up:
             return gear - 1
     return gear
 
@@ -66,8 +69,6 @@ def gearbox_stage(v, vehicle_params, controls, drive_state, omega_w, h):
             drive_state[v, DS_GEAR_TARGET] = target
             drive_state[v, DS_SHIFT_T] = max(vehicle_params[v, VP_SHIFT_TIME], 1e-9)
     shifting = drive_state[v, DS_SHIFT_T] > 0.0
-    if shifting or gear == 0:
+    if shifting:
         return 0.0, shifting
-    if gear < 0:
-        return -vehicle_params[v, VP_REVERSE] * vehicle_params[v, VP_FINAL], shifting
-    return vehicle_params[v, VP_RATIO + gear - 1] * vehicle_params[v, VP_FINAL], shifting
+    return total_ratio(vehicle_params, v, gear), shifting

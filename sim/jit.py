@@ -54,11 +54,12 @@ def kernel(fn):
 
 
 def leaf(fn):
-    """A small formula: compiled like `kernel`, and inlined into its callers at numba's IR level.
+    """Compiled like `kernel`, and inlined into its callers at numba's IR level: the formulas, and the
+    helpers called in a wheel loop or a solver loop, where a call would cost more than the work.
 
     A numba call that is not inlined costs tens of nanoseconds (every array argument travels as a
-    struct), more than the physics of a three-line formula. Inlining everything, stages included, made
-    the first compile take minutes, so only leaves are inlined."""
+    struct). Inlining everything, stages included, made the first compile take minutes, so the stages
+    (the functions that loop over the wheels, `*_stage`) stay `kernel`s."""
     return numba.njit(cache=True, error_model="numpy", inline="always")(fn)
 
 

@@ -115,7 +115,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_DOWN_OMEGA] = g.shift_down_rpm * RAD_S_PER_RPM
     row[T.VP_SHIFT_TIME] = g.shift_time
     row[T.VP_KICKDOWN_THROTTLE] = g.kickdown_throttle
-    row[T.VP_KICKDOWN_LOWER] = g.kickdown_headroom
+    row[T.VP_KICKDOWN_HEADROOM] = g.kickdown_headroom
     row[T.VP_KICKDOWN_BELOW] = g.kickdown_below
     row[T.VP_KC] = g.clutch_stiffness
     row[T.VP_TCAP] = g.clutch_max_torque

@@ -8,8 +8,8 @@ The impulses j that stop them couple through the body:
 
     K[ia, jb] = e_ia . e_jb / M + (r_i x e_ia) . I^-1 (r_j x e_jb)
 
-and each wheel's accumulated impulse must lie in D_i = { |j| <= B_i = mu Fz dt } and, along t, in the
-brake's interval  ((T_drive - T_b) dt + Iw omega) / rho <= j_x <= ((T_drive + T_b) dt + Iw omega) / rho
+and each wheel's accumulated impulse must lie in D_i = { |j| <= B_i = mu Fz h } and, along t, in the
+brake's interval  ((T_drive - T_b) h + Iw omega) / rho <= j_x <= ((T_drive + T_b) h + Iw omega) / rho
 (the brake must be able to hold the wheel at zero). The solver minimises 1/2 j^T K j + c^T j over D by
 projected gradient with step 1/max_i sum_j |K_ij| (all wheels updated from the same old j), projecting
 the accumulated impulse onto disc-and-interval exactly as the spec describes. A wheel whose interval
@@ -41,10 +41,11 @@ MAX_ITERATIONS = 400
 
 
 @leaf
-def brake_interval(t_drive, t_brake, iw, omega, rho, dt):
+def brake_interval(t_drive, t_brake, iw, omega, rho, h):
     """Range of the longitudinal impulse j_x (N s) for which a brake of at most t_brake holds the wheel
-    at zero this step: ((T_drive - T_b) dt + Iw omega) / rho .. ((T_drive + T_b) dt + Iw omega) / rho."""
-    return ((t_drive - t_brake) * dt + iw * omega) / rho, ((t_drive + t_brake) * dt + iw * omega) / rho
+    at zero over a substep of h seconds: ((T_drive - T_b) h + Iw omega) / rho .. ((T_drive + T_b) h +
+    Iw omega) / rho."""
+    return ((t_drive - t_brake) * h + iw * omega) / rho, ((t_drive + t_brake) * h + iw * omega) / rho
 
 
 @leaf
@@ -76,8 +77,8 @@ def project_disc_interval(zx, zy, b, lo, hi):
 def solve_impulses(k_mat, c, lo, hi, budget, active, j):
     """Projected gradient on 1/2 j^T K j + c^T j over each active wheel's disc-and-interval.
 
-    k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel w: rows 2w along t and
-    2w+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz dt; active (n,)
+    k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel i: rows 2i along t and
+    2i+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz h; active (n,)
     bool; j (2n,) in: start, out: the accumulated impulses (N s). Stops when no impulse moves by more
     than IMPULSE_TOLERANCE or after MAX_ITERATIONS; the caller judges the result by the contact speeds
     it leaves (`contact_speeds`)."""
@@ -103,15 +104,15 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
                     g += k_mat[a, b] * j[b]
             grad[a] = g
         moved = 0.0
-        for w in range(n2 // 2):
-            if not active[w]:
+        for i in range(n2 // 2):
+            if not active[i]:
                 continue
-            zx = j[2 * w] - eta * grad[2 * w]
-            zy = j[2 * w + 1] - eta * grad[2 * w + 1]
-            nx, ny = project_disc_interval(zx, zy, budget[w], lo[w], hi[w])
-            moved = max(moved, abs(nx - j[2 * w]), abs(ny - j[2 * w + 1]))
-            j[2 * w] = nx
-            j[2 * w + 1] = ny
+            zx = j[2 * i] - eta * grad[2 * i]
+            zy = j[2 * i + 1] - eta * grad[2 * i + 1]
+            nx, ny = project_disc_interval(zx, zy, budget[i], lo[i], hi[i])
+            moved = max(moved, abs(nx - j[2 * i]), abs(ny - j[2 * i + 1]))
+            j[2 * i] = nx
+            j[2 * i + 1] = ny
         if moved < IMPULSE_TOLERANCE:
             return
 
@@ -178,7 +179,7 @@ def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v
         e1 = get3w(wheel_scratch, v, i, W_BX)
         c[2 * i] = dot(v_q, e0)
         c[2 * i + 1] = dot(v_q, e1)
-        budget[i] = wheel_scratch[v, i, W_MU] * wheel_scratch[v, i, W_FZ] * h       # B = mu Fz dt
+        budget[i] = wheel_scratch[v, i, W_MU] * wheel_scratch[v, i, W_FZ] * h       # B = mu Fz h
         l_, u_ = brake_interval(wheel_scratch[v, i, W_T_DRIVE], wheel_scratch[v, i, W_T_BRAKE_MAX],
                                 wheel_params[v, i, WP_IW], wheel_scratch[v, i, W_OMEGA], wheel_scratch[v, i, W_RHO], h)
         lo[i] = max(l_, -budget[i])
@@ -219,7 +220,7 @@ def commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds
         wheel_scratch[v, i, W_FX] = fx
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
-        # T_brake actual = T_drive + Iw omega / dt - rho j_x / dt
+        # T_brake actual = T_drive + Iw omega / h - rho j_x / h
         wheel_scratch[v, i, W_T_BRAKE] = wheel_scratch[v, i, W_T_DRIVE] + \
             wheel_params[v, i, WP_IW] * wheel_scratch[v, i, W_OMEGA] / h - wheel_scratch[v, i, W_RHO] * fx
         wheel_state[v, i, WS_OMEGA] = 0.0
@@ -249,7 +250,7 @@ def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scra
     budget = np.zeros(NW)
     j = np.zeros(2 * NW)
     speeds = np.zeros(2 * NW)
-    for attempt in range(NW + 1):
+    for _ in range(NW + 1):
         # the ledger with the candidates stopped: their committed spin momentum goes to zero instead
         d_h_lock = d_h
         for i in range(NW):

@@ -34,6 +34,7 @@ QUERY_KINDS = {"ray": QUERY_RAY, "sphere": QUERY_SPHERE, "disc": QUERY_DISC}
 
 SWEEP_TOLERANCE = 1.0e-6   # m: a sweep stops when the gap to the surface is below this
 SWEEP_ITERATIONS = 48      # conservative-advancement steps before a sweep gives up
+HF_BISECTIONS = 40         # halvings of the step that crossed a heightfield (half a cell / 2^40)
 FACING = -1.0e-9           # dot(n, d) must be below this for a surface to face the axis
 
 
@@ -220,7 +221,7 @@ def ray_heightfield(hf_meta, hf_z, i, a, d, max_s):
         if ok and p[2] <= z:
             lo = s_prev
             hi = s
-            for _ in range(40):
+            for _ in range(HF_BISECTIONS):
                 mid = 0.5 * (lo + hi)
                 pm = madd(a, d, mid)
                 okm, zm, gxm, gym = hf_height(hf_meta, hf_z, i, pm[0], pm[1])

@@ -48,11 +48,11 @@ def box_pose(boxes, i, t):
     c0 = (boxes[i, BX_CX], boxes[i, BX_CY], boxes[i, BX_CZ])
     q0 = (boxes[i, BX_QW], boxes[i, BX_QX], boxes[i, BX_QY], boxes[i, BX_QZ])
     w = (boxes[i, BX_WX], boxes[i, BX_WY], boxes[i, BX_WZ])
-    v = (boxes[i, BX_VX], boxes[i, BX_VY], boxes[i, BX_VZ])
+    drift = (boxes[i, BX_VX], boxes[i, BX_VY], boxes[i, BX_VZ])
     amp = (boxes[i, BX_AX], boxes[i, BX_AY], boxes[i, BX_AZ])
     period = boxes[i, BX_PERIOD]
-    c = madd(c0, v, t)
-    vc = v
+    c = madd(c0, drift, t)
+    vc = drift
     if period > 0.0:
         ph = 2.0 * math.pi * t / period
         c = madd(c, amp, math.sin(ph))

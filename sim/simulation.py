@@ -22,11 +22,14 @@ from typing import Sequence
 import numpy as np
 
 from sim import tables as T
+from sim.contact import spin_axis
+from sim.gearbox import total_ratio
 from sim.jit import announce_compile
 from sim.pack import WheelGeometry, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
 from sim.step import run_batch, step_batch
 from sim.units import RPM
+from sim.vec import quat_rotate
 from sim.world import World
 
 CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc")
@@ -34,6 +37,26 @@ CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift",
 `Simulation.run` use, and what a recorded trace stores. gear holds NO_GEAR when no gear is requested."""
 NO_GEAR = T.NO_GEAR
 CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0)   # no input, no gear request, aids off
+assert CONTROL_COLUMNS.index("gear") == T.CT_GEAR and len(CONTROL_COLUMNS) == T.CT_N
+
+
+def normalise_rows(rows: np.ndarray) -> np.ndarray:
+    """Control rows (..., CT_N) as every path reads them (Controls.from_row, Simulation.run, traces):
+    shift as its sign, gear as a whole number (anything above MAX_GEARS means NO_GEAR, no request), the
+    aids as 0 or 1. The other inputs are clamped to their ranges by the stages. A value that is not a
+    finite number raises ValueError naming the step and the column."""
+    rows = np.array(rows, dtype=np.float64)
+    bad = np.argwhere(~np.isfinite(rows))
+    if len(bad):
+        where = bad[0]
+        raise ValueError(f"control row {int(where[0]) if rows.ndim > 1 else 0}: "
+                         f"{CONTROL_COLUMNS[int(where[-1])]} = {rows[tuple(where)]!r} is not a finite number")
+    rows[..., T.CT_SHIFT] = np.sign(rows[..., T.CT_SHIFT])
+    gear = np.trunc(rows[..., T.CT_GEAR])
+    rows[..., T.CT_GEAR] = np.where(gear > T.MAX_GEARS, NO_GEAR, gear)
+    rows[..., T.CT_ABS] = rows[..., T.CT_ABS] > 0.5
+    rows[..., T.CT_TC] = rows[..., T.CT_TC] > 0.5
+    return rows
 
 
 @dataclass(frozen=True)
@@ -60,11 +83,16 @@ class Controls:
 
     @classmethod
     def from_row(cls, row) -> "Controls":
-        """Controls from the first len(row) of CONTROL_COLUMNS; the columns not given keep their defaults."""
-        full = tuple(float(x) for x in row) + CONTROL_DEFAULTS[len(row):]
-        gear = int(full[6])
-        return cls(full[0], full[1], full[2], full[3], clutch=full[4], shift=int(full[5]),
-                   gear=None if gear == NO_GEAR else gear, abs=full[7] > 0.5, tc=full[8] > 0.5)
+        """Controls from the first len(row) of CONTROL_COLUMNS (normalised as `normalise_rows` does); the
+        columns not given keep their defaults."""
+        if len(row) > T.CT_N:
+            raise ValueError(f"a control row has at most {T.CT_N} columns ({', '.join(CONTROL_COLUMNS)}), "
+                             f"not {len(row)}")
+        full = normalise_rows(tuple(float(x) for x in row) + CONTROL_DEFAULTS[len(row):])
+        gear = int(full[T.CT_GEAR])
+        return cls(float(full[T.CT_THROTTLE]), float(full[T.CT_BRAKE]), float(full[T.CT_STEER]),
+                   float(full[T.CT_HANDBRAKE]), clutch=float(full[T.CT_CLUTCH]), shift=int(full[T.CT_SHIFT]),
+                   gear=None if gear == NO_GEAR else gear, abs=bool(full[T.CT_ABS]), tc=bool(full[T.CT_TC]))
 
     def pack_into(self, controls: np.ndarray) -> None:
         """Write into the controls table (N, CT_N)."""
@@ -83,7 +111,7 @@ class Controls:
 
 def control_rows(trace, n_vehicles: int) -> np.ndarray:
     """A trace of control rows (K, C) or (K, N, C), C <= CT_N columns in CONTROL_COLUMNS order, as the
-    full (K, N, CT_N) array the kernels read; the columns not given keep their defaults."""
+    full, normalised (K, N, CT_N) array the kernels read; the columns not given keep their defaults."""
     trace = np.asarray(trace, dtype=np.float64)
     if trace.ndim == 2:
         trace = trace[:, None, :]
@@ -95,20 +123,22 @@ def control_rows(trace, n_vehicles: int) -> np.ndarray:
         full[...] = CONTROL_DEFAULTS
         full[..., :cols] = trace
         trace = full
-    return np.ascontiguousarray(np.broadcast_to(trace, (trace.shape[0], n_vehicles, T.CT_N)))
+    return np.ascontiguousarray(np.broadcast_to(normalise_rows(trace), (trace.shape[0], n_vehicles, T.CT_N)))
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Everything needed to continue a run bit for bit: time, the state tables and the controls in
-    force (copies). With `telemetry=True` it also carries the last substep's telemetry, so that what
-    people read can be shown again at that moment (rewind); the physics never needs it."""
+    """Everything needed to continue a run bit for bit: time, the state tables, the controls in force
+    (copies) and the parameters in use (immutable). With `telemetry=True` it also carries the last
+    substep's telemetry, so that what people read can be shown again at that moment (rewind); the
+    physics never needs it."""
     time: float
     steps: int
     body_state: np.ndarray
     drive_state: np.ndarray
     wheel_state: np.ndarray
     controls: np.ndarray
+    params: tuple[Vehicle, ...]
     wheel_telemetry: np.ndarray | None = None
     body_telemetry: np.ndarray | None = None
 
@@ -306,7 +336,10 @@ class Simulation:
         car = self.params[index]
         cached = self._geometry.get(index)
         if cached is None or cached[0] is not car:
-            cached = self._geometry[index] = (car, wheel_geometry(car))
+            geometry = wheel_geometry(car)
+            for a in vars(geometry).values():
+                a.setflags(write=False)                      # shared: nobody may change the cached copy
+            cached = self._geometry[index] = (car, geometry)
         return cached[1]
 
     def _pack(self, i: int, car: Vehicle) -> None:
@@ -339,33 +372,29 @@ class Simulation:
             body[T.BS_QW:T.BS_QZ + 1] = (c, 0.0, 0.0, s)
             fwd = np.array([math.cos(yaw[k]), math.sin(yaw[k]), 0.0])
             body[T.BS_VX:T.BS_VZ + 1] = fwd * speed[k]
-            left = np.array([-math.sin(yaw[k]), math.cos(yaw[k]), 0.0])
             wheels[:] = 0.0
             wheels[:, T.WS_SHAPE] = -1.0
+            q = tuple(body[T.BS_QW:T.BS_QZ + 1])
             for i in range(T.NW):
                 omega = speed[k] / wheel_params[i, T.WP_R]
                 wheels[i, T.WS_OMEGA] = omega
                 # committed spin momentum consistent with the start, so the first step sees no jump
-                cam = wheel_params[i, T.WP_CAMBER]
-                u = left * math.cos(cam) + np.array([0.0, 0.0, 1.0]) * math.sin(cam)
+                u = np.array(spin_axis(q, wheel_params[i, T.WP_CAMBER], 0.0))
                 wheels[i, T.WS_HX:T.WS_HZ + 1] = wheel_params[i, T.WP_IW] * omega * u
             wheels[:, T.WS_ABS] = 1.0
             n_gears = int(vehicle_params[T.VP_NGEARS])
             g_sel = int(min(max(gear, -1), n_gears))
-            ratio = 0.0 if g_sel == 0 else \
-                (-vehicle_params[T.VP_REVERSE] if g_sel < 0 else vehicle_params[T.VP_RATIO + g_sel - 1])
             r_driven = float(np.mean(wheel_params[:, T.WP_R]))
-            geared = abs(ratio * vehicle_params[T.VP_FINAL] * speed[k] / r_driven)   # engine speed the wheels imply
+            ratio = total_ratio(t.vehicle_params, int(v), g_sel)
+            geared = abs(ratio * speed[k] / r_driven)               # the engine speed the wheels imply
             omega_e = max(vehicle_params[T.VP_IDLE_OMEGA], geared)
             drive[:] = 0.0
             drive[T.DS_OMEGA_E] = 0.0 if vehicle_params[T.VP_DIRECT] > 0.5 else omega_e
             drive[T.DS_GEAR] = g_sel
             drive[T.DS_GEAR_TARGET] = g_sel
             drive[T.DS_TC] = 1.0
-            u_engine = vehicle_params[T.VP_UEX:T.VP_UEZ + 1]
-            rot = np.array([[math.cos(yaw[k]), -math.sin(yaw[k]), 0.0], [math.sin(yaw[k]), math.cos(yaw[k]), 0.0],
-                            [0.0, 0.0, 1.0]])
-            drive[T.DS_HEX:T.DS_HEZ + 1] = vehicle_params[T.VP_IE] * drive[T.DS_OMEGA_E] * (rot @ u_engine)
+            u_engine = np.array(quat_rotate(q, tuple(vehicle_params[T.VP_UEX:T.VP_UEZ + 1])))
+            drive[T.DS_HEX:T.DS_HEZ + 1] = vehicle_params[T.VP_IE] * drive[T.DS_OMEGA_E] * u_engine
             t.wheel_scratch[v] = 0.0
             t.wheel_telemetry[v] = 0.0
             t.body_telemetry[v] = 0.0
@@ -418,13 +447,21 @@ class Simulation:
         """A copy of the state (and, with telemetry=True, of what the telemetry shows now)."""
         t = self.tables
         return Snapshot(self.time, self.steps, t.body_state.copy(), t.drive_state.copy(), t.wheel_state.copy(),
-                        t.controls.copy(), t.wheel_telemetry.copy() if telemetry else None,
+                        t.controls.copy(), tuple(self.params), t.wheel_telemetry.copy() if telemetry else None,
                         t.body_telemetry.copy() if telemetry else None)
 
     def restore(self, snap: Snapshot) -> None:
-        """Continue from a snapshot: the next steps are bit for bit those that followed it. Its telemetry,
-        if it carries some, is shown again; otherwise the telemetry is cleared until the next step."""
+        """Continue from a snapshot: the next steps are bit for bit those that followed it (the parameters
+        it was taken with are back in use; edits still pending apply at the next step). Its telemetry, if
+        it carries some, is shown again; otherwise the telemetry is cleared until the next step."""
         t = self.tables
+        if snap.body_state.shape != t.body_state.shape:
+            raise ValueError(f"a snapshot of {snap.body_state.shape[0]} vehicles cannot be restored into a "
+                             f"simulation of {self.n}")
+        for i, car in enumerate(snap.params):
+            if car is not self.params[i]:
+                self._pack(i, car)
+                self.params[i] = car
         self.time = snap.time
         self.steps = snap.steps
         t.body_state[:] = snap.body_state

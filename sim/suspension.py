@@ -34,14 +34,14 @@ def r_eff_rate(r, nu, nu_dot):
 
 
 @leaf
-def compression_rate(a, vn, r_eff_dot, n_dot, c, q):
+def compression_rate(a, vn, r_eff_dot, n_dot, c, q_contact):
     """xdot = (rEffDot - dot(nDot, C - Q) - vn) / a.
 
     vn: velocity of the wheel centre (body motion, length frozen) minus the ground velocity at Q, along n.
     With a sphere (rEffDot = 0) on a fixed plane (nDot = 0) this is the spec's xdot = -vn / a.
     The rate comes from velocities, never from differencing x, so a jump of contact (a step, a new
     surface) does not produce a damping spike; only the n history used for nDot is reset there."""
-    return (r_eff_dot - dot(n_dot, sub(c, q)) - vn) / a
+    return (r_eff_dot - dot(n_dot, sub(c, q_contact)) - vn) / a
 
 
 @leaf

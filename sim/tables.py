@@ -16,7 +16,8 @@ RL, RR). There are four kinds, and a column belongs to exactly one:
                is written by the stages that compute its quantities
 
 Units are in the comments; docs/physics.md §1 describes the step and §13 every telemetry name. Python
-code outside `sim/` reads all of this through `sim.Simulation`'s views, never through these constants.
+the app, the overlay and the renderer read all of this through `sim.Simulation`'s views, never through
+these constants (tests may use them to set up a case).
 """
 
 NW = 4                                     # wheels per vehicle
@@ -43,7 +44,7 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_NGEARS, VP_REVERSE, VP_FINAL, VP_EFF,  # forward gears, reverse ratio, final drive, efficiency
  VP_AUTO, VP_UP_OMEGA, VP_DOWN_OMEGA, VP_SHIFT_TIME,   # 1 automatic; rad/s, rad/s, s
  VP_KICKDOWN_THROTTLE,                     # - throttle above which the automatic may kick down
- VP_KICKDOWN_LOWER, VP_KICKDOWN_BELOW,     # - kick-down limits as fractions of the upshift speed
+ VP_KICKDOWN_HEADROOM, VP_KICKDOWN_BELOW,  # - kick-down limits as fractions of the upshift speed
  VP_KC, VP_TCAP, VP_LAUNCH_OMEGA,          # N m s/rad, N m, rad/s
  VP_SPLIT, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T,   # front share, diff kinds (DIFF_*), N m s/rad, N m
  VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s

@@ -282,7 +282,7 @@ def main() -> None:
     ap.add_argument("--vehicle", action="append", help="preset name or TOML file (default: both presets)")
     args = ap.parse_args()
     names = args.vehicle or ["hatchback", "boxster_s"]
-    print(f"| vehicle | figure | source | target | result | |")
+    print("| vehicle | figure | source | target | result | |")
     print("|---|---|---|---|---|---|")
     for name in names:
         car = load_vehicle(name)

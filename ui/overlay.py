@@ -52,7 +52,7 @@ class History:
         tel = sim_.telemetry
         k = self.n % self.cap
         self.t[k] = sim_.time
-        self.data["speed"][k, 0] = float(np.linalg.norm(sim_.state.velocity)) * 3.6
+        self.data["speed"][k, 0] = float(np.linalg.norm(sim_.state.velocity)) * sim.KMH
         self.data["rpm"][k, 0] = float(tel.rpm)
         self.data["Fz"][k] = tel.Fz
         self.data["kappa"][k] = tel.kappa
