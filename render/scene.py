@@ -194,6 +194,7 @@ class SceneRenderer:
         if ground.hit:
             rot = quat_matrix(pose.orientation)
             yaw = math.atan2(rot[1, 0], rot[0, 0])
-            m = translate(ground.P + ground.n * 0.02) @ rot_axis("z", yaw) @ scale((ch.length * 0.95, ch.width * 0.95, 1))
+            m = translate(ground.P + ground.n * 0.02) @ rot_axis("z", yaw) \
+                @ scale((ch.length * 0.95, ch.width * 0.95, 1))
             self._draw(self.shadow, m, (0.0, 0.0, 0.0), alpha=0.35)
         ctx.disable(moderngl.BLEND)

@@ -15,4 +15,5 @@ from sim.units import KMH, RAD_S_PER_RPM, RPM
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
            "atomic_write_bytes", "approach",
            "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
-           "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM", "KMH"]
+           "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
+           "KMH"]
