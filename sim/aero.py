@@ -5,6 +5,8 @@ from __future__ import annotations
 from sim.jit import leaf
 from sim.vec import norm, scale
 
+ROLLING_FADE_SPEED = 1.0e-4  # m/s: below it static friction can take the wheel over within one substep
+
 
 @leaf
 def drag_force(rho, cd, area, vel):
@@ -19,8 +21,10 @@ def downforce(rho, cla, vx, z_body):
 
 
 @leaf
-def rolling_resistance(coefficient, fz, vx, v_min, t):
-    """F = -coefficient Fz s t (N), with s = clamp(vx / vMin, -1, 1): full size above vMin, fading
-    linearly to zero at rest so a parked car is not pushed back and forth."""
-    s = min(1.0, max(-1.0, vx / v_min))
+def rolling_resistance(coefficient, fz, vx, t):
+    """F = -coefficient Fz s t (N), with s = clamp(vx / ROLLING_FADE_SPEED, -1, 1): full size while the
+    wheel rolls, fading to zero in the last few centimetres per second, where static friction takes the
+    wheel over (sim/parking.py holds it within +-coefficient Fz h), so a stopping car is not pushed back
+    and forth."""
+    s = min(1.0, max(-1.0, vx / ROLLING_FADE_SPEED))
     return scale(t, -coefficient * fz * s)

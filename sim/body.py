@@ -38,6 +38,12 @@ def read_body(body_state, v):
 
 
 @leaf
+def forward_speed(q, vel):
+    """The velocity vel (m/s, world) along the body's heading x."""
+    return dot(vel, quat_rotate(q, (1.0, 0.0, 0.0)))
+
+
+@leaf
 def inertia_of(vehicle_params, v):
     """Principal moments (Ixx, Iyy, Izz) in the body frame (kg m^2)."""
     return (vehicle_params[v, VP_IXX], vehicle_params[v, VP_IYY], vehicle_params[v, VP_IZZ])

@@ -16,11 +16,18 @@ from __future__ import annotations
 import math
 
 from sim.jit import kernel, leaf
-from sim.tables import CT_CLUTCH, CT_TC, CT_THROTTLE, DS_GEAR, DS_OMEGA_E, DS_TC, MAX_CURVE, NW, TB_GEAR, TB_RPM, \
-    TB_T_CLUTCH, TB_T_ENGINE, TB_TC_ACTIVE, VP_CURVE_NM, VP_CURVE_RPM, VP_EFF, VP_ENGINE_BRAKE, VP_IDLE_GAIN, \
-    VP_IDLE_OMEGA, VP_IE, VP_KC, VP_LAUNCH_OMEGA, VP_NCURVE, VP_REDLINE_OMEGA, VP_TC_CUT, VP_TC_RESTORE, \
-    VP_TC_SLIP, VP_TCAP, WP_IW, WP_SHARE, WS_KAPPA
+from sim.gearbox import total_ratio
+from sim.tables import CT_CLUTCH, CT_TC, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAUNCH, DS_OMEGA_E, DS_TC, \
+    MAX_CURVE, NW, TB_GEAR, TB_RPM, TB_T_CLUTCH, TB_T_ENGINE, TB_TC_ACTIVE, VP_CURVE_NM, VP_CURVE_RPM, VP_EFF, \
+    VP_ENGINE_BRAKE, VP_IDLE_GAIN, VP_IDLE_OMEGA, VP_IE, VP_KC, VP_LAUNCH_OMEGA, VP_NCURVE, VP_REDLINE_OMEGA, \
+    VP_TC_CUT, VP_TC_RESTORE, VP_LC_OMEGA, VP_LC_ON, VP_TC_SLIP, VP_TCAP, W_KAPPA, WP_IW, WP_SHARE
 from sim.units import RPM
+
+TC_PROPORTIONAL = 0.5      # -: traction control's immediate cut per unit of relative excess slip
+LAUNCH_PEDAL = 0.9         # -: launch control needs at least this much throttle
+LAUNCH_START_SPEED = 1.0   # m/s: launch control starts only from (nearly) standing
+LAUNCH_END_SPEED = 20.0    # m/s: launch control lets go above this road speed at the latest
+LAUNCH_CLOSED = 0.02       # -: clutch slip, as a share of the engine speed, below which the launch is over
 
 
 @leaf
@@ -48,48 +55,93 @@ def clutch_torque(kc, slip, t_cap):
 
 
 @leaf
-def traction_control(v, vehicle_params, wheel_params, controls, drive_state, wheel_state, body_telemetry, h):
-    """Traction control's throttle factor (0..1): eased toward 0 in tc_cut s while a driven wheel's slip
-    of the last substep exceeds tc_slip, back toward 1 in tc_restore s otherwise. Advances DS_TC."""
-    tc = drive_state[v, DS_TC]
-    spinning = False
+def traction_control(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry, h):
+    """Traction control, a slip controller: the throttle factor (0..1) the engine's torque is scaled by.
+
+    e = (kappa_max - tc_slip) / tc_slip, kappa_max the largest slip of a driven wheel this substep. The
+    factor's integral part (DS_TC) falls at e / tc_cut per second while e > 0 and rises at
+    min(1, -e) / tc_restore per second while e < 0; the factor is that part minus TC_PROPORTIONAL e for
+    e > 0, so the cut starts at once and in proportion, and the torque comes back smoothly."""
+    slip = vehicle_params[v, VP_TC_SLIP]
+    kappa = 0.0
     for i in range(NW):
-        if wheel_params[v, i, WP_SHARE] > 0.0 and wheel_state[v, i, WS_KAPPA] > vehicle_params[v, VP_TC_SLIP]:
-            spinning = True
-    if controls[v, CT_TC] > 0.5 and spinning:
-        tc = max(0.0, tc - h / vehicle_params[v, VP_TC_CUT])
+        if wheel_params[v, i, WP_SHARE] > 0.0:
+            kappa = max(kappa, wheel_scratch[v, i, W_KAPPA])
+    e = (kappa - slip) / slip
+    on = controls[v, CT_TC] > 0.5
+    integral = drive_state[v, DS_TC]
+    if on and e > 0.0:
+        integral = max(0.0, integral - h * e / vehicle_params[v, VP_TC_CUT])
     else:
-        tc = min(1.0, tc + h / vehicle_params[v, VP_TC_RESTORE])
-    drive_state[v, DS_TC] = tc
-    body_telemetry[v, TB_TC_ACTIVE] = 1.0 if (controls[v, CT_TC] > 0.5 and tc < 1.0) else 0.0
-    return tc
+        integral = min(1.0, integral + h * min(1.0, -e if on else 1.0) / vehicle_params[v, VP_TC_RESTORE])
+    drive_state[v, DS_TC] = integral
+    factor = min(1.0, max(0.0, integral - TC_PROPORTIONAL * max(0.0, e))) if on else 1.0
+    body_telemetry[v, TB_TC_ACTIVE] = 1.0 if factor < 1.0 else 0.0
+    return factor
+
+
+@leaf
+def launch_control(v, vehicle_params, drive_state, pedal, g, omega_w, v_forward):
+    """(whether launch control runs this substep, whether it has just ended); DS_LAUNCH. It starts when the
+    car stands (under LAUNCH_START_SPEED) in first gear and the pedal is floored, and ends for good once the
+    pedal lifts, the gear changes, the clutch has closed (its slip under LAUNCH_CLOSED of the engine speed)
+    or the car passes LAUNCH_END_SPEED."""
+    pedal_down = pedal > LAUNCH_PEDAL and drive_state[v, DS_GEAR] == 1.0 and g > 0.0
+    omega_e = drive_state[v, DS_OMEGA_E]
+    if drive_state[v, DS_LAUNCH] > 0.0:
+        if not pedal_down or v_forward > LAUNCH_END_SPEED or omega_e - g * omega_w < LAUNCH_CLOSED * omega_e:
+            drive_state[v, DS_LAUNCH] = 0.0
+            return False, True
+    elif vehicle_params[v, VP_LC_ON] > 0.5 and pedal_down and abs(v_forward) < LAUNCH_START_SPEED:
+        drive_state[v, DS_LAUNCH] = 1.0
+    return drive_state[v, DS_LAUNCH] > 0.0, False
 
 
 @kernel
-def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_state, body_telemetry, g, shifting,
-                 omega_w, h):
-    """Throttle (traction control, idle controller, rev limiter, fuel cut while shifting), engine torque,
+def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry, g, shifting,
+                 omega_w, v_forward, h):
+    """Throttle (traction control, idle controller, rev limiter, rev-matching while shifting), engine torque,
     clutch torque and the engine speed update. g: total ratio, shifting: from the gearbox; omega_w:
-    driveline speed (rad/s); h: substep (s). Returns the torque g T_clutch x efficiency (N m) the
-    differentials share out."""
+    driveline speed (rad/s); v_forward: road speed along the heading (m/s); h: substep (s). Returns the
+    torque g T_clutch x efficiency (N m) the differentials share out.
+
+    Launch control (when on): a standing start at full throttle in first gear, with the clutch still
+    slipping, holds the engine at launch_control_rpm and lets traction control's factor set the clutch's
+    engagement, so the torque reaching the wheels follows the slip controller directly."""
     omega_e = drive_state[v, DS_OMEGA_E]
-    tc = traction_control(v, vehicle_params, wheel_params, controls, drive_state, wheel_state, body_telemetry, h)
-    throttle = min(1.0, max(0.0, controls[v, CT_THROTTLE]))
-    if controls[v, CT_TC] > 0.5:
-        throttle *= tc
-    # idle controller: more throttle the further the engine drops below idle
-    idle = vehicle_params[v, VP_IDLE_OMEGA]
-    throttle = min(1.0, throttle + max(0.0, vehicle_params[v, VP_IDLE_GAIN] * (idle - omega_e)))
+    tc = traction_control(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry, h)
+    pedal = min(1.0, max(0.0, controls[v, CT_THROTTLE]))
+    launching, handover = launch_control(v, vehicle_params, drive_state, pedal, g, omega_w, v_forward)
     t_full = torque_curve(vehicle_params[v, VP_CURVE_RPM:VP_CURVE_RPM + MAX_CURVE],
                           vehicle_params[v, VP_CURVE_NM:VP_CURVE_NM + MAX_CURVE],
                           int(vehicle_params[v, VP_NCURVE]), omega_e * RPM)
-    if omega_e >= vehicle_params[v, VP_REDLINE_OMEGA] or shifting:
-        throttle = 0.0                                               # rev limiter, or a shift: fuel cut
+    if handover and t_full > 0.0:
+        # launch control let go: the factor that held the clutch at tc Tcap now scales the engine's full
+        # torque, so it carries over as tc Tcap / T_full and the wheels feel no step
+        tc = min(1.0, tc * vehicle_params[v, VP_TCAP] / t_full)
+        drive_state[v, DS_TC] = tc
+    throttle = pedal if launching else pedal * tc
+    # idle controller: more throttle the further the engine drops below idle
+    idle = vehicle_params[v, VP_IDLE_OMEGA]
+    throttle = min(1.0, throttle + max(0.0, vehicle_params[v, VP_IDLE_GAIN] * (idle - omega_e)))
+    if shifting:
+        # rev-matching: the engine heads for the speed the new gear will turn it at, on the fuel (pedal)
+        # from below and with the fuel cut from above
+        omega_sync = total_ratio(vehicle_params, v, int(drive_state[v, DS_GEAR_TARGET])) * omega_w
+        if omega_e >= omega_sync:
+            throttle = 0.0
+    limit = vehicle_params[v, VP_LC_OMEGA] if launching else vehicle_params[v, VP_REDLINE_OMEGA]
+    if omega_e >= limit:
+        throttle = 0.0                                               # rev limiter (launch control's): fuel cut
     t_engine = throttle * t_full - (1.0 - throttle) * engine_brake_torque(vehicle_params[v, VP_ENGINE_BRAKE], omega_e)
-    # clutch: the pedal, the automatic launch (closing between idle and launch speed), open while shifting
+    # clutch: the pedal, the automatic launch (closing between idle and launch speed; launch control
+    # leaves it to traction control), traction control (a slipping clutch passes at most tc Tcap, so a
+    # clutch closing after a shift cannot spin the wheels), open while shifting
     engage = 1.0 - min(1.0, max(0.0, controls[v, CT_CLUTCH]))
-    launch = (omega_e - idle) / max(vehicle_params[v, VP_LAUNCH_OMEGA] - idle, 1e-6)
-    engage = min(engage, min(1.0, max(0.0, launch)))
+    if not launching:
+        engage = min(engage, min(1.0, max(0.0, (omega_e - idle) / max(vehicle_params[v, VP_LAUNCH_OMEGA] - idle,
+                                                                       1e-6))))
+    engage = min(engage, tc)
     t_clutch = 0.0
     inertia_e = vehicle_params[v, VP_IE]
     if g != 0.0 and not shifting:

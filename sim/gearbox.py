@@ -2,15 +2,22 @@
 
 The gearbox holds the engaged gear in drive_state. A shift (driver request or automatic) opens the clutch
 and cuts the fuel for shift_time, then engages the target gear; the total ratio g is 0 meanwhile and in
-neutral, negative in reverse. The automatic judges by the engine speed the wheels imply in the current
-gear (the driveline speed), not by the engine's own speed, which flares while the clutch is open.
+neutral, negative in reverse.
+
+The automatic judges by the road as well as the engine: omega_road = g v / r is the engine speed the
+car's forward speed implies in the current gear (r: the driven wheels' radius). It shifts up once the
+engine is past the upshift speed and the road speed would keep it above the downshift speed in the next
+gear (spinning wheels rev the engine but do not move the car, so a wheelspin launch stays in gear), down
+once road and engine are both below the downshift speed, and it never shifts back the other way within
+shift_hold seconds of its last shift: no hunting.
 """
 from __future__ import annotations
 
 from sim.jit import kernel, leaf
-from sim.tables import CT_GEAR, CT_SHIFT, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_SHIFT_T, NO_GEAR, VP_AUTO, \
-    VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, VP_KICKDOWN_HEADROOM, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, \
-    VP_REVERSE, VP_SHIFT_TIME, VP_UP_OMEGA
+from sim.tables import CT_GEAR, CT_SHIFT, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAST_SHIFT, DS_OMEGA_E, \
+    DS_SHIFT_T, DS_SINCE_SHIFT, NO_GEAR, NW, VP_AUTO, VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, \
+    VP_KICKDOWN_HEADROOM, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, VP_REVERSE, VP_SHIFT_HOLD, VP_SHIFT_TIME, \
+    VP_UP_OMEGA, WP_R, WP_SHARE
 
 
 @leaf
@@ -24,37 +31,68 @@ def total_ratio(vehicle_params, v, gear):
 
 
 @leaf
-def automatic_target(v, vehicle_params, controls, gear, omega_w):
-    """The gear the automatic wants from `gear` (>= 1) at driveline speed omega_w (rad/s): up above the
-    upshift speed, down below the downshift speed, and one down at (nearly) full throttle when the
-    engine is slow and the lower gear keeps it below the upshift speed (kick-down)."""
+def driven_radius(v, wheel_params):
+    """Mean radius (m) of the driven wheels (of all wheels when none is driven)."""
+    total = 0.0
+    count = 0
+    for i in range(NW):
+        if wheel_params[v, i, WP_SHARE] > 0.0:
+            total += wheel_params[v, i, WP_R]
+            count += 1
+    if count == 0:
+        for i in range(NW):
+            total += wheel_params[v, i, WP_R]
+        count = NW
+    return total / count
+
+
+@leaf
+def automatic_target(v, vehicle_params, controls, drive_state, gear, omega_road):
+    """The gear the automatic wants from `gear` (>= 1). omega_road: the engine speed the road speed implies
+    in this gear (rad/s). Up when the engine is past the upshift speed and the road speed would keep it
+    above the downshift speed in the next gear; down when road and engine are both below the downshift
+    speed, or at (nearly) full throttle with the engine slow and the lower gear keeping it below the
+    upshift speed (kick-down); never back the other way within shift_hold of the last shift."""
     n = int(vehicle_params[v, VP_NGEARS])
     up = vehicle_params[v, VP_UP_OMEGA]
-    omega_e = vehicle_params[v, VP_RATIO + gear - 1] * vehicle_params[v, VP_FINAL] * omega_w
-    if omega_e > up and gear < n:
+    omega_e = drive_state[v, DS_OMEGA_E]
+    held = drive_state[v, DS_SINCE_SHIFT] < vehicle_params[v, VP_SHIFT_HOLD]
+    may_up = not (held and drive_state[v, DS_LAST_SHIFT] < 0.0)
+    may_down = not (held and drive_state[v, DS_LAST_SHIFT] > 0.0)
+    # up: the engine has reached the upshift speed and the road speed keeps it above the downshift speed
+    # in the next gear (a wheelspin launch revs the engine without the road speed: it stays in gear)
+    if may_up and gear < n and omega_e > up and \
+            omega_road * vehicle_params[v, VP_RATIO + gear] / vehicle_params[v, VP_RATIO + gear - 1] > \
+            vehicle_params[v, VP_DOWN_OMEGA]:
         return gear + 1
-    if omega_e < vehicle_params[v, VP_DOWN_OMEGA] and gear > 1:
-        return gear - 1
-    if controls[v, CT_THROTTLE] > vehicle_params[v, VP_KICKDOWN_THROTTLE] and gear > 1:
-        lower = omega_e * vehicle_params[v, VP_RATIO + gear - 2] / vehicle_params[v, VP_RATIO + gear - 1]
-        if lower < vehicle_params[v, VP_KICKDOWN_HEADROOM] * up and omega_e < vehicle_params[v, VP_KICKDOWN_BELOW] * up:
+    if may_down and gear > 1:
+        if max(omega_road, omega_e) < vehicle_params[v, VP_DOWN_OMEGA]:
             return gear - 1
+        if controls[v, CT_THROTTLE] > vehicle_params[v, VP_KICKDOWN_THROTTLE]:
+            lower = omega_road * vehicle_params[v, VP_RATIO + gear - 2] / vehicle_params[v, VP_RATIO + gear - 1]
+            if lower < vehicle_params[v, VP_KICKDOWN_HEADROOM] * up and \
+                    omega_road < vehicle_params[v, VP_KICKDOWN_BELOW] * up:
+                return gear - 1
     return gear
 
 
 @kernel
-def gearbox_stage(v, vehicle_params, controls, drive_state, omega_w, h):
+def gearbox_stage(v, vehicle_params, wheel_params, controls, drive_state, v_forward, h):
     """Shift requests, automatic shifting and the shift timer. Returns the signed total ratio g (0 in
     neutral and while a shift has the clutch open) and whether a shift is in progress.
 
-    omega_w: the driveline speed (rad/s, `sim/differential.py`); h: substep (s)."""
+    v_forward: the car's speed along its heading (m/s); h: substep (s)."""
     gear = int(drive_state[v, DS_GEAR])
     n = int(vehicle_params[v, VP_NGEARS])
+    drive_state[v, DS_SINCE_SHIFT] += h
     if drive_state[v, DS_SHIFT_T] > 0.0:
         drive_state[v, DS_SHIFT_T] -= h
         if drive_state[v, DS_SHIFT_T] <= 0.0:
             drive_state[v, DS_SHIFT_T] = 0.0
-            gear = int(drive_state[v, DS_GEAR_TARGET])
+            target = int(drive_state[v, DS_GEAR_TARGET])
+            drive_state[v, DS_LAST_SHIFT] = 1.0 if target > gear else -1.0
+            drive_state[v, DS_SINCE_SHIFT] = 0.0
+            gear = target
             drive_state[v, DS_GEAR] = gear
     else:
         target = gear
@@ -64,7 +102,8 @@ def gearbox_stage(v, vehicle_params, controls, drive_state, omega_w, h):
         elif controls[v, CT_SHIFT] != 0.0:
             target = int(min(n, max(-1, gear + (1 if controls[v, CT_SHIFT] > 0.0 else -1))))
         elif vehicle_params[v, VP_AUTO] > 0.5 and gear >= 1:
-            target = automatic_target(v, vehicle_params, controls, gear, omega_w)
+            omega_road = total_ratio(vehicle_params, v, gear) * v_forward / driven_radius(v, wheel_params)
+            target = automatic_target(v, vehicle_params, controls, drive_state, gear, omega_road)
         if target != gear:
             drive_state[v, DS_GEAR_TARGET] = target
             drive_state[v, DS_SHIFT_T] = max(vehicle_params[v, VP_SHIFT_TIME], 1e-9)

@@ -10,8 +10,10 @@ import numpy as np
 from sim.differential import DIFFS
 from sim.params import Vehicle
 from sim.query import QUERY_KINDS
+from sim.suspension import FORCE_ALONG
 from sim import tables as T
 from sim.tire import TIRE_MODELS
+from sim.wheel import SPIN_UPDATES
 from sim.units import RAD_S_PER_RPM
 
 DRIVEN = {"rwd": (0.0, 0.0, 1.0, 1.0), "fwd": (1.0, 1.0, 0.0, 0.0), "awd": (1.0, 1.0, 1.0, 1.0)}
@@ -117,6 +119,9 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_KICKDOWN_THROTTLE] = g.kickdown_throttle
     row[T.VP_KICKDOWN_HEADROOM] = g.kickdown_headroom
     row[T.VP_KICKDOWN_BELOW] = g.kickdown_below
+    row[T.VP_SHIFT_HOLD] = g.shift_hold
+    row[T.VP_LC_ON] = 1.0 if g.launch_control == "on" else 0.0
+    row[T.VP_LC_OMEGA] = g.launch_control_rpm * RAD_S_PER_RPM
     row[T.VP_KC] = g.clutch_stiffness
     row[T.VP_TCAP] = g.clutch_max_torque
     row[T.VP_LAUNCH_OMEGA] = g.launch_rpm * RAD_S_PER_RPM
@@ -156,8 +161,12 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_CAMBER] = geometry.camber[i]
         wheel[T.WP_QUERY] = QUERY_KINDS[sus.query]
         wheel[T.WP_MODEL] = TIRE_MODELS[tire.model]
+        wheel[T.WP_SPIN] = SPIN_UPDATES[tire.spin_update]
+        wheel[T.WP_ALONG] = FORCE_ALONG[sus.force_along]
         wheel[T.WP_IW] = tire.wheel_inertia
         wheel[T.WP_GRIP] = tire.grip
+        wheel[T.WP_LOAD_SENS] = tire.load_sensitivity
+        wheel[T.WP_FZ0] = tire.nominal_load
         wheel[T.WP_CK] = tire.ck
         wheel[T.WP_CA] = tire.ca
         wheel[T.WP_VMIN] = tire.v_min

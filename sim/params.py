@@ -89,6 +89,10 @@ class Suspension:
     camber_deg: float = num(0.0, "deg", -20.0, 20.0, "static camber; negative tilts the top of the wheel inward")
     query: str = text("sphere", ("ray", "sphere", "disc"),
                       "contact query: ray (local plane), sphere sweep, or wheel-shaped disc")
+    force_along: str = text("normal", ("normal", "axis"),
+                            "where the wheel's support acts on the body: along the contact normal (the load "
+                            "Fz n, the ground's push) or along the suspension axis (-Fs d, seed 000's "
+                            "literal form, which leaves a horizontal part no friction limits)")
 
 
 @dataclass(frozen=True)
@@ -97,11 +101,20 @@ class Tire:
     model: str = text("magic", ("linear", "magic"), "tire force model")
     radius: float = num(0.30, "m", 0.05, 2.0, "unloaded radius r")
     wheel_inertia: float = num(1.2, "kg m^2", 0.01, 100.0, "spin inertia Iw of wheel, tire and brake disc")
-    grip: float = num(1.0, "-", 0.0, 3.0, "tire friction factor; effective mu = surface mu x grip")
+    grip: float = num(1.0, "-", 0.0, 3.0,
+                      "tire friction factor at the nominal load; effective mu = surface mu x grip x load factor")
+    load_sensitivity: float = num(0.0, "-", -0.9, 0.5,
+                                  "change of the peak friction per unit (Fz - nominal_load) / nominal_load: the "
+                                  "load factor is 1 + load_sensitivity (Fz - Fz0) / Fz0 (tires: about -0.05 "
+                                  "to -0.2)")
+    nominal_load: float = num(3000.0, "N", 100.0, 1.0e5, "the load Fz0 at which the tire's grip is given")
     ck: float = num(30000.0, "N", 1.0, 1.0e7, "linear model: longitudinal slip stiffness (Fx per unit kappa)")
     ca: float = num(40000.0, "N/rad", 1.0, 1.0e7, "linear model: cornering stiffness (Fy per radian of alpha)")
     v_min: float = num(1.0, "m/s", 0.01, 20.0, "slip denominator floor vMin")
     rolling: float = num(0.015, "-", 0.0, 0.5, "rolling resistance coefficient (force = coefficient x Fz)")
+    spin_update: str = text("implicit", ("implicit", "explicit"),
+                            "wheel spin update: implicit in the tire force (stable at any substep count) or "
+                            "the seed's explicit step (needs h rho^2 dFx/dkappa / (Iw max(|vx|, vMin)) < 2)")
     bx: float = num(8.0, "-", 0.1, 100.0, "Magic Formula longitudinal stiffness factor B")
     cx: float = num(1.6, "-", 0.1, 3.0, "Magic Formula longitudinal shape factor C")
     dx: float = num(1.0, "-", 0.0, 3.0, "Magic Formula longitudinal peak factor D (peak = D mu Fz)")
@@ -117,12 +130,14 @@ class Brakes:
     max_torque_front: float = num(1400.0, "N m", 0.0, 1.0e5, "brake torque per front wheel at full pedal")
     max_torque_rear: float = num(900.0, "N m", 0.0, 1.0e5, "brake torque per rear wheel at full pedal")
     handbrake_torque: float = num(2500.0, "N m", 0.0, 1.0e5, "handbrake torque per rear wheel")
-    abs_slip: float = num(0.15, "-", 0.01, 1.0, "ABS releases a wheel whose slip kappa falls below -abs_slip")
-    abs_release_time: float = num(0.05, "s", 0.001, 2.0, "ABS: time to release a wheel's brake fully")
+    abs_slip: float = num(0.15, "-", 0.01, 1.0, "ABS: the braking slip -kappa it holds a wheel at")
+    abs_release_time: float = num(0.05, "s", 0.001, 2.0,
+                                  "ABS: time to release a wheel's brake fully at twice the target slip")
     abs_apply_time: float = num(0.1, "s", 0.001, 2.0, "ABS: time to re-apply a released brake fully")
-    tc_slip: float = num(0.15, "-", 0.01, 5.0,
-                         "traction control cuts the engine while a driven wheel's kappa exceeds this")
-    tc_cut_time: float = num(0.1, "s", 0.001, 5.0, "traction control: time to cut the throttle to zero")
+    tc_slip: float = num(0.15, "-", 0.01, 5.0, "traction control: the driving slip kappa it holds the driven "
+                         "wheels at")
+    tc_cut_time: float = num(0.1, "s", 0.001, 5.0,
+                             "traction control: time to cut the throttle to zero at twice the target slip")
     tc_restore_time: float = num(0.3, "s", 0.001, 5.0, "traction control: time to give the throttle back fully")
 
 
@@ -194,9 +209,13 @@ class Gearbox:
     final_drive: float = num(3.90, "-", 0.1, 20.0, "final drive ratio")
     efficiency: float = num(0.92, "-", 0.1, 1.0, "gearbox and differential efficiency")
     mode: str = text("auto", ("auto", "manual"), "automatic shifting, or the driver's shift requests only")
-    shift_up_rpm: float = num(6000.0, "rpm", 500.0, 30000.0, "automatic: shift up above this")
-    shift_down_rpm: float = num(2500.0, "rpm", 0.0, 30000.0, "automatic: shift down below this")
+    shift_up_rpm: float = num(6000.0, "rpm", 500.0, 30000.0,
+                              "automatic: shift up once the road speed would turn the engine above this")
+    shift_down_rpm: float = num(2500.0, "rpm", 0.0, 30000.0,
+                                "automatic: shift down once the road speed would turn the engine below this")
     shift_time: float = num(0.25, "s", 0.0, 5.0, "the clutch is open this long during a shift")
+    shift_hold: float = num(1.0, "s", 0.0, 10.0,
+                            "automatic: after a shift it does not shift back the other way for this long")
     kickdown_throttle: float = num(0.95, "-", 0.0, 1.0,
                                    "automatic: above this throttle it may shift down a gear (kick-down)")
     kickdown_below: float = num(0.6, "-", 0.0, 1.0,
@@ -207,6 +226,10 @@ class Gearbox:
     clutch_stiffness: float = num(300.0, "N m s/rad", 0.1, 1.0e5, "Kc: clutch torque per rad/s of slip")
     clutch_max_torque: float = num(400.0, "N m", 1.0, 1.0e5, "Tcap: largest torque the closed clutch carries")
     launch_rpm: float = num(2000.0, "rpm", 0.0, 30000.0, "automatic launch: the clutch is fully closed from here")
+    launch_control: str = text("off", ("off", "on"),
+                               "standing start at full throttle in first gear: hold the engine at "
+                               "launch_control_rpm and let traction control set the slipping clutch's torque")
+    launch_control_rpm: float = num(4000.0, "rpm", 500.0, 30000.0, "launch control: engine speed held")
 
 
 @dataclass(frozen=True)

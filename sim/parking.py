@@ -1,7 +1,7 @@
-"""Static friction for braked wheels at rest (docs/physics.md §11).
+"""Static friction for wheels at rest (docs/physics.md §11).
 
-The slip floor vMin keeps kappa finite but gives no static friction: a braked car on a slope creeps.
-Wheels that are braked and all but still become *candidates* to lock. From the frozen state (with every
+The slip floor vMin keeps kappa finite but gives no static friction: a car left on a slope creeps.
+Wheels that are all but still become *candidates* to hold, braked or not. From the frozen state (with every
 other force, the other wheels' dynamic tire forces and the candidates' stopping reaction already in)
 the body's free velocity gives each candidate contact a free tangential velocity c (along t and b).
 The impulses j that stop them couple through the body:
@@ -9,12 +9,16 @@ The impulses j that stop them couple through the body:
     K[ia, jb] = e_ia . e_jb / M + (r_i x e_ia) . I^-1 (r_j x e_jb)
 
 and each wheel's accumulated impulse must lie in D_i = { |j| <= B_i = mu Fz h } and, along t, in the
-brake's interval  ((T_drive - T_b) h + Iw omega) / rho <= j_x <= ((T_drive + T_b) h + Iw omega) / rho
-(the brake must be able to hold the wheel at zero). The solver minimises 1/2 j^T K j + c^T j over D by
+interval the wheel's brake and rolling resistance can hold it at zero within,
+    ((T_drive - T_b) h + Iw omega) / rho - mu_r Fz h  <=  j_x  <=
+    ((T_drive + T_b) h + Iw omega) / rho + mu_r Fz h
+(T_b = 0 for an unbraked wheel: only rolling resistance holds its rolling direction, so a free car on a
+slope steeper than rolling resistance allows still rolls). The solver minimises 1/2 j^T K j + c^T j over D by
 projected gradient with step 1/max_i sum_j |K_ij| (all wheels updated from the same old j), projecting
 the accumulated impulse onto disc-and-interval exactly as the spec describes. A wheel whose interval
-misses the disc is dropped and the rest are solved again from the same frozen state. A wheel whose
-final tangential speed stays above SPEED_TOLERANCE is not held (WS_LOCKED stays 0) but keeps its
+misses the disc is dropped and the rest are solved again from the same frozen state, and so is an
+unbraked wheel whose final tangential speed stays above SPEED_TOLERANCE (it rolls or slides on the
+dynamic tire). A braked wheel that the solve cannot stop is not held (WS_LOCKED stays 0) but keeps its
 friction-limited impulse for this substep (docs/physics.md §14).
 
 The stage runs in four steps: `find_candidates`, then per attempt `free_velocity` and `build_coupling`,
@@ -29,8 +33,8 @@ import numpy as np
 from sim.body import inertia_of, wrench
 from sim.jit import kernel, leaf
 from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
-    W_OMEGA, W_QX, W_RHO, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WS_HX, WS_LOCKED, \
-    WS_OMEGA
+    W_OMEGA, W_QX, W_RHO, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, WS_HX, \
+    WS_LOCKED, WS_OMEGA
 from sim.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this (and a brake) make a candidate
@@ -131,13 +135,13 @@ def contact_speeds(k_mat, c, active, j, out):
 
 @leaf
 def find_candidates(v, wheel_state, wheel_scratch):
-    """Bit i set when wheel i is a candidate to hold: grounded, braked, and |vx|, |vy|, |rho omega| all
-    under ENTER_SPEED (EXIT_SPEED while it is already held). Clears the held flags of every wheel."""
+    """Bit i set when wheel i is a candidate to hold: grounded, with |vx|, |vy|, |rho omega| all under
+    ENTER_SPEED (EXIT_SPEED while it is already held). Clears the held flags of every wheel."""
     bits = 0
     for i in range(NW):
         limit = EXIT_SPEED if wheel_state[v, i, WS_LOCKED] > 0.0 else ENTER_SPEED
         rho = wheel_scratch[v, i, W_RHO]
-        if wheel_scratch[v, i, W_GROUNDED] > 0.0 and wheel_scratch[v, i, W_T_BRAKE_MAX] > 0.0 and \
+        if wheel_scratch[v, i, W_GROUNDED] > 0.0 and \
                 abs(wheel_scratch[v, i, W_VX]) < limit and abs(wheel_scratch[v, i, W_VY]) < limit and \
                 abs(rho * wheel_scratch[v, i, W_OMEGA]) < limit:
             bits |= 1 << i
@@ -164,8 +168,9 @@ def free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_h
 def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v_free, w_free, h, k_mat, c, lo, hi,
                    budget):
     """Fill the candidates' free tangential speeds c (along t and b), the coupling K, each wheel's
-    friction budget B = mu Fz h and its brake interval cut to [-B, B]. A candidate whose interval is
-    empty cannot be held: it is dropped (cand[i] = False) and the result is False (build again)."""
+    friction budget B = mu Fz h and its holding interval (brake and rolling resistance) cut to [-B, B].
+    A candidate whose interval is empty cannot be held: it is dropped (cand[i] = False) and the result is
+    False (build again)."""
     pos, q, vel, w = body
     mass = vehicle_params[v, VP_MASS]
     inertia = inertia_of(vehicle_params, v)
@@ -182,8 +187,9 @@ def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v
         budget[i] = wheel_scratch[v, i, W_MU] * wheel_scratch[v, i, W_FZ] * h       # B = mu Fz h
         l_, u_ = brake_interval(wheel_scratch[v, i, W_T_DRIVE], wheel_scratch[v, i, W_T_BRAKE_MAX],
                                 wheel_params[v, i, WP_IW], wheel_scratch[v, i, W_OMEGA], wheel_scratch[v, i, W_RHO], h)
-        lo[i] = max(l_, -budget[i])
-        hi[i] = min(u_, budget[i])
+        rolling = wheel_params[v, i, WP_ROLL] * wheel_scratch[v, i, W_FZ] * h       # mu_r Fz h
+        lo[i] = max(l_ - rolling, -budget[i])
+        hi[i] = min(u_ + rolling, budget[i])
         if lo[i] > hi[i]:
             cand[i] = False                                                   # the brake cannot hold it
             feasible = False
@@ -233,10 +239,11 @@ def commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds
 @kernel
 def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull, tau_hull,
                   h):
-    """Static friction: braked wheels that are all but still try to hold together. Their dynamic tire
-    forces and spin updates are replaced by the impulses within each wheel's friction disc and brake
-    interval; a wheel whose brake cannot hold it is dropped and the rest re-solved from the same frozen
-    state. Returns the ledger's sum dHw + dHe, with the held wheels' spin momentum stopped."""
+    """Static friction: wheels that are all but still try to hold together. Their dynamic tire forces and
+    spin updates are replaced by the impulses within each wheel's friction disc and holding interval; a
+    wheel that cannot be held (an empty interval, or unbraked and still moving after the solve) is
+    dropped and the rest re-solved from the same frozen state. Returns the ledger's sum dHw + dHe, with
+    the held wheels' spin momentum stopped."""
     bits = find_candidates(v, wheel_state, wheel_scratch)
     if bits == 0:
         return d_h
@@ -267,6 +274,17 @@ def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scra
             j[a] = 0.0
         solve_impulses(k_mat, c, lo, hi, budget, cand, j)
         contact_speeds(k_mat, c, cand, j, speeds)
+        # an unbraked wheel the solve could not stop rolls (or slides) on: drop it and solve again
+        rolling_on = False
+        for i in range(NW):
+            if cand[i] and wheel_scratch[v, i, W_T_BRAKE_MAX] <= 0.0 and \
+                    math.sqrt(speeds[2 * i] ** 2 + speeds[2 * i + 1] ** 2) >= SPEED_TOLERANCE:
+                cand[i] = False
+                rolling_on = True
+        if rolling_on:
+            if not cand.any():
+                break
+            continue
         commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds, h)
         return d_h_lock
     return d_h

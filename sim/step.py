@@ -2,31 +2,40 @@
 
 Each stage lives in the file of its topic; this file only says in which order they run. Every stage of a
 substep starts from the same frozen body pose and velocity (`body`, read once); the tables are described
-in `sim/tables.py`. What each stage reads and writes (wheel_scratch columns W_*, state tables):
+in `sim/tables.py`. What each stage reads and writes (wheel_scratch columns W_*, state tables WS_* DS_*):
 
-    stage                   reads                                     writes
-    steering      §2        controls, body velocity, WS_STEER         W_STEER
-    brakes        §3        controls, WS_ABS, WS_KAPPA                W_T_BRAKE_MAX, W_ABS; WS_ABS
-    powertrain    §4        controls, drive_state, WS_OMEGA, WS_KAPPA W_T_DRIVE; drive_state (gear, shift
-                                                                      timer, TC factor, engine speed)
-    broad phase   §5        body position, world                      shape masks
-    contact       §6        body pose, W_STEER, world                 W_S .. W_MU, Q n t b C u v_ground
-    suspension    §7        body, contact columns, WS_SHAPE/NX/STEER  W_XDOT, W_FS, W_FZ, W_FSX
-    tire          §8        body, contact columns, W_FZ, WS_OMEGA     W_OMEGA, slip, forces, W_FTX, W_FRX
-    wheel spin    §9        W_T_DRIVE, W_T_BRAKE_MAX, W_FX, W_RHO     W_OMEGA_NEXT, W_T_BRAKE; wheel_state
-                                                                      (omega, steer, angle, contact, kappa)
-    spin ledger   §12       W_OMEGA_NEXT, W_UX, engine speed          WS_H*, DS_HE*; returns dHw + dHe
-    collision     §10       body, hull points, world                  returns the hull's force, torque
-    parking       §11       body, contact and force columns           held wheels: W_FX .. W_T_BRAKE,
-                                                                      W_LOCKED; WS_OMEGA, WS_H*, WS_LOCKED
-    body          §12       body, force columns, ledger               body_state
-    (after the last substep) wheel_scratch -> wheel_telemetry
+stage          reads                                        writes
+steering  §2   controls, body velocity, WS_STEER            W_STEER
+broad     §5   body position, world                         the shape masks
+contact   §6   body pose, W_STEER, world                    W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
+                                                            W_SHAPE W_MU, vectors W_Q W_N W_T W_B W_C W_U W_VG
+suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ, vector W_FS (force on the body)
+               W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N
+               WS_STEER
+tire      §8   body, W_Q W_C W_U W_T W_B W_VG W_MU W_FZ      W_OMEGA W_VX W_VY W_RHO W_KAPPA W_ALPHA W_FX_RAW
+               W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX, vectors
+                                                            W_FT W_FR (tire and rolling force)
+brakes    §3   controls, W_KAPPA, WS_ABS                     W_T_BRAKE_MAX W_ABS; WS_ABS
+powertrain §4  controls, W_KAPPA, WS_OMEGA, drive_state     W_T_DRIVE; DS_GEAR DS_GEAR_TARGET DS_SHIFT_T DS_TC
+                                                            DS_OMEGA_E (direct drive: W_T_DRIVE only)
+wheel     §9   W_T_DRIVE W_T_BRAKE_MAX W_FX W_FY W_DFX W_RHO  W_OMEGA_NEXT W_T_BRAKE W_FX, vector W_FT;
+               W_VX W_MU W_FZ W_STEER W_SHAPE W_N, WS_OMEGA  WS_OMEGA WS_STEER WS_ANGLE WS_SHAPE WS_N
+ledger    §12  W_OMEGA_NEXT W_U, DS_OMEGA_E, WS_H DS_HE      WS_H DS_HE; returns dHw + dHe
+collision §10  body, hull points, world                     returns the hull's force and torque
+parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX W_FY W_GRIP_SCALE W_T_BRAKE
+               W_T_DRIVE W_T_BRAKE_MAX W_MU W_FZ W_Q W_T     W_LOCKED, vectors W_FT W_FR; WS_OMEGA WS_H;
+               W_B W_VG W_FS W_FT W_FR, WS_LOCKED WS_H       WS_LOCKED and W_LOCKED of every wheel
+body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state
+               DS_HE
+(after the last substep) wheel_scratch -> wheel_telemetry
 
-Stages also record their body-level telemetry (TB_*) as they go; nothing reads it back.
+Stages also record their body-level telemetry (TB_*) as they go; nothing reads it back. The tire stage
+runs before the brakes and the powertrain so that ABS and traction control judge the slip of this
+substep; the tire force it computes does not depend on the torques they set.
 """
 from __future__ import annotations
 
-from sim.body import body_stage, read_body, spin_ledger
+from sim.body import body_stage, forward_speed, read_body, spin_ledger
 from sim.brakes import brake_stage
 from sim.broadphase import broadphase_stage
 from sim.collision import collision_stage
@@ -51,20 +60,21 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     body = read_body(body_state, v)                                      # frozen for the whole substep
     pos, q, vel, w = body
     steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h)
-    brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h)
-    if vehicle_params[v, VP_DIRECT] > 0.5:
-        direct_drive_stage(v, wheel_params, controls, wheel_state, wheel_scratch)
-    else:
-        omega_w = driveline_speed(v, vehicle_params, wheel_state)        # what the gearbox output turns at
-        g, shifting = gearbox_stage(v, vehicle_params, controls, drive_state, omega_w, h)
-        shaft = engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_state, body_telemetry,
-                             g, shifting, omega_w, h)                     # TC, engine, clutch
-        differential_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, body_telemetry, shaft)
     box_mask, hf_mask = broadphase_stage(v, wheel_params, hull_points, pos, boxes, hf_meta, t)
     contact_stage(v, wheel_params, pos, q, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask,
                   hf_mask)                                               # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
     tire_stage(v, wheel_params, body, wheel_state, wheel_scratch)        # slip, raw force, combined limit
+    brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h)   # brakes, ABS
+    if vehicle_params[v, VP_DIRECT] > 0.5:
+        direct_drive_stage(v, wheel_params, controls, wheel_state, wheel_scratch)
+    else:
+        omega_w = driveline_speed(v, vehicle_params, wheel_state)        # what the gearbox output turns at
+        v_forward = forward_speed(q, vel)
+        g, shifting = gearbox_stage(v, vehicle_params, wheel_params, controls, drive_state, v_forward, h)
+        shaft = engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry,
+                             g, shifting, omega_w, v_forward, h)          # TC, engine, clutch
+        differential_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, body_telemetry, shaft)
     wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h)   # spin, brake rule, commit
     d_h = spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wheel_scratch)   # dHw + dHe
     f_hull, tau_hull = collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta,

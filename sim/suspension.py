@@ -4,6 +4,11 @@
     xdot = (rEffDot - dot(nDot, C - Q) - vn) / a                compression rate (m/s)
     Fs   = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + F_bar)   along -d, on the body (N)
     Fz   = Fs a                                                 the load the tire may use (N)
+
+What the body receives (per axle, `suspension.force_along`): "normal" (default) the ground's push Fz n at
+the contact, so the only force in the contact plane is the tire's friction-limited one; "axis" the
+seed's literal -Fs d, whose part in the contact plane is not limited by friction (a pitched or rolled
+body leans on it).
 """
 from __future__ import annotations
 
@@ -12,10 +17,13 @@ import math
 from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC
 from sim.tables import NW, W_A, W_CX, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
-    W_VGX, W_X, W_XDOT, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, WS_STEER
+    W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
+    WS_STEER
 from sim.vec import add, cross, dot, get3w, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
+ALONG_NORMAL, ALONG_AXIS = 0, 1
+FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
 
 
 @leaf
@@ -55,7 +63,7 @@ def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
 
 @kernel
 def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
-    """Compression rate, suspension force Fs along -d and load Fz = Fs a for each wheel; the anti-roll
+    """Compression rate, suspension force Fs, load Fz = Fs a and the force on the body for each wheel; the anti-roll
     bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); h: substep (s).
     Reads the contact columns and this substep's road-wheel angle; writes W_XDOT, W_FS, W_FZ, W_FSX."""
     pos, q, vel, w = body
@@ -91,8 +99,11 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
         fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X], x_dot,
                                   wheel_params[v, i, WP_LMIN], wheel_scratch[v, i, W_LRAW], a, f_bar)
-        d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
         wheel_scratch[v, i, W_XDOT] = x_dot
         wheel_scratch[v, i, W_FS] = fs
         wheel_scratch[v, i, W_FZ] = fz
-        set3w(wheel_scratch, v, i, W_FSX, scale(d, -fs))                # force along -d
+        if int(wheel_params[v, i, WP_ALONG]) == ALONG_NORMAL:
+            set3w(wheel_scratch, v, i, W_FSX, scale(n, fz))             # the ground's push Fz n
+        else:
+            d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
+            set3w(wheel_scratch, v, i, W_FSX, scale(d, -fs))            # the seed's -Fs d

@@ -45,12 +45,14 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_AUTO, VP_UP_OMEGA, VP_DOWN_OMEGA, VP_SHIFT_TIME,   # 1 automatic; rad/s, rad/s, s
  VP_KICKDOWN_THROTTLE,                     # - throttle above which the automatic may kick down
  VP_KICKDOWN_HEADROOM, VP_KICKDOWN_BELOW,  # - kick-down limits as fractions of the upshift speed
+ VP_SHIFT_HOLD,                            # s the automatic will not shift back the other way after a shift
+ VP_LC_ON, VP_LC_OMEGA,                    # launch control: 1 on, 0 off; rad/s engine speed it holds
  VP_KC, VP_TCAP, VP_LAUNCH_OMEGA,          # N m s/rad, N m, rad/s
  VP_SPLIT, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T,   # front share, diff kinds (DIFF_*), N m s/rad, N m
  VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
  VP_ABS_SLIP, VP_ABS_RELEASE, VP_ABS_APPLY,   # -, s, s
  VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
- VP_SCALARS) = range(57)
+ VP_SCALARS) = range(60)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -71,7 +73,10 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_STEERS,                                # 1 if the wheel steers, else 0
  WP_SHARE,                                 # share of the driveline torque that reaches this wheel's axle / 2
  WP_PARTNER,                               # index of the other wheel on the axle (anti-roll bar)
- WP_N) = range(38)
+ WP_SPIN,                                  # SPIN_IMPLICIT or SPIN_EXPLICIT (sim/wheel.py)
+ WP_ALONG,                                 # ALONG_NORMAL or ALONG_AXIS (sim/suspension.py)
+ WP_LOAD_SENS, WP_FZ0,                     # -, N: peak friction's load sensitivity and its nominal load
+ WP_N) = range(42)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -93,7 +98,10 @@ VP_N = VP_RATIO + MAX_GEARS
  DS_HEX, DS_HEY, DS_HEZ,                   # N m s engine rotor angular momentum last committed (world)
  DS_GEAR, DS_GEAR_TARGET, DS_SHIFT_T,      # engaged gear (-1 R, 0 N, 1..), gear being shifted to, s left
  DS_TC,                                    # traction control's throttle factor 0..1
- DS_N) = range(9)
+ DS_SINCE_SHIFT,                           # s since the last shift ended
+ DS_LAST_SHIFT,                            # +1 the last shift went up, -1 down, 0 none yet
+ DS_LAUNCH,                                # 1 while launch control runs a standing start
+ DS_N) = range(12)
 
 # --- wheel_state[v, w, :] --------------------------------------------------------------------------
 (WS_OMEGA,                                 # rad/s spin, positive rolls forward
@@ -104,8 +112,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_NX, WS_NY, WS_NZ,                      # last contact normal (for nDot)
  WS_ABS,                                   # ABS brake factor 0..1
  WS_LOCKED,                                # 1 while static friction holds the wheel (parking)
- WS_KAPPA,                                 # - slip of the last substep (0 airborne): what ABS and TC judge
- WS_N) = range(14)
+ WS_N) = range(13)
 
 # --- wheel_scratch[v, w, :]; the first W_TELEMETRY columns are also wheel_telemetry[v, w, :] --------
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s
@@ -127,7 +134,8 @@ VP_N = VP_RATIO + MAX_GEARS
  W_VGX, W_VGY, W_VGZ,                      # ground velocity at Q (m/s)
  W_ABS,                                    # 1 while ABS is easing this wheel's brake
  W_LOCKED,                                 # 1 when static friction held the contact this substep
- W_TELEMETRY) = range(60)                  # the number of published columns
+ W_DFX,                                    # N per unit kappa: slope of the limited Fx at the operating point
+ W_TELEMETRY) = range(61)                  # the number of published columns
 # scratch only
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit

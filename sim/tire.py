@@ -6,12 +6,14 @@ import math
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
 from sim.jit import kernel, leaf
-from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, W_GRIP_SCALE, \
-    W_GROUNDED, W_KAPPA, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, WP_BY, WP_CA, WP_CK, \
-    WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_MODEL, WP_R, WP_ROLL, WP_VMIN, WS_OMEGA
+from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
+    W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, WP_BY, \
+    WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
+    WP_VMIN, WS_OMEGA
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC = 0, 1
+LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
 TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
 
 
@@ -29,6 +31,40 @@ def magic_formula(b, c, d, e, s):
     """D sin(C atan(B s - E (B s - atan(B s))))."""
     bs = b * s
     return d * math.sin(c * math.atan(bs - e * (bs - math.atan(bs))))
+
+
+@leaf
+def magic_formula_slope(b, c, d, e, s):
+    """d/ds of D sin(C atan(B s - E (B s - atan(B s)))): D cos(C atan(phi)) C / (1 + phi^2) dphi/ds with
+    phi = B s - E (B s - atan(B s)) and dphi/ds = B (1 - E + E / (1 + (B s)^2))."""
+    bs = b * s
+    phi = bs - e * (bs - math.atan(bs))
+    return d * math.cos(c * math.atan(phi)) * c / (1.0 + phi * phi) * b * (1.0 - e + e / (1.0 + bs * bs))
+
+
+@leaf
+def longitudinal_slope(model, kappa, ck, bx, cx, dx, ex, mu, fz):
+    """dFx_raw / dkappa (N per unit slip) at kappa: Ck for the linear model, the Magic Formula's slope."""
+    if model == MODEL_MAGIC:
+        return magic_formula_slope(bx, cx, dx * mu * fz, ex, kappa)
+    return ck
+
+
+@leaf
+def limited_slope(fx_raw, fy_raw, slope_raw, mu, fz):
+    """dFx / dkappa after the combined limit: the raw slope while the limit does not cut, otherwise
+    mu Fz Fy_raw^2 / |F_raw|^3 times it (the force slides round the friction circle)."""
+    mag = math.sqrt(fx_raw * fx_raw + fy_raw * fy_raw)
+    if mag <= mu * fz or mag == 0.0:
+        return slope_raw
+    return mu * fz * fy_raw * fy_raw / (mag * mag * mag) * slope_raw
+
+
+@leaf
+def load_factor(sensitivity, fz0, fz):
+    """The peak friction's change with load: 1 + sensitivity (Fz - Fz0) / Fz0, kept above LOAD_FACTOR_MIN
+    (tires lose friction coefficient as the load grows: sensitivity < 0)."""
+    return max(LOAD_FACTOR_MIN, 1.0 + sensitivity * (fz - fz0) / fz0)
 
 
 @leaf
@@ -72,6 +108,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
             wheel_scratch[v, i, W_FX] = 0.0
             wheel_scratch[v, i, W_FY] = 0.0
             wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
+            wheel_scratch[v, i, W_DFX] = 0.0
             wheel_scratch[v, i, W_RHO] = wheel_params[v, i, WP_R]
             set3w(wheel_scratch, v, i, W_FTX, (0.0, 0.0, 0.0))
             set3w(wheel_scratch, v, i, W_FRX, (0.0, 0.0, 0.0))
@@ -87,14 +124,19 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         vy = dot(v_rel, bb)
         rho = rolling_arm(u, qc, c, tt)                                    # rho = -dot(u x (Q - C), t)
         kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
-        mu = wheel_scratch[v, i, W_MU]
         fz = wheel_scratch[v, i, W_FZ]
+        mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0], fz)
+        wheel_scratch[v, i, W_MU] = mu                                  # surface x grip x load factor
         fx_raw, fy_raw = raw_force(int(wheel_params[v, i, WP_MODEL]), kappa, alpha, wheel_params[v, i, WP_CK],
                                    wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BX], wheel_params[v, i, WP_CX],
                                    wheel_params[v, i, WP_DXF], wheel_params[v, i, WP_EX], wheel_params[v, i, WP_BY],
                                    wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
                                    mu, fz)
         fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
+        slope = longitudinal_slope(int(wheel_params[v, i, WP_MODEL]), kappa, wheel_params[v, i, WP_CK],
+                                   wheel_params[v, i, WP_BX], wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
+                                   wheel_params[v, i, WP_EX], mu, fz)
+        wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
         wheel_scratch[v, i, W_VX] = vx
         wheel_scratch[v, i, W_VY] = vy
         wheel_scratch[v, i, W_RHO] = rho
@@ -106,5 +148,4 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale
         set3w(wheel_scratch, v, i, W_FTX, add(scale(tt, fx), scale(bb, fy)))   # Fx t + Fy b
-        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(wheel_params[v, i, WP_ROLL], fz, vx,
-                                                             wheel_params[v, i, WP_VMIN], tt))
+        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(wheel_params[v, i, WP_ROLL], fz, vx, tt))

@@ -1,15 +1,26 @@
-"""Wheel spin with the brake rule (docs/physics.md §9), and the commit of each wheel's state."""
+"""Wheel spin with the brake rule (docs/physics.md §9), and the commit of each wheel's state.
+
+Two updates, chosen per axle (`tire.spin_update`):
+    explicit  the seed's step with the tire force of the substep's start; stable only while
+              h rho^2 (dFx/dkappa) / (Iw max(|vx|, vMin)) < 2
+    implicit  the tire force linearised in the wheel speed, Fx(omega') = Fx + k (omega' - omega) with
+              k = dFx/domega = (dFx/dkappa) rho / max(|vx|, vMin) >= 0, and the spin solved with it:
+              the wheel meets the tire's own force at the end of the substep, at any substep count.
+"""
 from __future__ import annotations
 
 import math
 
 from sim.differential import lock_axles
 from sim.jit import kernel, leaf
-from sim.tables import NW, VP_DIRECT, W_FX, W_KAPPA, W_NX, W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, \
-    W_T_BRAKE_MAX, W_T_DRIVE, WP_IW, WS_ANGLE, WS_KAPPA, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER
-from sim.vec import get3w, set3w
+from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_MU, W_NX, W_OMEGA_NEXT, W_RHO, \
+    W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_SPIN, WP_VMIN, WS_ANGLE, WS_NX, \
+    WS_OMEGA, WS_SHAPE, WS_STEER
+from sim.vec import add, get3w, scale, set3w
 
 TWO_PI = 2.0 * math.pi
+SPIN_IMPLICIT, SPIN_EXPLICIT = 0, 1
+SPIN_UPDATES = {"implicit": SPIN_IMPLICIT, "explicit": SPIN_EXPLICIT}
 
 
 @leaf
@@ -27,16 +38,54 @@ def wheel_spin(omega, t_drive, t_brake, rho, fx, iw, h):
     return omega_next, (omega_star - omega_next) * iw / h
 
 
+@leaf
+def wheel_spin_implicit(omega, t_drive, t_brake, rho, fx, k, iw, h):
+    """One step of h seconds with the tire force linearised in the spin: Fx(omega') = fx + k (omega' - omega),
+    k = dFx/domega (N s/rad, >= 0). Backward Euler on Iw omega' = Iw omega + h (T_drive - rho Fx(omega')) with
+    the brake rule is the explicit step with the effective inertia Ie = Iw + h rho k:
+
+        omega* = omega + h (T_drive - rho fx) / Ie,   omegaNext = sign(omega*) max(0, |omega*| - h Tb / Ie)
+
+    Returns (omegaNext, T_brake_actual, Fx at omegaNext); with that Fx the wheel's own balance
+    Iw (omegaNext - omega) / h = T_drive - rho Fx - T_brake_actual holds exactly."""
+    i_eff = iw + h * rho * k
+    omega_star = omega + h * (t_drive - rho * fx) / i_eff
+    mag = max(0.0, abs(omega_star) - h * t_brake / i_eff)
+    omega_next = -mag if (omega_star < 0.0 and mag > 0.0) else mag
+    return omega_next, (omega_star - omega_next) * i_eff / h, fx + k * (omega_next - omega)
+
+
 @kernel
 def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
     """Spin each wheel with its limited Fx, drive torque and the brake rule (W_OMEGA_NEXT, and the brake
-    torque actually applied, W_T_BRAKE); a locked differential then shares one speed between its two
-    wheels. Commits the wheel state: spin, spin angle, steering angle, the contact it touched (for nDot)
-    and its slip (for ABS and traction control next substep). h: substep (s)."""
+    torque actually applied, W_T_BRAKE); with the implicit update the tire force becomes the one at the
+    new speed (W_FX, W_FTX). A locked differential then shares one speed between its two wheels. Commits
+    the wheel state: spin, spin angle, steering angle and the contact it touched (for nDot). h: substep (s)."""
     for i in range(NW):
-        omega_next, t_brake = wheel_spin(wheel_state[v, i, WS_OMEGA], wheel_scratch[v, i, W_T_DRIVE],
-                                         wheel_scratch[v, i, W_T_BRAKE_MAX], wheel_scratch[v, i, W_RHO],
-                                         wheel_scratch[v, i, W_FX], wheel_params[v, i, WP_IW], h)
+        omega = wheel_state[v, i, WS_OMEGA]
+        t_drive = wheel_scratch[v, i, W_T_DRIVE]
+        t_brake_max = wheel_scratch[v, i, W_T_BRAKE_MAX]
+        rho = wheel_scratch[v, i, W_RHO]
+        fx = wheel_scratch[v, i, W_FX]
+        iw = wheel_params[v, i, WP_IW]
+        if int(wheel_params[v, i, WP_SPIN]) == SPIN_IMPLICIT:
+            # k = dFx/dkappa dkappa/domega, kappa = (rho omega - vx) / max(|vx|, vMin)
+            k = max(0.0, wheel_scratch[v, i, W_DFX]) * rho / max(abs(wheel_scratch[v, i, W_VX]),
+                                                                  wheel_params[v, i, WP_VMIN])
+            omega_next, t_brake, fx_end = wheel_spin_implicit(omega, t_drive, t_brake_max, rho, fx, k, iw, h)
+            # the linearisation may not leave the friction budget: a force cut back to it is saturated
+            # (no slope), and the explicit step with it is exact
+            budget = wheel_scratch[v, i, W_MU] * wheel_scratch[v, i, W_FZ]
+            fy = wheel_scratch[v, i, W_FY]
+            fx_max = math.sqrt(max(0.0, budget * budget - fy * fy))
+            if abs(fx_end) > fx_max:
+                fx_end = fx_max if fx_end > 0.0 else -fx_max
+                omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx_end, iw, h)
+            wheel_scratch[v, i, W_FX] = fx_end
+            set3w(wheel_scratch, v, i, W_FTX, add(scale(get3w(wheel_scratch, v, i, W_TX), fx_end),
+                                                  scale(get3w(wheel_scratch, v, i, W_BX), fy)))
+        else:
+            omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
         wheel_scratch[v, i, W_T_BRAKE] = t_brake
         wheel_scratch[v, i, W_OMEGA_NEXT] = omega_next
     if vehicle_params[v, VP_DIRECT] < 0.5:
@@ -48,4 +97,3 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         wheel_state[v, i, WS_ANGLE] = (wheel_state[v, i, WS_ANGLE] + omega_next * h) % TWO_PI
         wheel_state[v, i, WS_SHAPE] = wheel_scratch[v, i, W_SHAPE]
         set3w(wheel_state, v, i, WS_NX, get3w(wheel_scratch, v, i, W_NX))
-        wheel_state[v, i, WS_KAPPA] = wheel_scratch[v, i, W_KAPPA]
