@@ -34,20 +34,37 @@ def magic_formula(b, c, d, e, s):
 
 
 @leaf
-def magic_formula_slope(b, c, d, e, s):
-    """d/ds of D sin(C atan(B s - E (B s - atan(B s)))): D cos(C atan(phi)) C / (1 + phi^2) dphi/ds with
-    phi = B s - E (B s - atan(B s)) and dphi/ds = B (1 - E + E / (1 + (B s)^2))."""
+def magic_formula_and_slope(b, c, d, e, s):
+    """The Magic Formula and its derivative d/ds, sharing the arc tangents:
+    D sin(C atan(phi)) and D cos(C atan(phi)) C / (1 + phi^2) dphi/ds, with phi = B s - E (B s - atan(B s))
+    and dphi/ds = B (1 - E + E / (1 + (B s)^2))."""
     bs = b * s
     phi = bs - e * (bs - math.atan(bs))
-    return d * math.cos(c * math.atan(phi)) * c / (1.0 + phi * phi) * b * (1.0 - e + e / (1.0 + bs * bs))
+    angle = c * math.atan(phi)
+    return d * math.sin(angle), d * math.cos(angle) * c / (1.0 + phi * phi) * b * (1.0 - e + e / (1.0 + bs * bs))
 
 
 @leaf
-def longitudinal_slope(model, kappa, ck, bx, cx, dx, ex, mu, fz):
-    """dFx_raw / dkappa (N per unit slip) at kappa: Ck for the linear model, the Magic Formula's slope."""
+def magic_formula_slope(b, c, d, e, s):
+    """d/ds of D sin(C atan(B s - E (B s - atan(B s))))."""
+    return magic_formula_and_slope(b, c, d, e, s)[1]
+
+
+@leaf
+def longitudinal_force(model, kappa, ck, bx, cx, dx, ex, mu, fz):
+    """(FxRaw (N), dFxRaw/dkappa (N per unit slip)) at kappa: (Ck kappa, Ck) for the linear model, the
+    Magic Formula with peak dx mu Fz and its slope."""
     if model == MODEL_MAGIC:
-        return magic_formula_slope(bx, cx, dx * mu * fz, ex, kappa)
-    return ck
+        return magic_formula_and_slope(bx, cx, dx * mu * fz, ex, kappa)
+    return ck * kappa, ck
+
+
+@leaf
+def lateral_force(model, alpha, ca, by, cy, dy, ey, mu, fz):
+    """FyRaw (N) at slip angle alpha (rad): -Ca alpha, or the Magic Formula with peak dy mu Fz, negated."""
+    if model == MODEL_MAGIC:
+        return -magic_formula(by, cy, dy * mu * fz, ey, alpha)
+    return -ca * alpha
 
 
 @leaf
@@ -70,10 +87,8 @@ def load_factor(sensitivity, fz0, fz):
 @leaf
 def raw_force(model, kappa, alpha, ck, ca, bx, cx, dx, ex, by, cy, dy, ey, mu, fz):
     """(FxRaw, FyRaw) in N. Linear: (Ck kappa, -Ca alpha). Magic: D scaled by mu Fz, lateral negated."""
-    if model == MODEL_MAGIC:
-        return (magic_formula(bx, cx, dx * mu * fz, ex, kappa),
-                -magic_formula(by, cy, dy * mu * fz, ey, alpha))
-    return ck * kappa, -ca * alpha
+    return (longitudinal_force(model, kappa, ck, bx, cx, dx, ex, mu, fz)[0],
+            lateral_force(model, alpha, ca, by, cy, dy, ey, mu, fz))
 
 
 @leaf
@@ -127,15 +142,13 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         fz = wheel_scratch[v, i, W_FZ]
         mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0], fz)
         wheel_scratch[v, i, W_MU] = mu                                  # surface x grip x load factor
-        fx_raw, fy_raw = raw_force(int(wheel_params[v, i, WP_MODEL]), kappa, alpha, wheel_params[v, i, WP_CK],
-                                   wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BX], wheel_params[v, i, WP_CX],
-                                   wheel_params[v, i, WP_DXF], wheel_params[v, i, WP_EX], wheel_params[v, i, WP_BY],
-                                   wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
-                                   mu, fz)
+        model = int(wheel_params[v, i, WP_MODEL])
+        fx_raw, slope = longitudinal_force(model, kappa, wheel_params[v, i, WP_CK], wheel_params[v, i, WP_BX],
+                                           wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
+                                           wheel_params[v, i, WP_EX], mu, fz)
+        fy_raw = lateral_force(model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
+                               wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY], mu, fz)
         fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
-        slope = longitudinal_slope(int(wheel_params[v, i, WP_MODEL]), kappa, wheel_params[v, i, WP_CK],
-                                   wheel_params[v, i, WP_BX], wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
-                                   wheel_params[v, i, WP_EX], mu, fz)
         wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
         wheel_scratch[v, i, W_VX] = vx
         wheel_scratch[v, i, W_VY] = vy
