@@ -252,10 +252,11 @@ def rows(car: Vehicle) -> list[tuple[str, str, str, str, bool]]:
     out = []
     for sub in (2, 4, 8):
         d = rest_drift(car, sub)
-        out.append((f"at rest, flat, no input, 60 s ({sub} substeps)", "issue 9", "< 1 mm", f"{d * 1000:.3f} mm",
-                    d < 1e-3))
+        out.append((f"at rest, flat, no input, 60 s ({sub} substeps)", "no force, no motion", "< 1 mm",
+                    f"{d * 1000:.3f} mm", d < 1e-3))
     d = parked_drift(car)
-    out.append(("parked across 15 deg on the handbrake, 60 s", "issue 9", "< 1 mm", f"{d * 1000:.3f} mm", d < 1e-3))
+    out.append(("parked across 15 deg on the handbrake, 60 s", "static friction", "< 1 mm", f"{d * 1000:.3f} mm",
+                d < 1e-3))
     measured, expected = neutral_roll(car)
     out.append(("neutral on 5 deg: acceleration", "(m g sin - mu_r m g cos - drag) / (m + sum Iw/r^2)",
                 f"{expected:.3f} m/s^2 +- 3 %", f"{measured:.3f} m/s^2", abs(measured / expected - 1) < 0.03))

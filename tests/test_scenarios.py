@@ -18,9 +18,20 @@ def settled(car, world=None, seconds=3.0, substeps=8):
     return s
 
 
+def seed_literal(car):
+    """Seed 000's literal forms: the suspension force along -d and the explicit wheel update."""
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_suspension.force_along", "axis")
+        car = sim.with_value(car, f"{axle}_tire.spin_update", "explicit")
+    return car
+
+
+@pytest.mark.parametrize("literal", [False, True], ids=["presets", "seed-literal"])
 @pytest.mark.parametrize("preset", ["hatchback", "boxster_s"])
-def test_dropped_car_settles_to_moment_balance_loads(preset):
+def test_dropped_car_settles_to_moment_balance_loads(preset, literal):
     car = sim.load_vehicle(preset)
+    if literal:
+        car = seed_literal(car)
     s = settled(car)
     m = car.chassis.mass
     b = car.chassis.com_x - car.rear_axle.x          # centre of mass to rear axle
