@@ -83,9 +83,9 @@ def traction_control(v, vehicle_params, wheel_params, controls, drive_state, whe
 @leaf
 def launch_control(v, vehicle_params, drive_state, pedal, g, omega_w, v_forward):
     """(whether launch control runs this substep, whether it has just ended); DS_LAUNCH. It starts when the
-    car stands (under LAUNCH_START_SPEED) in first gear and the pedal is floored, and ends for good once the
-    pedal lifts, the gear changes, the clutch has closed (its slip under LAUNCH_CLOSED of the engine speed)
-    or the car passes LAUNCH_END_SPEED."""
+    car stands (under LAUNCH_START_SPEED) in first gear and the pedal is floored, and ends once the pedal
+    lifts, the gear changes, the clutch has closed (its slip under LAUNCH_CLOSED of the engine speed) or
+    the car passes LAUNCH_END_SPEED; only a new standing start begins another."""
     pedal_down = pedal > LAUNCH_PEDAL and drive_state[v, DS_GEAR] == 1.0 and g > 0.0
     omega_e = drive_state[v, DS_OMEGA_E]
     if drive_state[v, DS_LAUNCH] > 0.0:
@@ -128,19 +128,19 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
         # rev-matching: the engine heads for the speed the new gear will turn it at, on the fuel (pedal)
         # from below and with the fuel cut from above
         omega_sync = total_ratio(vehicle_params, v, int(drive_state[v, DS_GEAR_TARGET])) * omega_w
-        if omega_e >= omega_sync:
-            throttle = 0.0
+        if omega_e >= omega_sync and omega_sync > 0.0:
+            throttle = 0.0                                           # (into neutral or reverse: idle)
     limit = vehicle_params[v, VP_LC_OMEGA] if launching else vehicle_params[v, VP_REDLINE_OMEGA]
     if omega_e >= limit:
         throttle = 0.0                                               # rev limiter (launch control's): fuel cut
     t_engine = throttle * t_full - (1.0 - throttle) * engine_brake_torque(vehicle_params[v, VP_ENGINE_BRAKE], omega_e)
-    # clutch: the pedal, the automatic launch (closing between idle and launch speed; launch control
-    # leaves it to traction control), traction control (a slipping clutch passes at most tc Tcap, so a
-    # clutch closing after a shift cannot spin the wheels), open while shifting
+    # clutch: the pedal, the automatic launch (closing between idle and launch_rpm; with launch control
+    # between idle and launch_control_rpm, so the engine gets there first), traction control (a slipping
+    # clutch passes at most tc Tcap, so a clutch closing after a shift cannot spin the wheels), open
+    # while shifting
     engage = 1.0 - min(1.0, max(0.0, controls[v, CT_CLUTCH]))
-    if not launching:
-        engage = min(engage, min(1.0, max(0.0, (omega_e - idle) / max(vehicle_params[v, VP_LAUNCH_OMEGA] - idle,
-                                                                       1e-6))))
+    full = vehicle_params[v, VP_LC_OMEGA] if launching else vehicle_params[v, VP_LAUNCH_OMEGA]
+    engage = min(engage, min(1.0, max(0.0, (omega_e - idle) / max(full - idle, 1e-6))))
     engage = min(engage, tc)
     t_clutch = 0.0
     inertia_e = vehicle_params[v, VP_IE]

@@ -37,7 +37,7 @@ from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP
     WS_LOCKED, WS_OMEGA
 from sim.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
 
-ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this (and a brake) make a candidate
+ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this make a wheel a candidate
 EXIT_SPEED = 0.2           # m/s: a locked contact stays a candidate below this (hysteresis)
 IMPULSE_TOLERANCE = 1e-9   # N s: the solver has converged when no impulse moves more than this
 SPEED_TOLERANCE = 1e-4     # m/s: a locked contact must end slower than this

@@ -23,7 +23,7 @@ import numpy as np
 
 from sim import tables as T
 from sim.contact import spin_axis
-from sim.gearbox import total_ratio
+from sim.gearbox import driven_radius, total_ratio
 from sim.jit import announce_compile
 from sim.pack import WheelGeometry, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
@@ -385,7 +385,7 @@ class Simulation:
             wheels[:, T.WS_ABS] = 1.0
             n_gears = int(vehicle_params[T.VP_NGEARS])
             g_sel = int(min(max(gear, -1), n_gears))
-            r_driven = float(np.mean(wheel_params[:, T.WP_R]))
+            r_driven = driven_radius(int(v), t.wheel_params)
             ratio = total_ratio(t.vehicle_params, int(v), g_sel)
             geared = abs(ratio * speed[k] / r_driven)               # the engine speed the wheels imply
             omega_e = max(vehicle_params[T.VP_IDLE_OMEGA], geared)

@@ -16,8 +16,9 @@ tire      §8   body, W_Q W_C W_U W_T W_B W_VG W_MU W_FZ      W_OMEGA W_VX W_VY 
                W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX, vectors
                                                             W_FT W_FR (tire and rolling force)
 brakes    §3   controls, W_KAPPA, WS_ABS                     W_T_BRAKE_MAX W_ABS; WS_ABS
-powertrain §4  controls, W_KAPPA, WS_OMEGA, drive_state     W_T_DRIVE; DS_GEAR DS_GEAR_TARGET DS_SHIFT_T DS_TC
-                                                            DS_OMEGA_E (direct drive: W_T_DRIVE only)
+powertrain §4  controls, body velocity, W_KAPPA, WS_OMEGA,   W_T_DRIVE; DS_GEAR DS_GEAR_TARGET DS_SHIFT_T DS_TC
+               drive_state                                  DS_OMEGA_E DS_SINCE_SHIFT DS_LAST_SHIFT DS_LAUNCH
+                                                            (direct drive: W_T_DRIVE only)
 wheel     §9   W_T_DRIVE W_T_BRAKE_MAX W_FX W_FY W_DFX W_RHO  W_OMEGA_NEXT W_T_BRAKE W_FX, vector W_FT;
                W_VX W_MU W_FZ W_STEER W_SHAPE W_N, WS_OMEGA  WS_OMEGA WS_STEER WS_ANGLE WS_SHAPE WS_N
 ledger    §12  W_OMEGA_NEXT W_U, DS_OMEGA_E, WS_H DS_HE      WS_H DS_HE; returns dHw + dHe

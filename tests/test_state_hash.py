@@ -149,5 +149,5 @@ def test_scripted_single_drive_hash():
 # judged by road speed, launch control, tires from data, rolling resistance at full size down to the
 # static friction); issue 8's restructuring left the earlier
 # f89b3e4e... / a8a50ec8... unchanged.
-BATCH_HASH = "a3100cb03e46bc05d4d8222daabe17511ead9b58645547ec3fd7bf3c2ae705f7"
-SINGLE_HASH = "5dd1492791f81db790e16973c47b208e1559fdb7561b7326f778657b82e9248e"
+BATCH_HASH = "1157b8c90b5a904f34b595e9f93811d6b7806e469d3151d5b5988dba503729bd"
+SINGLE_HASH = "23ac1745f4703a803bc829e8116d1fd6e3d20259d033da80725db1c4f78be55a"
