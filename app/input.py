@@ -8,7 +8,6 @@ steering (with a deadzone), buttons for the rest; pads can come and go while the
 from __future__ import annotations
 
 import math
-import tomllib
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from pygame._sdl2 import controller as sdl_controller
 
 import sim
 from config import CONFIG_DIR
+from sim import files
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
 ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
@@ -46,19 +46,30 @@ class Bindings:
 
 
 def load_bindings(path: Path | None = None) -> Bindings:
-    """Read bindings TOML; a bad entry raises sim.ConfigError naming the file, key and value."""
+    """Read bindings TOML; anything wrong raises sim.ConfigError naming the file, key and value."""
     path = Path(path) if path else CONFIG_DIR / "bindings.toml"
-    where = str(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise sim.ConfigError(f"{where}: cannot read bindings: {exc}") from None
+    data = files.read_toml(path, "bindings")
+    return files.build(path, "bindings", lambda: bindings_from_dict(data, str(path)))
+
+
+def names_of(where: str, key: str, value) -> list[str]:
+    """A binding's names: one text or a list of texts."""
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise sim.ConfigError(f"{where}: {key} = {files.show(value)} is not allowed; expected a name or a list "
+                              f"of names")
+    return value
+
+
+def bindings_from_dict(data: dict, where: str) -> Bindings:
+    files.table(where, "the file", data)
+    files.known_keys(where, "bindings", data, ("keys", "gamepad", "rates"))
     keys, names = {}, {}
-    for action, value in data.get("keys", {}).items():
+    for action, value in files.table(where, "keys", data.get("keys", {})).items():
         if action not in CONTINUOUS + ONE_SHOT:
             raise sim.ConfigError(f"{where}: unknown action keys.{action}; known actions: "
                                   f"{', '.join(CONTINUOUS + ONE_SHOT)}")
-        value = [value] if isinstance(value, str) else value
+        value = names_of(where, f"keys.{action}", value)
         codes = []
         for name in value:
             try:
@@ -66,42 +77,44 @@ def load_bindings(path: Path | None = None) -> Bindings:
                     warnings.simplefilter("ignore")
                     codes.append(pygame.key.key_code(name))
             except (ValueError, TypeError):
-                raise sim.ConfigError(f"{where}: keys.{action} = {name!r} is not allowed; expected a pygame key "
-                                      f"name such as 'up', 'w', 'space', 'f1'") from None
+                raise sim.ConfigError(f"{where}: keys.{action} = {files.show(name)} is not allowed; expected a "
+                                      f"pygame key name such as 'up', 'w', 'space', 'f1'") from None
         keys[action] = codes
         names[action] = list(value)
-    pad = data.get("gamepad", {})
+    pad = files.table(where, "gamepad", data.get("gamepad", {}))
     axes, buttons, pad_names = {}, {}, {}
     for action in ("throttle", "brake", "steer"):
         name = pad.get(action)
         if name is None:
             continue
-        if name not in PAD_AXES:
-            raise sim.ConfigError(f"{where}: gamepad.{action} = {name!r} is not allowed; expected one of "
-                                  f"{', '.join(PAD_AXES)}")
+        if not isinstance(name, str) or name not in PAD_AXES:
+            raise sim.ConfigError(f"{where}: gamepad.{action} = {files.show(name)} is not allowed; expected one "
+                                  f"of {', '.join(PAD_AXES)}")
         axes[action] = getattr(pygame, PAD_AXES[name])
         pad_names[action] = [name]
     for action, value in pad.items():
         if action in ("throttle", "brake", "steer"):
             continue
         if action not in CONTINUOUS + ONE_SHOT:
-            raise sim.ConfigError(f"{where}: unknown action gamepad.{action}")
-        value = [value] if isinstance(value, str) else value
+            raise sim.ConfigError(f"{where}: unknown action gamepad.{action}; known actions: "
+                                  f"{', '.join(CONTINUOUS + ONE_SHOT)}")
+        value = names_of(where, f"gamepad.{action}", value)
         for name in value:
             if name not in PAD_BUTTONS:
-                raise sim.ConfigError(f"{where}: gamepad.{action} = {name!r} is not allowed; expected one of "
-                                      f"{', '.join(PAD_BUTTONS)}")
+                raise sim.ConfigError(f"{where}: gamepad.{action} = {files.show(name)} is not allowed; expected "
+                                      f"one of {', '.join(PAD_BUTTONS)}")
         buttons[action] = [getattr(pygame, "CONTROLLER_BUTTON_" + PAD_BUTTONS[n]) for n in value]
         pad_names[action] = list(value)
-    rates = {"pedal_rise": 5.0, "pedal_fall": 8.0, "steer_rate": 2.5, "steer_return": 4.0,
-             "stick_deadzone": 0.12, "rumble": 1.0, "rumble_full_slip": 0.5}
-    for k, v in data.get("rates", {}).items():
+    rates = {}
+    given = files.table(where, "rates", data.get("rates", {}))
+    for k, v in given.items():
         if k not in RATE_RANGES:
             raise sim.ConfigError(f"{where}: unknown key rates.{k}; known keys: {', '.join(RATE_RANGES)}")
         lo, hi = RATE_RANGES[k]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-            raise sim.ConfigError(f"{where}: rates.{k} = {v!r} is not allowed; expected a number in [{lo:g}, {hi:g}]")
-        rates[k] = float(v)
+        rates[k] = files.number(where, f"rates.{k}", v, lo, hi)
+    # a file cut short is an error, not a silent default: every table and every rate must be there
+    files.required(where, data, ("keys", "gamepad", "rates"), "the bindings file")
+    files.required(where, given, tuple(RATE_RANGES), "[rates]")
     return Bindings(keys, names, axes, buttons, pad_names, rates)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 import sim
 from app.loop import FixedStepLoop
+from sim import files
 from render.interp import Pose, blend, capture
 
 TRACE_FORMAT = "contactpatch-trace-2"
@@ -60,10 +61,11 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | Path) -> "Trace":
-        try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
-            raise sim.ConfigError(f"{path}: cannot read the input trace: {exc}") from None
+        data = files.read_json(path, "trace")
+        return files.build(path, "trace", lambda: cls.from_dict(data, str(path)))
+
+    @classmethod
+    def from_dict(cls, data, path: str) -> "Trace":
         fmt = data.get("format") if isinstance(data, dict) else None
         if fmt not in (TRACE_FORMAT, "contactpatch-trace-1"):
             raise sim.ConfigError(f"{path}: format = {fmt!r} is not allowed; expected {TRACE_FORMAT!r} "
@@ -86,9 +88,10 @@ class Trace:
                     isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in r)):
                 raise sim.ConfigError(f"{path}: steps[{k}] = {r!r} is not allowed; expected 1 to {len(columns)} "
                                       f"finite numbers [{', '.join(columns)}]")
+        vehicle = files.string(path, "vehicle", data.get("vehicle"))
+        world = files.string(path, "world", data.get("world"))
         ordered = [[dict(zip(columns, r)).get(c, TRACE_DEFAULTS[c]) for c in TRACE_COLUMNS] for r in rows]
-        return cls(float(dt), substeps, str(data.get("vehicle", "hatchback")), str(data.get("world", "proving_ground")),
-                   ordered)
+        return cls(float(dt), substeps, vehicle, world, ordered)
 
 
 def complete_row(row, columns) -> list[float]:

@@ -15,18 +15,14 @@ import dataclasses
 import math
 import os
 import tempfile
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from sim.files import ConfigError, build, read_toml, show, table
 from sim.tables import MAX_CURVE, MAX_GEARS
-
-
-class ConfigError(ValueError):
-    """A preset file or a value that cannot be used; the message names file, key, value and what is allowed."""
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -281,12 +277,12 @@ def describe_allowed(f: dataclasses.Field) -> str:
 def check_value(f: dataclasses.Field, value: Any, where: str, key: str) -> Any:
     """Return `value` converted to the field's type, or raise ConfigError naming where, key and value."""
     m = f.metadata
-    bad = ConfigError(f"{where}: {key} = {value!r} is not allowed; expected {describe_allowed(f)}")
+    bad = ConfigError(f"{where}: {key} = {show(value)} is not allowed; expected {describe_allowed(f)}")
     if m["kind"] == "num":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite_float(value):
             raise bad
         v = float(value)
-        if not math.isfinite(v) or v < m["lo"] or v > m["hi"]:
+        if v < m["lo"] or v > m["hi"]:
             raise bad
         return v
     if m["kind"] == "text":
@@ -297,7 +293,7 @@ def check_value(f: dataclasses.Field, value: Any, where: str, key: str) -> Any:
         raise bad
     out = []
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite_float(v):
             raise bad
         if float(v) < m["lo"] or float(v) > m["hi"]:
             raise bad
@@ -305,6 +301,14 @@ def check_value(f: dataclasses.Field, value: Any, where: str, key: str) -> Any:
     if m["increasing"] and any(b <= a for a, b in zip(out, out[1:])):
         raise bad
     return tuple(out)
+
+
+def finite_float(value) -> bool:
+    """True when `value` converts to a finite float (a 400-digit integer does not)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def check_consistency(v: Vehicle, where: str) -> None:
@@ -383,50 +387,66 @@ def resolve_preset(name_or_path: str | os.PathLike, folder: Path, kind: str) -> 
     return candidate
 
 
-def read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+MAX_BASE_DEPTH = 8         # a vehicle file may start from another (base = ...) at most this deep
 
 
-def vehicle_from_dict(data: dict, where: str) -> Vehicle:
-    """Build a Vehicle from a TOML-shaped dict; absent keys keep their defaults; unknown keys are errors."""
-    kwargs: dict[str, Any] = {}
+def vehicle_from_dict(data: dict, where: str, base: Vehicle | None = None) -> Vehicle:
+    """Build a Vehicle from a TOML-shaped dict. Unknown tables and keys are errors. Without a `base` every
+    table and key must be there (a file cut short is an error, not a silent default); with one, the file
+    changes only what it names."""
+    table(where, "the file", data)
+    groups: dict[str, Any] = {}
     for key, value in data.items():
-        if key == "name":
-            if not isinstance(value, str) or not value:
-                raise ConfigError(f"{where}: name = {value!r} is not allowed; expected a non-empty string")
-            kwargs["name"] = value
+        if key in ("name", "base"):
+            if not isinstance(value, str) or not value or len(value) > 200:
+                raise ConfigError(f"{where}: {key} = {show(value)} is not allowed; expected a non-empty text")
             continue
         if key not in GROUP_TYPES:
             raise ConfigError(f"{where}: unknown table [{key}]; known tables: {', '.join(GROUP_TYPES)}")
         if not isinstance(value, dict):
-            raise ConfigError(f"{where}: {key} must be a table ([{key}]), not {value!r}")
-        gtype = GROUP_TYPES[key]
-        known = {f.name: f for f in fields(gtype)}
+            raise ConfigError(f"{where}: {key} = {show(value)} is not allowed; expected a table [{key}]")
+        known = {f.name: f for f in fields(GROUP_TYPES[key])}
         gkw = {}
         for fname, fval in value.items():
             if fname not in known:
                 raise ConfigError(f"{where}: unknown key {key}.{fname}; known keys in [{key}]: "
                                   f"{', '.join(known)}")
             gkw[fname] = check_value(known[fname], fval, where, f"{key}.{fname}")
-        if key == "rear_axle" and "x" not in gkw:
-            gkw["x"] = Axle().x * -1.0
-        kwargs[key] = gtype(**gkw)
-    v = Vehicle(**kwargs)
+        groups[key] = gkw
+    start = base if base is not None else Vehicle()
+    changed = {g: dataclasses.replace(getattr(start, g), **gkw) for g, gkw in groups.items()}
+    v = dataclasses.replace(start, **changed)
+    if isinstance(data.get("name"), str):
+        v = dataclasses.replace(v, name=data["name"])
     check_consistency(v, where)
+    if base is None:
+        for gname, gtype in GROUP_TYPES.items():
+            if gname not in groups:
+                raise ConfigError(f"{where}: table [{gname}] is missing; a vehicle file names every parameter "
+                                  f"(or starts from another with base = \"hatchback\")")
+            missing = [f.name for f in fields(gtype) if f.name not in groups[gname]]
+            if missing:
+                raise ConfigError(f"{where}: [{gname}] is missing {', '.join(missing)}; a vehicle file names "
+                                  f"every parameter (or starts from another with base = \"hatchback\")")
     return v
 
 
-def load_vehicle(name_or_path: str | os.PathLike = "hatchback") -> Vehicle:
-    """A preset name from config/vehicles (e.g. 'hatchback', 'boxster_s') or a path to a TOML file."""
+def load_vehicle(name_or_path: str | os.PathLike = "hatchback", _depth: int = 0) -> Vehicle:
+    """A preset name from config/vehicles (e.g. 'hatchback', 'boxster_s') or a path to a TOML file.
+
+    A file names every parameter, or starts from another preset or file with `base = "name or path"`
+    (a relative path is taken from the file's own folder) and changes only what it names."""
     path = resolve_preset(name_or_path, PRESET_DIR, "vehicle")
-    data = read_toml(path)
-    v = vehicle_from_dict(data, str(path))
+    data = read_toml(path, "vehicle")
+    base = None
+    if isinstance(data.get("base"), str):
+        if _depth >= MAX_BASE_DEPTH:
+            raise ConfigError(f"{path}: base = {show(data['base'])} is not allowed; bases nest deeper than "
+                              f"{MAX_BASE_DEPTH} (a file that is its own base?)")
+        ref = data["base"]
+        local = path.parent / ref
+        base = load_vehicle(local if (ref.endswith(".toml") and local.exists()) else ref, _depth + 1)
+    v = build(path, "vehicle", lambda: vehicle_from_dict(data, str(path), base))
     if "name" not in data:
         v = dataclasses.replace(v, name=path.stem)
     return v

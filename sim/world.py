@@ -12,14 +12,16 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from sim import shapes as S
 from sim.contact import A_MIN
 from sim.query import QUERY_KINDS, cast
-from sim.params import ConfigError, read_toml, resolve_preset
+from sim.files import ConfigError, build, known_keys, number, read_toml, required, show, string, table, tables, \
+    vector
+from sim.params import resolve_preset
 from sim.vec import quat_from_rotvec, quat_mul
 
 WORLD_DIR = Path(__file__).resolve().parent.parent / "config" / "worlds"
@@ -215,28 +217,9 @@ class World:
 # ----------------------------------------------------------------------------------------------------
 # TOML
 
-def _num(where, key, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not lo <= value <= hi:
-        raise ConfigError(f"{where}: {key} = {value!r} is not allowed; expected a number in [{lo:g}, {hi:g}]")
-    return float(value)
-
-
-def _vec(where, key, value, n, lo=-1e5, hi=1e5):
-    if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ConfigError(f"{where}: {key} = {value!r} is not allowed; expected a list of {n} numbers")
-    return tuple(_num(where, f"{key}[{i}]", v, lo, hi) for i, v in enumerate(value))
-
-
-def _take(where, key, table: dict, allowed: dict[str, Any]):
-    for k in table:
-        if k not in allowed:
-            raise ConfigError(f"{where}: unknown key {key}.{k}; known keys: {', '.join(allowed)}")
-
-
 def _surface(where, key, value, surfaces):
     if value not in surfaces:
-        raise ConfigError(f"{where}: {key} = {value!r} is not allowed; expected one of the surfaces "
+        raise ConfigError(f"{where}: {key} = {show(value)} is not allowed; expected one of the surfaces "
                           f"{', '.join(repr(s) for s in surfaces)}")
     return value
 
@@ -252,98 +235,129 @@ def bumps(size_x: float, size_y: float, spacing: float, height: float, wavelengt
     return height * np.outer(sx, sy)
 
 
+MAX_HEIGHTFIELD_POINTS = 4_000_000      # grid points over all heightfields of a world (32 MB of heights)
+WORLD_KEYS = ("name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn")
+
+
 def world_from_dict(data: dict, where: str) -> World:
-    top = {"name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn"}
-    for k in data:
-        if k not in top:
-            raise ConfigError(f"{where}: unknown key {k}; known keys: {', '.join(sorted(top))}")
-    name = data.get("name", Path(where).stem)
-    gravity = _num(where, "gravity", data.get("gravity", 9.81), 0.0, 100.0)
+    """Build a World from a TOML-shaped dict. name, gravity, [surfaces] and spawn are required (a file cut
+    short is an error, not a silent default), and so is at least one plane, box or heightfield."""
+    table(where, "the file", data)
+    known_keys(where, "world", data, WORLD_KEYS)
+    required(where, data, ("surfaces",), "the world")
+    name = string(where, "name", data.get("name", Path(where).stem))
+    gravity = number(where, "gravity", data.get("gravity", 9.81), 0.0, 100.0, "m/s^2")
     surfaces = []
-    for sname, st in data.get("surfaces", {"asphalt": {"mu": 1.0}}).items():
-        if not isinstance(st, dict):
-            raise ConfigError(f"{where}: surfaces.{sname} must be a table with mu and color")
-        _take(where, f"surfaces.{sname}", st, {"mu": 0, "color": 0})
-        mu = _num(where, f"surfaces.{sname}.mu", st.get("mu", 1.0), 0.0, 3.0)
-        color = _vec(where, f"surfaces.{sname}.color", st["color"], 3, 0.0, 1.0) if "color" in st \
+    surface_tables = table(where, "surfaces", data["surfaces"])
+    if not surface_tables:
+        raise ConfigError(f"{where}: [surfaces] is empty; expected at least one surface, e.g. asphalt = {{ mu = 1.0 }}")
+    for sname, st in surface_tables.items():
+        key = f"surfaces.{sname}"
+        table(where, key, st)
+        known_keys(where, key, st, ("mu", "color"))
+        required(where, st, ("mu",), key)
+        mu = number(where, f"{key}.mu", st["mu"], 0.0, 3.0)
+        color = vector(where, f"{key}.color", st["color"], 3, 0.0, 1.0) if "color" in st \
             else DEFAULT_COLORS.get(sname, (0.5, 0.5, 0.5))
         surfaces.append(Surface(sname, mu, color))
     names = [s.name for s in surfaces]
     planes = []
-    for i, p in enumerate(data.get("plane", [])):
+    for i, p in enumerate(tables(where, "plane", data.get("plane", []))):
         key = f"plane[{i}]"
-        _take(where, key, p, {"surface": 0, "point": 0, "normal": 0, "slope_deg": 0})
+        known_keys(where, key, p, ("surface", "point", "normal", "slope_deg"))
         surf = _surface(where, f"{key}.surface", p.get("surface", names[0]), names)
-        point = _vec(where, f"{key}.point", p.get("point", [0, 0, 0]), 3)
+        point = vector(where, f"{key}.point", p.get("point", [0, 0, 0]), 3)
         if "normal" in p:
-            normal = _vec(where, f"{key}.normal", p["normal"], 3)
+            normal = vector(where, f"{key}.normal", p["normal"], 3)
             if np.linalg.norm(normal) == 0 or normal[2] <= 0:
                 raise ConfigError(f"{where}: {key}.normal = {list(normal)} is not allowed; expected a "
                                   f"non-zero vector with positive z (the ground faces up)")
         else:
-            th = math.radians(_num(where, f"{key}.slope_deg", p.get("slope_deg", 0.0), -80.0, 80.0))
+            th = math.radians(number(where, f"{key}.slope_deg", p.get("slope_deg", 0.0), -80.0, 80.0, "deg"))
             normal = (-math.sin(th), 0.0, math.cos(th))
         planes.append(Plane(surf, point, normal))
     boxes = []
-    box_keys = {"surface": 0, "center": 0, "size": 0, "yaw_deg": 0, "slope_deg": 0, "roll_deg": 0,
-                "angular_velocity": 0, "velocity": 0, "oscillation": 0, "period": 0, "name": 0}
-    for i, b in enumerate(data.get("box", [])):
+    box_keys = ("surface", "center", "size", "yaw_deg", "slope_deg", "roll_deg", "angular_velocity", "velocity",
+                "oscillation", "period", "name")
+    for i, b in enumerate(tables(where, "box", data.get("box", []))):
         key = f"box[{i}]"
-        _take(where, key, b, box_keys)
-        if "center" not in b or "size" not in b:
-            raise ConfigError(f"{where}: {key} needs center = [x, y, z] and size = [sx, sy, sz] (m)")
+        known_keys(where, key, b, box_keys)
+        required(where, b, ("center", "size"), key)
         boxes.append(Box(
             surface=_surface(where, f"{key}.surface", b.get("surface", names[0]), names),
-            center=_vec(where, f"{key}.center", b["center"], 3),
-            size=_vec(where, f"{key}.size", b["size"], 3, 1e-3, 1e4),
-            yaw_deg=_num(where, f"{key}.yaw_deg", b.get("yaw_deg", 0.0), -360.0, 360.0),
-            slope_deg=_num(where, f"{key}.slope_deg", b.get("slope_deg", 0.0), -89.0, 89.0),
-            roll_deg=_num(where, f"{key}.roll_deg", b.get("roll_deg", 0.0), -89.0, 89.0),
-            angular_velocity=_vec(where, f"{key}.angular_velocity", b.get("angular_velocity", [0, 0, 0]), 3,
-                                  -20.0, 20.0),
-            velocity=_vec(where, f"{key}.velocity", b.get("velocity", [0, 0, 0]), 3, -100.0, 100.0),
-            oscillation=_vec(where, f"{key}.oscillation", b.get("oscillation", [0, 0, 0]), 3, -100.0, 100.0),
-            period=_num(where, f"{key}.period", b.get("period", 0.0), 0.0, 1e4),
-            name=str(b.get("name", ""))))
+            center=vector(where, f"{key}.center", b["center"], 3),
+            size=vector(where, f"{key}.size", b["size"], 3, 1e-3, 1e4),
+            yaw_deg=number(where, f"{key}.yaw_deg", b.get("yaw_deg", 0.0), -360.0, 360.0, "deg"),
+            slope_deg=number(where, f"{key}.slope_deg", b.get("slope_deg", 0.0), -89.0, 89.0, "deg"),
+            roll_deg=number(where, f"{key}.roll_deg", b.get("roll_deg", 0.0), -89.0, 89.0, "deg"),
+            angular_velocity=vector(where, f"{key}.angular_velocity", b.get("angular_velocity", [0, 0, 0]), 3,
+                                    -20.0, 20.0),
+            velocity=vector(where, f"{key}.velocity", b.get("velocity", [0, 0, 0]), 3, -100.0, 100.0),
+            oscillation=vector(where, f"{key}.oscillation", b.get("oscillation", [0, 0, 0]), 3, -100.0, 100.0),
+            period=number(where, f"{key}.period", b.get("period", 0.0), 0.0, 1e4, "s"),
+            name=string(where, f"{key}.name", b["name"]) if "name" in b else ""))
     fields_ = []
-    for i, h in enumerate(data.get("heightfield", [])):
+    points = 0
+    for i, h in enumerate(tables(where, "heightfield", data.get("heightfield", []))):
         key = f"heightfield[{i}]"
-        _take(where, key, h, {"surface": 0, "origin": 0, "size": 0, "spacing": 0, "bump_height": 0,
-                              "bump_wavelength": 0, "heights": 0, "name": 0})
-        origin = _vec(where, f"{key}.origin", h.get("origin", [0, 0, 0]), 3)
-        spacing = _num(where, f"{key}.spacing", h.get("spacing", 0.1), 0.01, 10.0)
+        known_keys(where, key, h, ("surface", "origin", "size", "spacing", "bump_height", "bump_wavelength",
+                                   "heights", "name"))
+        origin = vector(where, f"{key}.origin", h.get("origin", [0, 0, 0]), 3)
+        spacing = number(where, f"{key}.spacing", h.get("spacing", 0.1), 0.01, 10.0, "m")
         if "heights" in h:
-            z = h["heights"]
-            try:
-                z = np.asarray(z, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ConfigError(f"{where}: {key}.heights is not allowed; expected rows of numbers (m)") from None
-            if z.ndim != 2 or min(z.shape) < 2 or not np.all(np.isfinite(z)):
-                raise ConfigError(f"{where}: {key}.heights is not allowed; expected at least 2 x 2 finite numbers")
+            rows = h["heights"]
+            if not isinstance(rows, list) or len(rows) < 2 or not all(
+                    isinstance(r, list) and len(r) == len(rows[0]) >= 2 for r in rows):
+                raise ConfigError(f"{where}: {key}.heights is not allowed; expected at least 2 rows of at least 2 "
+                                  f"numbers each, all rows the same length (m)")
+            points += len(rows) * len(rows[0])
+            if points > MAX_HEIGHTFIELD_POINTS:
+                raise _too_many_points(where, key)
+            z = np.array([[number(where, f"{key}.heights[{r}][{c}]", x, -1e4, 1e4, "m") for c, x in enumerate(row)]
+                          for r, row in enumerate(rows)])
         else:
-            size = _vec(where, f"{key}.size", h.get("size", [10, 10]), 2, spacing, 1e4)
+            size = vector(where, f"{key}.size", h.get("size", [10, 10]), 2, spacing, 1e4)
+            points += (int(round(size[0] / spacing)) + 1) * (int(round(size[1] / spacing)) + 1)
+            if points > MAX_HEIGHTFIELD_POINTS:
+                raise _too_many_points(where, key)
             z = bumps(size[0], size[1], spacing,
-                      _num(where, f"{key}.bump_height", h.get("bump_height", 0.05), -5.0, 5.0),
-                      _num(where, f"{key}.bump_wavelength", h.get("bump_wavelength", 2.0), 0.1, 1e3))
-        fields_.append(Heightfield(_surface(where, f"{key}.surface", h.get("surface", names[0]), names),
-                                   origin, (spacing, spacing), z, str(h.get("name", ""))))
+                      number(where, f"{key}.bump_height", h.get("bump_height", 0.05), -5.0, 5.0, "m"),
+                      number(where, f"{key}.bump_wavelength", h.get("bump_wavelength", 2.0), 0.1, 1e3, "m"))
+        fields_.append(Heightfield(_surface(where, f"{key}.surface", h.get("surface", names[0]), names), origin,
+                                   (spacing, spacing), z, string(where, f"{key}.name", h["name"]) if "name" in h
+                                   else ""))
     markings = []
-    for i, m in enumerate(data.get("marking", [])):
+    for i, m in enumerate(tables(where, "marking", data.get("marking", []))):
         key = f"marking[{i}]"
-        _take(where, key, m, {"kind": 0, "center": 0, "radius": 0, "end": 0, "width": 0, "color": 0})
+        known_keys(where, key, m, ("kind", "center", "radius", "end", "width", "color"))
         kind = m.get("kind", "circle")
         if kind not in ("circle", "line"):
-            raise ConfigError(f"{where}: {key}.kind = {kind!r} is not allowed; expected 'circle' or 'line'")
-        markings.append(Marking(kind, _vec(where, f"{key}.center", m.get("center", [0, 0]), 2),
-                                _num(where, f"{key}.radius", m.get("radius", 0.0), 0.0, 1e4),
-                                _vec(where, f"{key}.end", m.get("end", [0, 0]), 2),
-                                _num(where, f"{key}.width", m.get("width", 0.2), 0.01, 10.0),
-                                _vec(where, f"{key}.color", m.get("color", [0.95, 0.95, 0.9]), 3, 0.0, 1.0)))
-    spawns = [_vec(where, f"spawn[{i}]", s, 3) for i, s in enumerate(data.get("spawn", [[0, 0, 0]]))]
+            raise ConfigError(f"{where}: {key}.kind = {show(kind)} is not allowed; expected 'circle' or 'line'")
+        markings.append(Marking(kind, vector(where, f"{key}.center", m.get("center", [0, 0]), 2),
+                                number(where, f"{key}.radius", m.get("radius", 0.0), 0.0, 1e4, "m"),
+                                vector(where, f"{key}.end", m.get("end", [0, 0]), 2),
+                                number(where, f"{key}.width", m.get("width", 0.2), 0.01, 10.0, "m"),
+                                vector(where, f"{key}.color", m.get("color", [0.95, 0.95, 0.9]), 3, 0.0, 1.0)))
+    # checked last, so that a wrong entry is named before a missing one
+    required(where, data, ("name", "gravity", "spawn"), "the world")
+    if not (planes or boxes or fields_):
+        raise ConfigError(f"{where}: the world has no ground; expected at least one [[plane]], [[box]] or "
+                          f"[[heightfield]]")
+    spawn = data["spawn"]
+    if not isinstance(spawn, list) or not spawn:
+        raise ConfigError(f"{where}: spawn = {show(spawn)} is not allowed; expected a list of [x, y, yaw_deg] "
+                          f"places, at least one")
+    spawns = [vector(where, f"spawn[{i}]", s, 3) for i, s in enumerate(spawn)]
     return World(name, surfaces, planes, boxes, fields_, markings, gravity, spawns)
+
+
+def _too_many_points(where: str, key: str) -> ConfigError:
+    return ConfigError(f"{where}: {key} makes the heightfields larger than {MAX_HEIGHTFIELD_POINTS} grid points "
+                       f"in all; expected a coarser spacing or a smaller size")
 
 
 def load_world(name_or_path: str | os.PathLike = "proving_ground") -> World:
     """A preset from config/worlds ('flat', 'proving_ground') or a path to a TOML file."""
     path = resolve_preset(name_or_path, WORLD_DIR, "world")
-    return world_from_dict(read_toml(path), str(path))
+    data = read_toml(path, "world")
+    return build(path, "world", lambda: world_from_dict(data, str(path)))

@@ -83,7 +83,8 @@ def sim_imports(path: Path) -> list[str]:
     return out
 
 
-PUBLIC_MODULES = ("sim.params", "sim.diagnosis")   # parameter metadata for the editors; grip diagnosis
+PUBLIC_MODULES = ("sim.params", "sim.diagnosis", "sim.files")   # parameter metadata for the editors; grip
+                                                               # diagnosis; reading files with clear messages
 
 
 def test_app_ui_and_render_use_only_the_api():
@@ -138,10 +139,14 @@ def test_a_snapshot_restores_the_parameters_it_was_taken_with():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"dt": float("nan")}, "dt = nan is not allowed"),
+    ({"dt": float("nan")}, "not valid JSON: NaN is not a number JSON allows"),
+    ({"dt": "fast"}, "dt = 'fast' is not allowed"),
+    ({"vehicle": None}, "vehicle = None is not allowed"),
     ({"substeps": 8.9}, "substeps = 8.9 is not allowed"),
     ({"columns": ["throttle", "throttle"]}, "expected distinct names"),
-    ({"steps": [[0.5, 0.0], [float("inf")]]}, r"steps\[1\] = \[inf\] is not allowed"),
+    ({"steps": [[0.5, 0.0], [float("inf")]]}, "not valid JSON: Infinity"),
+    ({"steps": [[0.5, 0.0], ["0.5"]]}, r"steps\[1\] = \['0\.5'\] is not allowed"),
+    ({"steps": [[0.5, [0.0]]]}, r"steps\[0\] = \[0\.5, \[0\.0\]\] is not allowed"),
 ])
 def test_a_bad_trace_file_is_refused_with_one_message(tmp_path, change, message):
     data = {"format": "contactpatch-trace-2", "dt": 1 / 240, "substeps": 8, "vehicle": "hatchback",
