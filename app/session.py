@@ -277,12 +277,16 @@ class Session:
             c = user
         if self.recording is not None:
             self.recording.append(c, reset_flag)
-        self.sim.step(c)
-        if not self.sim.finite():
+        try:
+            self.sim.step(c)
+        except sim.BlowUp as exc:
+            # the watchdog saw a state no car reaches: pause, go back to the last sane state, say why
             self.blown_up = True
             self.paused = True
-            self.message = (f"The physics blew up (NaN or infinity) at t = {self.sim.time:.3f} s. "
-                            f"Press R to reset the car.")
+            if len(self.rewind):
+                self.rewind.restore(self.sim, 0)             # the step before: what is drawn (curr)
+            self.message = f"{str(exc)[0].upper()}{str(exc)[1:]}. Back at t = {self.sim.time:.3f} s, the last " \
+                           f"sane state (the rewind bar goes further). Press R to reset the car."
             return
         self.prev = self.curr
         self.curr = capture(self.sim)

@@ -15,7 +15,7 @@ from sim.jit import kernel, leaf
 from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, \
     box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face
 from sim.query import hf_height
-from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, VP_HULL_C, VP_HULL_CT, VP_HULL_K, VP_HULL_MU
+from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_C, VP_HULL_CT, VP_HULL_K, VP_HULL_MU
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, set3, sub
 
 
@@ -80,6 +80,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     force = (0.0, 0.0, 0.0)
     tau = (0.0, 0.0, 0.0)
     contacts = 0
+    deepest = 0.0
     for k in range(hull_points.shape[1]):
         r = quat_rotate(q, (hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2]))
         p = add(pos, r)
@@ -87,6 +88,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
         if depth <= 0.0:
             continue
         contacts += 1
+        deepest = max(deepest, depth)
         v_rel = sub(add(vel, cross(w, r)), vg)
         f = hull_contact_force(depth, n, surf_mu[surf] * vehicle_params[v, VP_HULL_MU], v_rel,
                                vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
@@ -95,4 +97,5 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
         tau = add(tau, cross(r, f))
     set3(body_telemetry, v, TB_COLLISION_X, force)
     body_telemetry[v, TB_HULL_CONTACTS] = contacts
+    body_telemetry[v, TB_HULL_DEPTH] = deepest
     return force, tau

@@ -33,9 +33,10 @@ def suspension_length(s, a, r_eff, l_min, l_max):
     """l_raw = s - rEff / a; grounded when l_raw <= l_max; l = max(l_min, l_raw).
 
     s: m along d to the contact plane; a = -dot(n, d) (>= A_MIN, checked by the caller);
-    returns (grounded, l_raw, l)."""
+    returns (grounded, l_raw, l). An anchor at or under the contact plane (s <= 0: the body is in the
+    ground) gives no support; that contact is the body collision's (docs/physics.md §14)."""
     l_raw = s - r_eff / a
-    if l_raw > l_max:
+    if l_raw > l_max or s <= 0.0:
         return False, l_raw, l_max
     return True, l_raw, max(l_min, l_raw)
 

@@ -318,9 +318,18 @@ def check_consistency(v: Vehicle, where: str) -> None:
         if not (s.l_min < s.l_max):
             raise ConfigError(f"{where}: {axle}_suspension.l_min = {s.l_min:g} must be below "
                               f"{axle}_suspension.l_max = {s.l_max:g} m")
+        if not (s.l_min < s.l0 <= s.l_max):
+            raise ConfigError(f"{where}: {axle}_suspension.l0 = {s.l0:g} is not allowed; the rest length must lie "
+                              f"in ({s.l_min:g}, {s.l_max:g}] m, between l_min and l_max")
     if v.front_axle.x <= v.rear_axle.x:
         raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "
                           f"rear_axle.x = {v.rear_axle.x:g} m")
+    if not v.rear_axle.x < v.chassis.com_x < v.front_axle.x:
+        raise ConfigError(f"{where}: chassis.com_x = {v.chassis.com_x:g} is not allowed; the centre of mass must "
+                          f"lie between the axles ({v.rear_axle.x:g}, {v.front_axle.x:g}) m")
+    if v.gearbox.shift_up_rpm > v.engine.redline_rpm:
+        raise ConfigError(f"{where}: gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} is not allowed; expected "
+                          f"at most engine.redline_rpm = {v.engine.redline_rpm:g} rpm (the engine cannot reach it)")
     if v.gearbox.shift_down_rpm >= v.gearbox.shift_up_rpm:
         raise ConfigError(f"{where}: gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} must be below "
                           f"gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} rpm")

@@ -21,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from sim import advisor
 from sim import tables as T
 from sim.contact import spin_axis
 from sim.gearbox import driven_radius, total_ratio
@@ -32,12 +33,23 @@ from sim.units import RPM
 from sim.vec import quat_rotate
 from sim.world import World
 
+MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)
+MAX_SUBSTEPS = 1000
+
 CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc")
 """The columns of a control row, in order: what `Controls.row`, `Controls.from_row` and
 `Simulation.run` use, and what a recorded trace stores. gear holds NO_GEAR when no gear is requested."""
 NO_GEAR = T.NO_GEAR
 CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0)   # no input, no gear request, aids off
 assert CONTROL_COLUMNS.index("gear") == T.CT_GEAR and len(CONTROL_COLUMNS) == T.CT_N
+
+
+def _finite(value) -> bool:
+    """A number, or an array of numbers, all finite."""
+    try:
+        return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def normalise_rows(rows: np.ndarray) -> np.ndarray:
@@ -75,6 +87,16 @@ class Controls:
     gear: int | None = None
     abs: bool = False
     tc: bool = False
+
+    def __post_init__(self):
+        """Refuse what is not a finite number (a NaN steer would be full lock, a text "0.5" a surprise)."""
+        for name in ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear"):
+            value = getattr(self, name)
+            if value is None and name == "gear":
+                continue
+            if isinstance(value, (bool, str, bytes)) or not _finite(value):
+                raise ValueError(f"Controls: {name} = {value!r} is not allowed; expected a finite number"
+                                 + (" or None" if name == "gear" else "") + " (or an array of them)")
 
     def row(self) -> tuple:
         """The values in CONTROL_COLUMNS order (scalars, or arrays for per-vehicle inputs)."""
@@ -141,6 +163,35 @@ class Snapshot:
     params: tuple[Vehicle, ...]
     wheel_telemetry: np.ndarray | None = None
     body_telemetry: np.ndarray | None = None
+
+
+WATCH_SPEED = 150.0         # m/s: faster than any car here
+WATCH_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
+WATCH_POWER_FACTOR = 1.5    # -: the energy budget grows at this times the engine's peak power ...
+WATCH_POWER_SLACK = 50e3    # W: ... plus this (moving platforms, rounding)
+WATCH_ENERGY_HEIGHT = 10.0  # m: and starts with the energy of this much height (springs, a drop)
+REQUIRED_MARGIN_TEXT = f"a part needs a margin of {advisor.REQUIRED_MARGIN:g}"
+
+
+class BlowUp(RuntimeError):
+    """The watchdog saw a state no car reaches; the message names the vehicle, what was seen and the
+    stability advisor's likeliest cause."""
+
+    def __init__(self, message: str, vehicle: int):
+        super().__init__(message)
+        self.vehicle = vehicle
+
+
+def max_power(car: Vehicle) -> float:
+    """The most power (W) the drive can put in: the engine's peak T omega over its curve up to the
+    redline, or for a direct drive T_max omega_max / 4 per driven wheel (the fade's peak)."""
+    if car.drive.mode == "direct":
+        driven = 2 if car.drive.layout in ("rwd", "fwd") else 4
+        return driven * car.drive.max_wheel_torque * car.drive.max_wheel_speed / 4.0
+    e = car.engine
+    rpm = np.linspace(0.0, e.redline_rpm, 200)
+    torque = np.interp(rpm, e.torque_rpm, e.torque_nm)
+    return float(np.max(torque * rpm / RPM))
 
 
 class Tables:
@@ -229,7 +280,7 @@ _WHEEL_VECTORS = {
 }
 _BODY_SCALARS = {
     "rpm": T.TB_RPM, "T_engine": T.TB_T_ENGINE, "T_clutch": T.TB_T_CLUTCH, "tc_active": T.TB_TC_ACTIVE,
-    "hull_contacts": T.TB_HULL_CONTACTS,
+    "hull_contacts": T.TB_HULL_CONTACTS, "hull_depth": T.TB_HULL_DEPTH,
 }
 _BODY_VECTORS = {
     "H_body": T.TB_HBODY_X, "H_wheels": T.TB_HWHEELS_X, "H_engine": T.TB_HENGINE_X, "H_total": T.TB_HTOTAL_X,
@@ -284,13 +335,23 @@ class Simulation:
     the kernels' business."""
 
     def __init__(self, vehicle: Vehicle | Sequence[Vehicle], world: World, dt: float = 1.0 / 240.0,
-                 substeps: int = 2, n_vehicles: int = 1):
-        if not (dt > 0.0 and math.isfinite(dt)):
-            raise ValueError(f"dt = {dt!r} is not allowed; expected a positive number of seconds")
-        if int(substeps) != substeps or substeps < 1:
-            raise ValueError(f"substeps = {substeps!r} is not allowed; expected an integer >= 1")
-        if int(n_vehicles) != n_vehicles or n_vehicles < 1:
+                 substeps: int = 2, n_vehicles: int = 1, watchdog: str | bool = "raise", check_stability: bool = True):
+        """dt (s) in (0, MAX_DT], substeps 1..MAX_SUBSTEPS; parameters the stability advisor calls unstable
+        at this step are refused (ConfigError naming the parameter and the substeps that would do), unless
+        check_stability is False (to watch an instability on purpose).
+        watchdog: "raise" (a blow-up raises BlowUp), "flag" (it is noted in `health` and the run goes
+        on), or False (no checks)."""
+        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0.0 < dt <= MAX_DT):
+            raise ValueError(f"dt = {dt!r} is not allowed; expected a number of seconds in (0, {MAX_DT:g}]")
+        if isinstance(substeps, bool) or int(substeps) != substeps or not 1 <= substeps <= MAX_SUBSTEPS:
+            raise ValueError(f"substeps = {substeps!r} is not allowed; expected a whole number in "
+                             f"[1, {MAX_SUBSTEPS}]")
+        if isinstance(n_vehicles, bool) or int(n_vehicles) != n_vehicles or n_vehicles < 1:
             raise ValueError(f"n_vehicles = {n_vehicles!r} is not allowed; expected an integer >= 1")
+        if watchdog not in ("raise", "flag", False):
+            raise ValueError(f"watchdog = {watchdog!r} is not allowed; expected 'raise', 'flag' or False")
+        self.watchdog = watchdog
+        self.check_stability = bool(check_stability)
         self.n = int(n_vehicles)
         self.dt = float(dt)
         self.substeps = int(substeps)
@@ -303,8 +364,11 @@ class Simulation:
             raise ValueError(f"{len(vehicles)} vehicle parameter sets given for n_vehicles = {self.n}")
         self.params: list[Vehicle] = []
         self._pending: dict[int, Vehicle] = {}
+        checked: dict[int, object] = {}
         for i, car in enumerate(vehicles):
-            validate(car, car.name)
+            if id(car) not in checked:
+                validate(car, car.name)
+                checked[id(car)] = advisor.check(car, dt, substeps) if check_stability else None
             self._pack(i, car)
         self.params = vehicles
         self._geometry: dict[int, tuple[Vehicle, WheelGeometry]] = {}
@@ -313,6 +377,7 @@ class Simulation:
         self.state = StateView(self)
         self.telemetry = TelemetryView(self)
         self._announced = False
+        self._reported: set[int] = set()
         self.reset()
 
     # ------------------------------------------------------------------------------------------------
@@ -322,8 +387,15 @@ class Simulation:
         return self.params[0]
 
     def set_params(self, vehicle: Vehicle, index: int | None = None) -> None:
-        """Use new parameters from the next step on (for every vehicle, or only `index`)."""
+        """Use new parameters from the next step on (for every vehicle, or only `index`). Parameters out
+        of range, or unstable at this step (sim.advisor), are refused with a ConfigError."""
+        if index is not None and (isinstance(index, bool) or not isinstance(index, (int, np.integer))
+                                  or not 0 <= index < self.n):
+            raise ValueError(f"index = {index!r} is not allowed; expected a vehicle index in [0, {self.n - 1}] "
+                             f"or None")
         validate(vehicle, vehicle.name)
+        if self.check_stability:
+            advisor.check(vehicle, self.dt, self.substeps)
         for i in (range(self.n) if index is None else [index]):
             self._pending[i] = vehicle
 
@@ -351,19 +423,43 @@ class Simulation:
         for i, car in self._pending.items():
             self._pack(i, car)
             self.params[i] = car
+            if hasattr(self, "health"):
+                self._power[i] = max_power(car)
+                self._mass[i] = car.chassis.mass
+                self._radius[i] = min(car.front_tire.radius, car.rear_tire.radius)
         self._pending.clear()
 
     def reset(self, position=(0.0, 0.0, 0.5), yaw: float | np.ndarray = 0.0,
               speed: float | np.ndarray = 0.0, index: int | None = None, gear: int = 1) -> None:
         """Place vehicles upright: centre of mass at `position` (m), heading `yaw` (rad, about z), moving
         forward at `speed` (m/s) with the wheels rolling at speed / r, in `gear` (-1 R, 0 N, 1..) with the
-        engine turning at the matching speed (at least idle). Scalars or per-vehicle arrays."""
+        engine turning at the matching speed (at least idle). Scalars or per-vehicle arrays.
+
+        A car placed so low that a wheel at its shortest suspension or its body would be inside the ground
+        is lifted until they are not (the ground under its centre, found by a ray from above)."""
         self._apply_pending()
         t = self.tables
+        if index is not None and (isinstance(index, bool) or not isinstance(index, (int, np.integer))
+                                  or not 0 <= index < self.n):
+            raise ValueError(f"index = {index!r} is not allowed; expected a vehicle index in [0, {self.n - 1}] "
+                             f"or None")
+        if isinstance(gear, bool) or not isinstance(gear, (int, np.integer)):
+            raise ValueError(f"gear = {gear!r} is not allowed; expected a whole number (-1 reverse, 0 neutral, 1..)")
         idx = np.arange(self.n) if index is None else np.array([index])
-        pos = np.broadcast_to(np.asarray(position, float), (len(idx), 3))
+        for name, value, shape in (("position", position, (len(idx), 3)), ("yaw", yaw, (len(idx),)),
+                                   ("speed", speed, (len(idx),))):
+            if not _finite(value):
+                raise ValueError(f"reset: {name} = {value!r} is not allowed; expected finite numbers")
+            try:
+                np.broadcast_to(np.asarray(value, float), shape)
+            except ValueError:
+                raise ValueError(f"reset: {name} has shape {np.shape(value)}; expected {shape[1:] or 'a number'} "
+                                 f"or {shape}") from None
+        pos = np.array(np.broadcast_to(np.asarray(position, float), (len(idx), 3)))
         yaw = np.broadcast_to(np.asarray(yaw, float), (len(idx),))
         speed = np.broadcast_to(np.asarray(speed, float), (len(idx),))
+        for k, v in enumerate(idx):
+            pos[k, 2] = max(pos[k, 2], self._lowest_com(int(v), pos[k]))
         for k, v in enumerate(idx):
             c, s = math.cos(yaw[k] / 2), math.sin(yaw[k] / 2)
             body, drive, wheels = t.body_state[v], t.drive_state[v], t.wheel_state[v]
@@ -400,12 +496,103 @@ class Simulation:
             t.wheel_telemetry[v] = 0.0
             t.body_telemetry[v] = 0.0
             t.controls[v] = CONTROL_DEFAULTS
+        self._watch_baseline(idx)
+
+    def _lowest_com(self, v: int, pos: np.ndarray) -> float:
+        """The lowest centre-of-mass height (m) at (x, y) with no wheel at l_min and no hull point inside
+        the ground below, the car upright."""
+        hit = self.world.ray_cast((float(pos[0]), float(pos[1]), float(pos[2]) + 1000.0), (0.0, 0.0, -1.0), 2000.0)
+        if not hit.hit:
+            return -math.inf
+        car = self.params[v]
+        geometry = wheel_geometry(car)
+        sus = (car.front_suspension, car.front_suspension, car.rear_suspension, car.rear_suspension)
+        reach = max(geometry.radius[i] + sus[i].l_min - geometry.anchor[i][2] for i in range(T.NW))
+        hull = -float(np.min(self.tables.hull_points[v, :, 2]))
+        return float(hit.P[2]) + max(reach, hull)
 
     # ------------------------------------------------------------------------------------------------
     def _announce(self) -> None:
         if not self._announced:
             announce_compile(step_batch, "the physics kernels")
             self._announced = True
+
+    # ------------------------------------------------------------------------------------------------
+    # The watchdog: blow-ups caught by physics, not by NaN
+
+    def _watch_baseline(self, idx) -> None:
+        """Energy and time the energy budget counts from (at a reset)."""
+        if not hasattr(self, "health"):
+            self.health = [""] * self.n
+            self._energy0 = np.zeros(self.n)
+            self._time0 = np.zeros(self.n)
+            self._power = np.array([max_power(car) for car in self.params])
+            self._mass = np.array([car.chassis.mass for car in self.params])
+            self._radius = np.array([min(car.front_tire.radius, car.rear_tire.radius) for car in self.params])
+        for v in idx:
+            self.health[v] = ""
+            self._reported.discard(int(v))
+        self._energy0[idx] = self._energy()[idx]
+        self._time0[idx] = self.time
+
+    def _energy(self) -> np.ndarray:
+        """Kinetic (translation and body rotation) plus gravitational energy of each vehicle (J)."""
+        b = self.tables.body_state
+        tb = self.tables.body_telemetry
+        v2 = np.sum(b[:, T.BS_VX:T.BS_VZ + 1] ** 2, axis=1)
+        rot = 0.5 * np.sum(b[:, T.BS_WX:T.BS_WZ + 1] * tb[:, T.TB_HBODY_X:T.TB_HBODY_Z + 1], axis=1)
+        return 0.5 * self._mass * v2 + rot + self._mass * self.world.gravity * b[:, T.BS_PZ]
+
+    def check_health(self) -> list[str]:
+        """What is wrong with each vehicle's state ("" when it is physical): non-finite numbers, speeds or
+        spins no car reaches, a body deeper in the ground than a wheel radius, or more energy than the
+        engine can have given it since the reset. Updates `health`."""
+        if self.watchdog is False:
+            return self.health
+        b = self.tables.body_state
+        with np.errstate(invalid="ignore", over="ignore"):
+            speed = np.linalg.norm(b[:, T.BS_VX:T.BS_VZ + 1], axis=1)
+            spin = np.linalg.norm(b[:, T.BS_WX:T.BS_WZ + 1], axis=1)
+            depth = self.tables.body_telemetry[:, T.TB_HULL_DEPTH]
+            budget = self._energy0 + (WATCH_POWER_FACTOR * self._power + WATCH_POWER_SLACK) * \
+                (self.time - self._time0) + self._mass * self.world.gravity * WATCH_ENERGY_HEIGHT
+            energy = self._energy()
+        finite = np.isfinite(b).all(axis=1) & np.isfinite(self.tables.wheel_state).all(axis=(1, 2))
+        for v in range(self.n):
+            if self.health[v]:
+                continue
+            if not finite[v]:
+                self.health[v] = "numbers that are not finite"
+            elif speed[v] > WATCH_SPEED:
+                self.health[v] = f"a speed of {speed[v]:.0f} m/s (no car reaches {WATCH_SPEED:g})"
+            elif spin[v] > WATCH_SPIN:
+                self.health[v] = f"a body spin of {spin[v]:.0f} rad/s (no car reaches {WATCH_SPIN:g})"
+            elif depth[v] > self._radius[v]:
+                self.health[v] = f"the body {depth[v]:.2f} m inside the ground (deeper than a wheel radius)"
+            elif energy[v] > budget[v]:
+                self.health[v] = (f"{(energy[v] - self._energy0[v]) / 1000:.0f} kJ gained since the reset, more "
+                                  f"than the engine and gravity could give")
+        return self.health
+
+    def _watch(self) -> None:
+        if self.watchdog is False:
+            return
+        sick = [v for v, h in enumerate(self.check_health()) if h and v not in self._reported]
+        if not sick:
+            return
+        self._reported.update(sick)
+        if self.watchdog == "raise":
+            v = sick[0]
+            raise BlowUp(self.blow_up_message(v), v)
+
+    def blow_up_message(self, v: int) -> str:
+        """One line: what the watchdog saw on vehicle v and the advisor's likeliest cause."""
+        r = advisor.report(self.params[v], self.dt, self.substeps)
+        w = r.worst
+        cause = (f"the least stable part is the {w.part} ({w.parameter}, margin {w.margin:.2f}; "
+                 f"{REQUIRED_MARGIN_TEXT})")
+        who = f"vehicle {v}: " if self.n > 1 else ""
+        return f"{who}the physics blew up at t = {self.time:.3f} s: {self.health[v]}; {cause}"
 
     def step(self, controls: Controls | None = None) -> None:
         """Advance one fixed step dt (made of `substeps` substeps) with these controls (None: the
@@ -423,6 +610,7 @@ class Simulation:
                    surf_mu, self._gravity, self.time, self.dt, self.substeps)
         self.steps += 1
         self.time = self.steps * self.dt
+        self._watch()
 
     def run(self, controls_trace: np.ndarray) -> None:
         """Advance len(trace) steps in one compiled call; trace (K, N, C) or (K, C) of control rows with
@@ -442,6 +630,7 @@ class Simulation:
             t.controls[:] = trace[-1]
         self.steps += len(trace)
         self.time = self.steps * self.dt
+        self._watch()
 
     # ------------------------------------------------------------------------------------------------
     def snapshot(self, telemetry: bool = False) -> Snapshot:

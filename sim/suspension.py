@@ -97,8 +97,10 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         x_dot = compression_rate(a, vn, r_eff_dot, n_dot, c, qc)      # xdot = (rEffDot - nDot.(C-Q) - vn)/a
         j = int(wheel_params[v, i, WP_PARTNER])
         f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
+        # the bump stop compresses at most one wheel radius past l_min; deeper is the body collision's
+        l_raw = max(wheel_scratch[v, i, W_LRAW], wheel_params[v, i, WP_LMIN] - wheel_params[v, i, WP_R])
         fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X], x_dot,
-                                  wheel_params[v, i, WP_LMIN], wheel_scratch[v, i, W_LRAW], a, f_bar)
+                                  wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
         wheel_scratch[v, i, W_XDOT] = x_dot
         wheel_scratch[v, i, W_FS] = fs
         wheel_scratch[v, i, W_FZ] = fz

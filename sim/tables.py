@@ -150,6 +150,7 @@ VP_N = VP_RATIO + MAX_GEARS
  TB_TIRE_X, TB_TIRE_Y, TB_TIRE_Z,
  TB_COLLISION_X, TB_COLLISION_Y, TB_COLLISION_Z,
  TB_HULL_CONTACTS,                         # number of hull points touching the ground
+ TB_HULL_DEPTH,                            # m: the deepest a hull point is inside the ground
  TB_RPM, TB_GEAR,                          # engine rpm, engaged gear (-1 R, 0 N, 1..)
  TB_T_ENGINE, TB_T_CLUTCH,                 # N m: engine torque (after throttle, limiter, braking), clutch
  TB_LOCK_F, TB_LOCK_R,                     # N m: differential locking torque, front and rear axle
@@ -158,7 +159,7 @@ VP_N = VP_RATIO + MAX_GEARS
  TB_HWHEELS_X, TB_HWHEELS_Y, TB_HWHEELS_Z,
  TB_HENGINE_X, TB_HENGINE_Y, TB_HENGINE_Z,
  TB_HTOTAL_X, TB_HTOTAL_Y, TB_HTOTAL_Z,
- TB_N) = range(42)
+ TB_N) = range(43)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
                    "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,

@@ -51,7 +51,7 @@ def test_boxster_reaches_its_drag_limited_top_speed_in_sixth():
 
 def test_engine_braking_is_74_nm_at_6000_rpm():
     car = boxster()
-    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1, check_stability=False)   # one step
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), gear=0)
     s.tables.drive_state[0, L.DS_OMEGA_E] = 6000 * 2 * math.pi / 60
     s.step(sim.Controls(throttle=0.0))
@@ -87,7 +87,7 @@ def test_limited_slip_locking_torque_follows_the_clamp():
     s.tables.wheel_state[0, 2, L.WS_OMEGA] += 2.0
     s.tables.wheel_state[0, 3, L.WS_OMEGA] -= 1.0
     om = s.tables.wheel_state[0, :, L.WS_OMEGA].copy()
-    s2 = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
+    s2 = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1, check_stability=False)   # one substep
     s2.restore(s.snapshot())
     s2.step(sim.Controls(throttle=1.0))
     lock = s2.telemetry.diff_lock[1]

@@ -12,6 +12,7 @@ G = 9.81
 
 
 def settled(car, world=None, seconds=3.0, substeps=8):
+    substeps = max(substeps, sim.advisor.report(car, 1 / 240, substeps).substeps_needed)
     s = sim.Simulation(car, world or sim.World.flat(), dt=1 / 240, substeps=substeps)
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
     s.run(np.zeros((int(seconds / s.dt), 4)))

@@ -1,0 +1,294 @@
+"""Stability advisor (docs/physics.md §16): will these parameters run stably at this step?
+
+Every part of the chain that is integrated explicitly has a stability limit that depends on the substep
+h = dt / substeps. The advisor computes each one's margin from the parameters (how many times the limit
+exceeds what the part asks of it; a part needs REQUIRED_MARGIN), says which parameter drives it, the
+range of that parameter that stays stable, and how many substeps would make the whole car stable. It is
+used by `Simulation` (refusing unstable parameters with that message), by the tuning panel (the margins,
+live) and by scripts (`sim.stability`).
+
+The body is one rigid body with velocity q = (v, w) in its own frame and mass matrix
+M = diag(m, m, m, Ixx, Iyy, Izz). A spring or damper acting at point r (from the centre of mass) along a
+unit direction e sees the body through J = [e, r x e] (its speed is J q), so the springs of a part sum to
+a stiffness K = sum k J^T J and its dampers to C = sum c J^T J. Semi-implicit Euler on M q'' = -K x - C q'
+is stable while, for its fastest mode,
+
+    h^2 lambda_K + 2 h lambda_C < 4,      lambda = the largest eigenvalue of M^-1/2 (K or C) M^-1/2
+
+(with no spring: h lambda_C < 2). That covers the suspension (k + 2 k_bar, c at each wheel, vertical),
+with the bump stop engaged (11 k), the tires near rest (the slip's denominator floors at vMin, so a tire
+acts as a damper dFy/dalpha / vMin sideways and dFx/dkappa / vMin lengthways), these together, and the
+body-collision penalty (k, c, and its friction damping c_t) on the hull points that can press at once.
+A light body or a small moment of inertia against a long lever arm shows up as a fast mode.
+
+Per wheel: the seed's explicit spin update, h rho^2 (dFx/dkappa) / (Iw vMin) < 2 (the implicit update has
+no limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.files import ConfigError
+from sim.pack import hull_points, wheel_geometry
+from sim.params import Vehicle, field_info, get_value, with_value
+
+G = 9.81
+BUMP_STOP = 11.0          # the spring with the bump stop engaged: k + 10 k (sim/suspension.py)
+REQUIRED_MARGIN = 1.25    # a part is called stable when its limit is this many times what it asks
+INERTIA_NAMES = ("chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inertia_yaw")
+
+
+@dataclass(frozen=True)
+class Item:
+    part: str             # what is integrated, e.g. "suspension springs and dampers"
+    parameter: str        # the parameter that drives it most, e.g. "front_suspension.k"
+    margin: float         # how many times the stability limit exceeds what the part asks (>= REQUIRED_MARGIN: ok)
+    h_max: float          # the longest substep (s) at which this part is stable with the required margin
+    why: str              # the formula and its numbers
+
+    @property
+    def stable(self) -> bool:
+        return self.margin >= REQUIRED_MARGIN
+
+
+@dataclass(frozen=True)
+class Report:
+    dt: float
+    substeps: int
+    items: tuple[Item, ...]
+
+    @property
+    def h(self) -> float:
+        return self.dt / self.substeps
+
+    @property
+    def stable(self) -> bool:
+        return all(i.stable for i in self.items)
+
+    @property
+    def worst(self) -> Item:
+        return min(self.items, key=lambda i: i.margin)
+
+    @property
+    def substeps_needed(self) -> int:
+        """The fewest substeps at this dt with which every part is stable."""
+        h_max = min(i.h_max for i in self.items)
+        return max(1, math.ceil(self.dt / h_max - 1e-9)) if h_max > 0 else 10 ** 9
+
+    def message(self, where: str = "") -> str:
+        """One line: the least stable part, its parameter and what would fix it."""
+        w = self.worst
+        fix = f"use at least {self.substeps_needed} substeps at dt = {self.dt:g} s" \
+            if self.substeps_needed < 10 ** 6 else "no step fixes it"
+        prefix = f"{where}: " if where else ""
+        return (f"{prefix}{w.parameter}: {w.part}: unstable at h = {self.h:.3g} s (margin {w.margin:.2f}, "
+                f"needs {REQUIRED_MARGIN:g}; {w.why}); {fix}, or change {w.parameter}")
+
+
+def margin_of(h: float, lam_k: float, lam_c: float) -> tuple[float, float]:
+    """(margin, h_max) for h^2 lam_k + 2 h lam_c < 4: how many times 4 exceeds the left side, and the
+    longest h with the required margin."""
+    load = h * h * lam_k + 2.0 * h * lam_c
+    margin = 4.0 / load if load > 0 else math.inf
+    target = 4.0 / REQUIRED_MARGIN
+    if lam_k > 0:
+        h_max = (-2.0 * lam_c + math.sqrt(4.0 * lam_c * lam_c + 4.0 * lam_k * target)) / (2.0 * lam_k)
+    else:
+        h_max = target / (2.0 * lam_c) if lam_c > 0 else math.inf
+    return margin, h_max
+
+
+def mass_matrix(car: Vehicle) -> np.ndarray:
+    ch = car.chassis
+    return np.array([ch.mass, ch.mass, ch.mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw])
+
+
+def jacobian(r: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """J = [e, r x e]: the speed along e at r of the body moving with (v, w)."""
+    return np.concatenate([e, np.cross(r, e)])
+
+
+def fastest(masses: np.ndarray, matrix: np.ndarray) -> tuple[float, np.ndarray]:
+    """The largest eigenvalue of M^-1/2 A M^-1/2 and its mode (in M^1/2 units)."""
+    scale = 1.0 / np.sqrt(masses)
+    values, vectors = np.linalg.eigh(matrix * np.outer(scale, scale))
+    return float(values[-1]), vectors[:, -1]
+
+
+def blame(mode: np.ndarray, part_parameter: str) -> str:
+    """The parameter to name for a fast mode: the body's moment of inertia when the mode is mostly a
+    rotation, the part's own parameter otherwise."""
+    weights = mode * mode
+    if weights[3:].sum() > 0.5:
+        return INERTIA_NAMES[int(np.argmax(weights[3:]))]
+    return part_parameter
+
+
+def static_loads(car: Vehicle, gravity: float = G) -> np.ndarray:
+    m = car.chassis.mass * gravity
+    front = m * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase
+    return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
+
+
+def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
+    """(dFx/dkappa, dFy/dalpha) at zero slip and load fz on a surface of mu 1 (N, N/rad)."""
+    t = car.front_tire if i < 2 else car.rear_tire
+    mu = t.grip * max(0.1, 1.0 + t.load_sensitivity * (fz - t.nominal_load) / t.nominal_load)
+    if t.model == "magic":
+        return t.bx * t.cx * t.dx * mu * fz, t.by * t.cy * t.dy * mu * fz
+    return t.ck, t.ca
+
+
+# the hull points that can press on the ground at once, and along which direction (sim/pack.py's order)
+HULL_GROUPS = (("floor", (0, 1, 2, 3), 2), ("roof", (8, 9, 10, 11), 2), ("left side", (0, 2, 4, 6, 8, 10, 12), 1),
+               ("right side", (1, 3, 5, 7, 9, 11, 13), 1), ("front bumper", (4, 5), 0), ("rear bumper", (6, 7), 0))
+
+
+def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> Report:
+    """Every explicit part's stability margin at h = dt / substeps (on ground of friction surface_mu)."""
+    h = dt / substeps
+    masses = mass_matrix(car)
+    geometry = wheel_geometry(car)
+    loads = static_loads(car)
+    axes = np.eye(3)
+    items: list[Item] = []
+    sus = (car.front_suspension, car.front_suspension, car.rear_suspension, car.rear_suspension)
+    tires = (car.front_tire, car.front_tire, car.rear_tire, car.rear_tire)
+    k_s = np.zeros((6, 6))
+    k_bump = np.zeros((6, 6))
+    c_s = np.zeros((6, 6))
+    c_t = np.zeros((6, 6))
+    tire_share = np.zeros(4)
+    for i in range(4):
+        x = loads[i] / sus[i].k                    # the contact point at rest: anchor + (l0 - x + r) d
+        contact = geometry.anchor[i] + geometry.axis[i] * (min(sus[i].l0, sus[i].l_max) - x + geometry.radius[i])
+        jz = jacobian(contact, axes[2])
+        k_s += (sus[i].k + 2.0 * sus[i].anti_roll) * np.outer(jz, jz)
+        k_bump += (BUMP_STOP * sus[i].k + 2.0 * sus[i].anti_roll) * np.outer(jz, jz)
+        c_s += sus[i].c * np.outer(jz, jz)
+        slope_x, slope_y = tire_slopes(car, i, loads[i])
+        jx, jy = jacobian(contact, axes[0]), jacobian(contact, axes[1])
+        c_t += surface_mu / tires[i].v_min * (slope_x * np.outer(jx, jx) + slope_y * np.outer(jy, jy))
+        tire_share[i] = surface_mu * (slope_x + slope_y) / tires[i].v_min
+    axle = "front" if tire_share[0] >= tire_share[2] else "rear"
+    lam_ks, mode_ks = fastest(masses, k_s)
+    lam_kb, mode_kb = fastest(masses, k_bump)
+    lam_cs, _ = fastest(masses, c_s)
+    lam_ct, mode_ct = fastest(masses, c_t)
+    lam_all, mode_all = fastest(masses, c_s + c_t)
+    stiff = "front" if sus[0].k >= sus[2].k else "rear"
+    for part, lam_k, lam_c, mode, param in (
+            ("suspension springs and dampers", lam_ks, lam_cs, mode_ks, f"{stiff}_suspension.k"),
+            ("suspension with the bump stops engaged (11 k)", lam_kb, lam_cs, mode_kb, f"{stiff}_suspension.k"),
+            ("tires near rest (dampers dF/dslip / vMin)", 0.0, lam_ct, mode_ct, f"{axle}_tire.v_min"),
+            ("suspension and tires together", lam_ks, lam_all, mode_all, f"{axle}_tire.v_min")):
+        margin, h_max = margin_of(h, lam_k, lam_c)
+        items.append(Item(part, blame(mode, param), margin, h_max,
+                          f"h^2 lambda_K + 2 h lambda_C < 4 with lambda_K = {lam_k:.4g} 1/s^2, lambda_C = "
+                          f"{lam_c:.4g} 1/s for the body's fastest mode"))
+    for i, name in ((0, "front"), (2, "rear")):
+        tire = tires[i]
+        if tire.spin_update == "explicit":
+            slope_x = surface_mu * tire_slopes(car, i, loads[i])[0]
+            load = h * tire.radius ** 2 * slope_x / (tire.wheel_inertia * tire.v_min)
+            items.append(Item(f"{name} wheel spin (explicit update)", f"{name}_tire.wheel_inertia", 2.0 / load,
+                              2.0 * tire.wheel_inertia * tire.v_min / (tire.radius ** 2 * slope_x * REQUIRED_MARGIN),
+                              f"h rho^2 (dFx/dkappa)/(Iw vMin) < 2 with dFx/dkappa = {slope_x:.4g} N, "
+                              f"Iw = {tire.wheel_inertia:g} kg m^2 (spin_update = \"implicit\" has no limit)"))
+        diff = car.drive.front_diff if i == 0 else car.drive.rear_diff
+        if diff == "lsd" and car.drive.mode == "engine" and car.drive.lsd_stiffness > 0:
+            lam = 2.0 * car.drive.lsd_stiffness / tire.wheel_inertia
+            margin, h_max = margin_of(h, 0.0, lam)
+            items.append(Item(f"{name} limited-slip differential", "drive.lsd_stiffness", margin, h_max,
+                              f"h K (2/Iw) < 2 with K = {car.drive.lsd_stiffness:g} N m s/rad, "
+                              f"Iw = {tire.wheel_inertia:g} kg m^2"))
+    col = car.collision
+    pts = hull_points(car)
+    worst_hull = None
+    worst_friction = None
+    for group, members, axis in HULL_GROUPS:
+        k_h = np.zeros((6, 6))
+        c_f = np.zeros((6, 6))
+        for k in members:
+            j = jacobian(pts[k], axes[axis])
+            k_h += np.outer(j, j)
+            for other in range(3):
+                if other != axis:
+                    jt = jacobian(pts[k], axes[other])
+                    c_f += np.outer(jt, jt)
+        lam_k, mode_k = fastest(masses, k_h)
+        lam_f, mode_f = fastest(masses, c_f)
+        hull = margin_of(h, col.stiffness * lam_k, col.damping * lam_k) + (group, mode_k, lam_k)
+        friction = margin_of(h, 0.0, col.friction_damping * lam_f) + (group, mode_f, lam_f)
+        worst_hull = hull if worst_hull is None or hull[0] < worst_hull[0] else worst_hull
+        worst_friction = friction if worst_friction is None or friction[0] < worst_friction[0] else worst_friction
+    margin, h_max, group, mode, lam = worst_hull
+    param = "collision.stiffness" if h * col.stiffness > 2.0 * col.damping else "collision.damping"
+    items.append(Item("body collision", blame(mode, param), margin, h_max,
+                      f"h^2 k lambda + 2 h c lambda < 4 with k = {col.stiffness:.4g} N/m, c = {col.damping:.4g} N s/m "
+                      f"per hull point, lambda = {lam:.4g} 1/kg for the {group} pressing"))
+    margin, h_max, group, mode, lam = worst_friction
+    items.append(Item("body collision friction", blame(mode, "collision.friction_damping"), margin, h_max,
+                      f"h c_t lambda < 2 with c_t = {col.friction_damping:.4g} N s/m per hull point, lambda = "
+                      f"{lam:.4g} 1/kg for the {group} sliding"))
+    return Report(float(dt), int(substeps), tuple(items))
+
+
+def check(car: Vehicle, dt: float, substeps: int, where: str = "") -> Report:
+    """The report, or ConfigError with its one-line message when some part is unstable."""
+    r = report(car, dt, substeps)
+    if not r.stable:
+        raise ConfigError(r.message(where or car.name))
+    return r
+
+
+PARAMETERS = ("chassis.mass", "chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inertia_yaw",
+              "front_suspension.k", "front_suspension.c", "front_suspension.anti_roll",
+              "rear_suspension.k", "rear_suspension.c", "rear_suspension.anti_roll",
+              "front_tire.v_min", "front_tire.grip", "front_tire.wheel_inertia",
+              "rear_tire.v_min", "rear_tire.grip", "rear_tire.wheel_inertia",
+              "drive.lsd_stiffness", "collision.stiffness", "collision.damping", "collision.friction_damping")
+
+
+def stable_range(car: Vehicle, path: str, dt: float, substeps: int, steps: int = 40) -> tuple[float, float] | None:
+    """The interval of parameter `path` (inside its declared range, everything else as in `car`) in which
+    every part is stable at this step; None when no value is. Found by bisection from the current value
+    (or from the most stable end when the current value is unstable), on a log scale."""
+    f = field_info(path)
+    lo, hi = f.metadata["lo"], f.metadata["hi"]
+
+    def ok(value: float) -> bool:
+        try:
+            return report(with_value(car, path, value), dt, substeps).stable
+        except (ConfigError, ValueError, ZeroDivisionError):
+            return False
+
+    current = float(get_value(car, path))
+    if not ok(current):
+        probes = [lo, hi] + [float(v) for v in np.geomspace(max(lo, 1e-9), hi, 25)]
+        good = [p for p in probes if ok(p)]
+        if not good:
+            return None
+        current = good[0]
+
+    def edge(inside: float, outside: float) -> float:
+        if ok(outside):
+            return outside
+        for _ in range(steps):
+            mid = math.sqrt(inside * outside) if inside > 0 and outside > 0 else 0.5 * (inside + outside)
+            inside, outside = (mid, outside) if ok(mid) else (inside, mid)
+        return inside
+
+    return edge(current, lo), edge(current, hi)
+
+
+def fields_of_report(r: Report) -> dict[str, float]:
+    """The smallest margin per driving parameter."""
+    out: dict[str, float] = {}
+    for i in r.items:
+        out[i.parameter] = min(out.get(i.parameter, math.inf), i.margin)
+    return out
+
