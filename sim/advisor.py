@@ -21,8 +21,9 @@ acts as a damper dFy/dalpha / vMin sideways and dFx/dkappa / vMin lengthways), t
 body-collision penalty (k, c, and its friction damping c_t) on the hull points that can press at once.
 A light body or a small moment of inertia against a long lever arm shows up as a fast mode.
 
-Per wheel: the seed's explicit spin update, h rho^2 (dFx/dkappa) / (Iw vMin) < 2 (the implicit update has
-no limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
+Per wheel: the seed's explicit spin update, h (dFx/dkappa) / vMin (rho^2 / Iw + n / m) < 2, the wheel's
+own inertia and the body's mass shared by the n wheels on that update (the implicit update has no
+limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ import numpy as np
 from sim.files import ConfigError
 from sim.pack import hull_points, wheel_geometry
 from sim.params import Vehicle, field_info, get_value, with_value
+from sim.tire import load_factor
 
 G = 9.81
 BUMP_STOP = 11.0          # the spring with the bump stop engaged: k + 10 k (sim/suspension.py)
@@ -136,7 +138,7 @@ def static_loads(car: Vehicle, gravity: float = G) -> np.ndarray:
 def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
     """(dFx/dkappa, dFy/dalpha) at zero slip and load fz on a surface of mu 1 (N, N/rad)."""
     t = car.front_tire if i < 2 else car.rear_tire
-    mu = t.grip * max(0.1, 1.0 + t.load_sensitivity * (fz - t.nominal_load) / t.nominal_load)
+    mu = t.grip * load_factor(t.load_sensitivity, t.nominal_load, fz)
     if t.model == "magic":
         return t.bx * t.cx * t.dx * mu * fz, t.by * t.cy * t.dy * mu * fz
     return t.ck, t.ca
@@ -189,15 +191,19 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
         items.append(Item(part, blame(mode, param), margin, h_max,
                           f"h^2 lambda_K + 2 h lambda_C < 4 with lambda_K = {lam_k:.4g} 1/s^2, lambda_C = "
                           f"{lam_c:.4g} 1/s for the body's fastest mode"))
+    explicit = 2 * sum(t.spin_update == "explicit" for t in (tires[0], tires[2]))
     for i, name in ((0, "front"), (2, "rear")):
         tire = tires[i]
         if tire.spin_update == "explicit":
+            # a slip kappa = (rho omega - vx) / vMin answers its force through the wheel (rho^2 / Iw) and,
+            # for the explicit wheels slipping together, through the body (n / m)
             slope_x = surface_mu * tire_slopes(car, i, loads[i])[0]
-            load = h * tire.radius ** 2 * slope_x / (tire.wheel_inertia * tire.v_min)
-            items.append(Item(f"{name} wheel spin (explicit update)", f"{name}_tire.wheel_inertia", 2.0 / load,
-                              2.0 * tire.wheel_inertia * tire.v_min / (tire.radius ** 2 * slope_x * REQUIRED_MARGIN),
-                              f"h rho^2 (dFx/dkappa)/(Iw vMin) < 2 with dFx/dkappa = {slope_x:.4g} N, "
-                              f"Iw = {tire.wheel_inertia:g} kg m^2 (spin_update = \"implicit\" has no limit)"))
+            per_h = slope_x / tire.v_min * (tire.radius ** 2 / tire.wheel_inertia + explicit / car.chassis.mass)
+            items.append(Item(f"{name} wheel spin (explicit update)", f"{name}_tire.wheel_inertia",
+                              2.0 / (h * per_h), 2.0 / (per_h * REQUIRED_MARGIN),
+                              f"h (dFx/dkappa)/vMin (rho^2/Iw + n/m) < 2 with dFx/dkappa = {slope_x:.4g} N, "
+                              f"Iw = {tire.wheel_inertia:g} kg m^2, n = {explicit} wheels on the explicit update "
+                              f"(spin_update = \"implicit\" has no limit)"))
         diff = car.drive.front_diff if i == 0 else car.drive.rear_diff
         if diff == "lsd" and car.drive.mode == "engine" and car.drive.lsd_stiffness > 0:
             lam = 2.0 * car.drive.lsd_stiffness / tire.wheel_inertia

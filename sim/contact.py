@@ -9,13 +9,12 @@ import math
 
 from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC, cast
-from sim.suspension import compression
+from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
 from sim.tables import NW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, W_SHAPE, \
     W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER, WP_DX, WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, \
     WP_QUERY, WP_R
 from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
 
-A_MIN = 0.2          # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
 
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import tempfile
+import time
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
@@ -29,14 +32,15 @@ def show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def read_text(path: str | os.PathLike, kind: str) -> str:
-    """The file's text: UTF-8, at most MAX_FILE_BYTES."""
+def read_text(path: str | os.PathLike, kind: str, max_bytes: int = 0) -> str:
+    """The file's text: UTF-8, at most max_bytes (MAX_FILE_BYTES by default)."""
     path = Path(path)
+    max_bytes = max_bytes or MAX_FILE_BYTES
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        if size > max_bytes:
             raise ConfigError(f"{path}: {size} bytes is too large for a {kind} file; expected at most "
-                              f"{MAX_FILE_BYTES} bytes")
+                              f"{max_bytes} bytes")
         data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -62,8 +66,8 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def read_json(path: str | os.PathLike, kind: str) -> Any:
-    text = read_text(path, kind)
+def read_json(path: str | os.PathLike, kind: str, max_bytes: int = 0) -> Any:
+    text = read_text(path, kind, max_bytes)
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
@@ -151,3 +155,56 @@ def required(where: str, data: dict, keys, what: str) -> None:
     missing = [k for k in keys if k not in data]
     if missing:
         raise ConfigError(f"{where}: {what} is missing {', '.join(missing)}")
+
+
+# ------------------------------------------------------------------------------------------------------
+# Writing
+
+TEMP_NAME = re.compile(r"^\..+\.(?:[A-Za-z0-9_]{8}\.tmp|tmp\.png)$")     # atomic_write_bytes' and screenshots'
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write to a temporary file in the target folder, then rename over the target: the old file
+    survives any failure (no space, no permission, a crash half-way). The file keeps its mode (a new
+    one gets the usual mode under the umask)."""
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def clean_stale_temps(folder: str | os.PathLike, older_than: float = 60.0) -> list[Path]:
+    """Remove what interrupted atomic writes left in `folder` (hidden `.<name>.XXXXXXXX.tmp` files older
+    than `older_than` seconds, so that a save in progress elsewhere is left alone). Returns the removed
+    paths; a folder that cannot be read is skipped."""
+    removed = []
+    now = time.time()
+    try:
+        entries = list(Path(folder).iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        try:
+            if TEMP_NAME.match(p.name) and p.is_file() and now - p.stat().st_mtime >= older_than:
+                p.unlink()
+                removed.append(p)
+        except OSError:
+            pass
+    return removed

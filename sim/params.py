@@ -14,14 +14,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from sim.files import ConfigError, build, read_toml, show, table
+from sim.files import ConfigError, atomic_write_bytes, build, read_toml, show, table
 from sim.tables import MAX_CURVE, MAX_GEARS
 
 
@@ -112,11 +111,13 @@ class Tire:
                             "wheel spin update: implicit in the tire force (stable at any substep count) or "
                             "the seed's explicit step (needs h rho^2 dFx/dkappa / (Iw max(|vx|, vMin)) < 2)")
     bx: float = num(8.0, "-", 0.1, 100.0, "Magic Formula longitudinal stiffness factor B")
-    cx: float = num(1.6, "-", 0.1, 3.0, "Magic Formula longitudinal shape factor C")
+    cx: float = num(1.6, "-", 0.1, 2.0, "Magic Formula longitudinal shape factor C (above 2 the force would "
+                                        "reverse at large slip and feed energy in)")
     dx: float = num(1.0, "-", 0.0, 3.0, "Magic Formula longitudinal peak factor D (peak = D mu Fz)")
     ex: float = num(0.2, "-", -10.0, 1.0, "Magic Formula longitudinal curvature factor E")
     by: float = num(8.0, "1/rad", 0.1, 100.0, "Magic Formula lateral stiffness factor B")
-    cy: float = num(1.4, "-", 0.1, 3.0, "Magic Formula lateral shape factor C")
+    cy: float = num(1.4, "-", 0.1, 2.0, "Magic Formula lateral shape factor C (above 2 the force would reverse "
+                                        "at large slip and feed energy in)")
     dy: float = num(1.0, "-", 0.0, 3.0, "Magic Formula lateral peak factor D (peak = D mu Fz)")
     ey: float = num(-0.5, "-", -10.0, 1.0, "Magic Formula lateral curvature factor E")
 
@@ -352,17 +353,22 @@ def validate(v: Vehicle, where: str = "vehicle") -> Vehicle:
 
 
 def field_info(path: str) -> dataclasses.Field:
-    """The dataclass field for a dotted path such as 'front_suspension.k'."""
-    gname, _, fname = path.partition(".")
+    """The dataclass field for a dotted path such as 'front_suspension.k' (ConfigError naming the groups
+    or the group's parameters when there is none)."""
+    gname, _, fname = str(path).partition(".")
     if gname not in GROUP_TYPES:
-        raise KeyError(path)
+        raise ConfigError(f"{path!r} is not a parameter; expected <group>.<name> with a group from "
+                          f"{', '.join(GROUP_TYPES)}")
     for f in fields(GROUP_TYPES[gname]):
         if f.name == fname:
             return f
-    raise KeyError(path)
+    raise ConfigError(f"{path!r} is not a parameter; {gname} has "
+                      f"{', '.join(f.name for f in fields(GROUP_TYPES[gname]))}")
 
 
 def get_value(v: Vehicle, path: str) -> Any:
+    """The value of one parameter (ConfigError for a path that names none)."""
+    field_info(path)
     gname, _, fname = path.partition(".")
     return getattr(getattr(v, gname), fname)
 
@@ -468,25 +474,6 @@ def vehicle_to_dict(v: Vehicle) -> dict:
         out[gname] = {f.name: (list(getattr(group, f.name)) if isinstance(getattr(group, f.name), tuple)
                                else getattr(group, f.name)) for f in fields(group)}
     return out
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write to a temporary file in the target folder, then rename over the target: the old file
-    survives any failure (no space, no permission, a crash half-way)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def save_vehicle(v: Vehicle, path: str | os.PathLike) -> None:

@@ -165,7 +165,9 @@ class Snapshot:
     body_telemetry: np.ndarray | None = None
 
 
+WATCH_EVERY = 60            # steps: Simulation.run checks at least this often
 WATCH_SPEED = 150.0         # m/s: faster than any car here
+WATCH_DEEP_TIME = 0.5      # s: a body deeper in the ground than a wheel radius for this long has sunk in
 WATCH_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
 WATCH_POWER_FACTOR = 1.5    # -: the energy budget grows at this times the engine's peak power ...
 WATCH_POWER_SLACK = 50e3    # W: ... plus this (moving platforms, rounding)
@@ -399,6 +401,18 @@ class Simulation:
         for i in (range(self.n) if index is None else [index]):
             self._pending[i] = vehicle
 
+    def set_substeps(self, substeps: int) -> None:
+        """Take `substeps` substeps per step from the next step on (1..MAX_SUBSTEPS); refused with a
+        ConfigError when some vehicle's parameters would be unstable at the new substep (sim.advisor)."""
+        if isinstance(substeps, bool) or not isinstance(substeps, (int, np.integer)) \
+                or not 1 <= substeps <= MAX_SUBSTEPS:
+            raise ValueError(f"substeps = {substeps!r} is not allowed; expected a whole number in "
+                             f"[1, {MAX_SUBSTEPS}]")
+        if self.check_stability:
+            for car in {id(c): c for c in [self.next_params(i) for i in range(self.n)]}.values():
+                advisor.check(car, self.dt, int(substeps))
+        self.substeps = int(substeps)
+
     def next_params(self, index: int = 0) -> Vehicle:
         """The parameters vehicle `index` will use from the next step on: the ones set_params asked for,
         or those in use."""
@@ -529,6 +543,8 @@ class Simulation:
             self._power = np.array([max_power(car) for car in self.params])
             self._mass = np.array([car.chassis.mass for car in self.params])
             self._radius = np.array([min(car.front_tire.radius, car.rear_tire.radius) for car in self.params])
+            self._deep_since = np.full(self.n, np.nan)
+        self._deep_since[idx] = np.nan
         for v in idx:
             self.health[v] = ""
             self._reported.discard(int(v))
@@ -558,6 +574,9 @@ class Simulation:
                 (self.time - self._time0) + self._mass * self.world.gravity * WATCH_ENERGY_HEIGHT
             energy = self._energy()
         finite = np.isfinite(b).all(axis=1) & np.isfinite(self.tables.wheel_state).all(axis=(1, 2))
+        # a crash may press the soft hull penalty deep for a moment; a body that stays deep is sinking
+        deep = depth > self._radius
+        self._deep_since = np.where(deep, np.fmin(self._deep_since, self.time), np.nan)
         for v in range(self.n):
             if self.health[v]:
                 continue
@@ -567,8 +586,9 @@ class Simulation:
                 self.health[v] = f"a speed of {speed[v]:.0f} m/s (no car reaches {WATCH_SPEED:g})"
             elif spin[v] > WATCH_SPIN:
                 self.health[v] = f"a body spin of {spin[v]:.0f} rad/s (no car reaches {WATCH_SPIN:g})"
-            elif depth[v] > self._radius[v]:
-                self.health[v] = f"the body {depth[v]:.2f} m inside the ground (deeper than a wheel radius)"
+            elif deep[v] and self.time - self._deep_since[v] >= WATCH_DEEP_TIME:
+                self.health[v] = (f"the body {depth[v]:.2f} m inside the ground for {WATCH_DEEP_TIME:g} s (deeper "
+                                  f"than a wheel radius)")
             elif energy[v] > budget[v]:
                 self.health[v] = (f"{(energy[v] - self._energy0[v]) / 1000:.0f} kJ gained since the reset, more "
                                   f"than the engine and gravity could give")
@@ -623,14 +643,17 @@ class Simulation:
             self._announce()
         t = self.tables
         planes, boxes, hf_meta, hf_z, surf_mu = self._world_tables
-        run_batch(t.vehicle_params, t.wheel_params, t.hull_points, trace, t.body_state, t.drive_state,
-                  t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta, hf_z,
-                  surf_mu, self._gravity, self.time, self.dt, self.substeps)
-        if len(trace):
-            t.controls[:] = trace[-1]
-        self.steps += len(trace)
-        self.time = self.steps * self.dt
-        self._watch()
+        # with a watchdog, in pieces of WATCH_EVERY steps: a blow-up stops the run soon after it starts
+        piece = WATCH_EVERY if self.watchdog is not False else max(1, len(trace))
+        for k in range(0, len(trace), piece):
+            part = trace[k:k + piece]
+            run_batch(t.vehicle_params, t.wheel_params, t.hull_points, part, t.body_state, t.drive_state,
+                      t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta,
+                      hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
+            t.controls[:] = part[-1]
+            self.steps += len(part)
+            self.time = self.steps * self.dt
+            self._watch()
 
     # ------------------------------------------------------------------------------------------------
     def snapshot(self, telemetry: bool = False) -> Snapshot:

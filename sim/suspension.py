@@ -16,14 +16,26 @@ import math
 
 from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC
-from sim.tables import NW, W_A, W_CX, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
+from sim.tables import NW, W_A, W_CX, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
     W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
     WS_STEER
 from sim.vec import add, cross, dot, get3w, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
+A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 ALONG_NORMAL, ALONG_AXIS = 0, 1
 FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
+
+
+@leaf
+def support_fade(s, a, r):
+    """How much of the suspension force the ground can take, 0..1: all of it until the anchor is within
+    one wheel radius of the contact plane (s < r, the wheel deep in the body) or the suspension axis is
+    within twice A_MIN of lying in it (a < 2 A_MIN); then linearly less, to none at s = 0 or a = A_MIN,
+    where the body collision takes over. Without the fade the force would jump from nothing to the bump
+    stop's full push where the query starts to count, and a body crossing that line would gain energy
+    (docs/physics.md §14)."""
+    return max(0.0, min(1.0, s / r)) * max(0.0, min(1.0, (a - A_MIN) / A_MIN))
 
 
 @leaf
@@ -101,6 +113,9 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         l_raw = max(wheel_scratch[v, i, W_LRAW], wheel_params[v, i, WP_LMIN] - wheel_params[v, i, WP_R])
         fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X], x_dot,
                                   wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
+        fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])
+        fs *= fade
+        fz *= fade
         wheel_scratch[v, i, W_XDOT] = x_dot
         wheel_scratch[v, i, W_FS] = fs
         wheel_scratch[v, i, W_FZ] = fz

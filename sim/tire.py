@@ -14,6 +14,7 @@ from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC = 0, 1
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
+LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
 TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
 
 
@@ -80,8 +81,9 @@ def limited_slope(fx_raw, fy_raw, slope_raw, mu, fz):
 @leaf
 def load_factor(sensitivity, fz0, fz):
     """The peak friction's change with load: 1 + sensitivity (Fz - Fz0) / Fz0, kept above LOAD_FACTOR_MIN
-    (tires lose friction coefficient as the load grows: sensitivity < 0)."""
-    return max(LOAD_FACTOR_MIN, 1.0 + sensitivity * (fz - fz0) / fz0)
+    (tires lose friction coefficient as the load grows: sensitivity < 0). Like a tire file's FZMAX, the
+    fit is not extrapolated past LOAD_RANGE_MAX Fz0: a load spike cannot multiply the friction itself."""
+    return max(LOAD_FACTOR_MIN, 1.0 + sensitivity * (min(fz, LOAD_RANGE_MAX * fz0) - fz0) / fz0)
 
 
 @leaf

@@ -149,5 +149,5 @@ def test_scripted_single_drive_hash():
 # judged by road speed, launch control, tires from data, rolling resistance at full size down to the
 # static friction); issue 8's restructuring left the earlier
 # f89b3e4e... / a8a50ec8... unchanged.
-BATCH_HASH = "1157b8c90b5a904f34b595e9f93811d6b7806e469d3151d5b5988dba503729bd"
+BATCH_HASH = "c4e8731366ac476f8c7a92a84f003a69e3db7b9d6f890e5cc14701900ba00159"
 SINGLE_HASH = "23ac1745f4703a803bc829e8116d1fd6e3d20259d033da80725db1c4f78be55a"
