@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from pathlib import Path
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -51,12 +52,22 @@ def main(argv: list[str] | None = None) -> int:
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
         return 2
+    if not 1 <= args.substeps <= sim.MAX_SUBSTEPS:
+        print(f"contactpatch: --substeps {args.substeps} is not allowed; expected 1 to "
+              f"{sim.MAX_SUBSTEPS}", file=sys.stderr)
+        return 2
     if args.screenshot and args.quit_after is None:
         print("contactpatch: --screenshot needs --quit-after (the screenshot is the last frame)", file=sys.stderr)
         return 2
 
     import pygame
-    from app.window import App
+    from app.window import App, data_dir
+    from config import CONFIG_DIR
+    from sim.files import clean_stale_temps
+    # what saves interrupted by a kill left behind (presets, worlds, the default save folder, the app's data)
+    for folder in {CONFIG_DIR / "vehicles", CONFIG_DIR / "worlds", CONFIG_DIR, Path.cwd(), data_dir(),
+                   *(Path(p).resolve().parent for p in (args.record, args.screenshot) if p)}:
+        clean_stale_temps(folder)
     try:
         window = App(car, world, size=args.size, fullscreen=args.fullscreen, fps=args.fps, frame_dt=args.frame_dt,
                      record=args.record, replay=replay, quit_after=args.quit_after, screenshot=args.screenshot,

@@ -1,6 +1,6 @@
 """Fuzzing the two edges where users push hardest: files and parameters. `python -m app.fuzz`
 
-    python -m app.fuzz files  [--n 1000] [--seed 1]   malformed vehicle, world, bindings, trace files
+    python -m app.fuzz files  [--n 1000] [--seed 1]   malformed vehicle, world, bindings, trace and layout files
     python -m app.fuzz params [--n 2000] [--seed 1]   random in-range parameter sets, 10 s of aggressive
                                                       random driving each on the proving ground
 
@@ -27,7 +27,11 @@ from app.input import load_bindings
 from app.session import Trace, ground_height
 from config import CONFIG_DIR
 from sim import params as P
+from ui import layout
 
+LAYOUT = ("[Window][Tuning]\nPos=10,120\nSize=400,450\nCollapsed=0\n\n[Window][Telemetry]\nPos=860,30\n"
+          "Size=410,300\nCollapsed=0\n\n[Docking][Data]\nDockSpace ID=0x8B93E3BD Window=0xA787BDB4 Pos=0,0 "
+          "Size=1280,720\n")
 MAX_SPEED = 120.0          # m/s: no car here goes faster
 MAX_HEIGHT = 21.25         # m: 20 m above the proving ground's highest point (the 1.25 m ramp lip)
 DT = 1.0 / 240.0
@@ -47,6 +51,7 @@ def sources() -> dict[str, tuple[str, callable]]:
         "world": ((CONFIG_DIR / "worlds" / "proving_ground.toml").read_text(), sim.load_world),
         "bindings": ((CONFIG_DIR / "bindings.toml").read_text(), load_bindings),
         "trace": (trace, Trace.load),
+        "layout": (LAYOUT, layout.read),
     }
 
 
@@ -101,7 +106,7 @@ def mutate(text: str, rng: random.Random) -> bytes:
 
 
 def fuzz_files(n: int, seed: int, folder: Path | None = None, verbose: bool = False) -> dict[str, int]:
-    """Mutate the four kinds of files n times in all; count loaded / refused / failed. A refusal must be a
+    """Mutate the five kinds of files n times in all; count loaded / refused / failed. A refusal must be a
     sim.ConfigError whose message is one line naming the file."""
     rng = random.Random(seed)
     counts = {"loaded": 0, "refused": 0, "failed": 0}
@@ -113,7 +118,7 @@ def fuzz_files(n: int, seed: int, folder: Path | None = None, verbose: bool = Fa
             kind = names[k % len(names)]
             text, loader = kinds[kind]
             data = mutate(text, rng)
-            path = folder / f"fuzz{k}.{'json' if kind == 'trace' else 'toml'}"
+            path = folder / f"fuzz{k}.{ {'trace': 'json', 'layout': 'ini'}.get(kind, 'toml')}"
             path.write_bytes(data)
             try:
                 loader(path)

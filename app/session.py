@@ -4,99 +4,17 @@ The window (app/window.py) feeds it frame times and controls; tests drive it dir
 """
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 import sim
 from app.loop import FixedStepLoop
-from sim import files
+from app.trace import TRACE_COLUMNS, TRACE_FORMAT, Trace  # noqa: F401  (where the app and tests look for them)
 from render.interp import Pose, blend, capture
 
-TRACE_FORMAT = "contactpatch-trace-2"
-TRACE_COLUMNS = sim.CONTROL_COLUMNS + ("reset",)
-# format 1 (before the control row was shared with Simulation.run) put reset fifth
-LEGACY_COLUMNS = ("throttle", "brake", "steer", "handbrake", "reset", "clutch", "shift", "gear", "abs", "tc")
-TRACE_DEFAULTS = dict(zip(sim.CONTROL_COLUMNS, sim.CONTROL_DEFAULTS), reset=0.0)
 SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
-
-
-@dataclass
-class Trace:
-    """Controls per physics step, one row each in TRACE_COLUMNS order: the control row that
-    `sim.Controls.from_row` and `Simulation.run` read (CONTROL_COLUMNS), then reset (1 = reset the car
-    before this step). Shorter rows are completed with the defaults (no clutch, shift or gear request,
-    aids off, no reset)."""
-    dt: float
-    substeps: int
-    vehicle: str
-    world: str
-    rows: list[list[float]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.rows = [complete_row(r, TRACE_COLUMNS) for r in self.rows]
-
-    def append(self, controls: sim.Controls, reset: bool) -> None:
-        self.rows.append([float(x) for x in controls.row()] + [1.0 if reset else 0.0])
-
-    def controls(self, k: int) -> sim.Controls:
-        return sim.Controls.from_row(self.rows[k][:len(sim.CONTROL_COLUMNS)])
-
-    def reset(self, k: int) -> bool:
-        return self.rows[k][-1] > 0.5
-
-    def control_rows(self) -> np.ndarray:
-        """(K, CT_N) control rows, ready for Simulation.run (resets left out)."""
-        n = len(sim.CONTROL_COLUMNS)
-        return np.array([r[:n] for r in self.rows], dtype=float).reshape(len(self.rows), n)
-
-    def save(self, path: str | Path) -> None:
-        data = {"format": TRACE_FORMAT, "dt": self.dt, "substeps": self.substeps, "vehicle": self.vehicle,
-                "world": self.world, "columns": list(TRACE_COLUMNS), "steps": self.rows}
-        sim.atomic_write_bytes(path, json.dumps(data, separators=(",", ":")).encode())
-
-    @classmethod
-    def load(cls, path: str | Path) -> "Trace":
-        data = files.read_json(path, "trace")
-        return files.build(path, "trace", lambda: cls.from_dict(data, str(path)))
-
-    @classmethod
-    def from_dict(cls, data, path: str) -> "Trace":
-        fmt = data.get("format") if isinstance(data, dict) else None
-        if fmt not in (TRACE_FORMAT, "contactpatch-trace-1"):
-            raise sim.ConfigError(f"{path}: format = {fmt!r} is not allowed; expected {TRACE_FORMAT!r} "
-                                  f"(a file saved with --record)")
-        columns = data.get("columns", LEGACY_COLUMNS if fmt == "contactpatch-trace-1" else TRACE_COLUMNS)
-        if not isinstance(columns, list | tuple) or any(c not in TRACE_DEFAULTS for c in columns) \
-                or len(set(columns)) != len(columns):
-            raise sim.ConfigError(f"{path}: columns = {columns!r} is not allowed; expected distinct names from "
-                                  f"{', '.join(TRACE_COLUMNS)}")
-        dt, substeps = data.get("dt"), data.get("substeps")
-        if isinstance(dt, bool) or not isinstance(dt, int | float) or not (math.isfinite(dt) and dt > 0.0):
-            raise sim.ConfigError(f"{path}: dt = {dt!r} is not allowed; expected a positive number of seconds")
-        if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
-            raise sim.ConfigError(f"{path}: substeps = {substeps!r} is not allowed; expected an integer >= 1")
-        rows = data.get("steps")
-        if not isinstance(rows, list):
-            raise sim.ConfigError(f"{path}: steps must be a list of rows [{', '.join(columns)}]")
-        for k, r in enumerate(rows):
-            if not (isinstance(r, list) and 1 <= len(r) <= len(columns) and all(
-                    isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in r)):
-                raise sim.ConfigError(f"{path}: steps[{k}] = {r!r} is not allowed; expected 1 to {len(columns)} "
-                                      f"finite numbers [{', '.join(columns)}]")
-        vehicle = files.string(path, "vehicle", data.get("vehicle"))
-        world = files.string(path, "world", data.get("world"))
-        ordered = [[dict(zip(columns, r)).get(c, TRACE_DEFAULTS[c]) for c in TRACE_COLUMNS] for r in rows]
-        return cls(float(dt), substeps, vehicle, world, ordered)
-
-
-def complete_row(row, columns) -> list[float]:
-    """A row of the first len(row) `columns`, completed with their defaults."""
-    return [float(x) for x in row] + [TRACE_DEFAULTS[c] for c in columns[len(row):]]
 
 
 class Rewind:
@@ -243,6 +161,23 @@ class Session:
     @property
     def replaying(self) -> bool:
         return self.replay is not None and self.replay_pos < len(self.replay.rows)
+
+    # -- substeps -----------------------------------------------------------------------------------
+    @property
+    def substeps_locked(self) -> str:
+        """Why the substeps cannot change now ("" when they can): a trace holds one substeps value."""
+        if self.recording is not None:
+            return f"a trace is being recorded at {self.recording.substeps} substeps"
+        if self.replaying:
+            return f"a trace recorded at {self.replay.substeps} substeps is being replayed"
+        return ""
+
+    def set_substeps(self, substeps: int) -> None:
+        """Substeps per physics step from the next step on: ConfigError while a trace is recorded or
+        replayed or when the car would be unstable (sim.advisor), ValueError out of range."""
+        if self.substeps_locked:
+            raise sim.ConfigError(f"substeps stay at {self.sim.substeps} while {self.substeps_locked}")
+        self.sim.set_substeps(substeps)
 
     # -- the frame ----------------------------------------------------------------------------------
     def frame(self, frame_time: float, controls_for_step: Callable[[float], sim.Controls]) -> float:

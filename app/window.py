@@ -5,6 +5,7 @@ Only this module knows pygame's event loop, the GL context and the simulation at
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -23,6 +24,7 @@ from render.scene import SceneRenderer
 from render.text import TextPanel
 from imgui_bundle import imgui, implot
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
+from ui import layout
 from ui.overlay import Overlay
 
 HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
@@ -112,15 +114,19 @@ class App:
         io = imgui.get_io()
         if hasattr(imgui.ConfigFlags_, "docking_enable"):
             io.config_flags |= imgui.ConfigFlags_.docking_enable
-        ini = data_dir() / "imgui.ini"
-        try:
-            ini.parent.mkdir(parents=True, exist_ok=True)
-            io.set_ini_filename(str(ini))
-        except OSError:
-            io.set_ini_filename("")
+        # read and written by ui/layout.py (a damaged file gets a message and the default layout)
+        self.ini = data_dir() / "imgui.ini"
+        io.set_ini_filename("")
+        saved, layout_problem = layout.load(self.ini)
+        if saved:
+            imgui.load_ini_settings_from_memory(saved)
+        self.layout_problem = ""                         # the last save's failure, told once
+        if layout_problem:
+            print(f"contactpatch: {layout_problem}", file=sys.stderr)
+            self.notices.append((time.monotonic() + 12.0, layout_problem))
         self.gui_renderer = ModernGLRenderer(self.ctx)
         self.gui_input = PygameInput()
-        self.overlay = Overlay(self.session, ini_path=ini)
+        self.overlay = Overlay(self.session, ini_path=self.ini)
         self.overlay.visible = overlay
         self.session.on_step.append(self.overlay.after_step)
 
@@ -280,6 +286,19 @@ class App:
             self.help_window()
         imgui.render()
         self.gui_renderer.render(imgui.get_draw_data())
+        if io.want_save_ini_settings:                    # ImGui asks (at most every io.ini_saving_rate s)
+            self.save_layout()
+            io.want_save_ini_settings = False
+
+    def save_layout(self) -> None:
+        try:
+            self.ini.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        problem = layout.save(self.ini, imgui.save_ini_settings_to_memory())
+        if problem and problem != self.layout_problem:
+            self.notice(problem)
+        self.layout_problem = problem
 
     # -- main loop ----------------------------------------------------------------------------------
     def run(self) -> int:
@@ -316,7 +335,8 @@ class App:
             except OSError as exc:
                 print(f"contactpatch: could not save the input trace to {self.record_path}: {exc}")
         try:
-            imgui.destroy_context(self.imgui_context)      # also writes the overlay's layout
+            self.save_layout()
+            imgui.destroy_context(self.imgui_context)
         except Exception:
             pass
         pygame.quit()

@@ -181,3 +181,109 @@ def test_driving_keys_reach_the_car_with_the_overlay_open(gui):
             assert not gi.handle(pygame.event.Event(pygame.KEYUP, key=key, mod=0, unicode="", scancode=0))
     finally:
         pygame.display.quit()
+
+
+UNSTABLE_PITCH = 50.0          # kg m^2: too little pitch inertia for the hatchback's hull friction at 8 substeps
+
+
+def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui):
+    s, o = make()
+    before = o.params
+    r = sim.advisor.report(sim.with_value(before, "chassis.inertia_pitch", UNSTABLE_PITCH), s.sim.dt, 8)
+    assert not r.stable and 8 < r.substeps_needed <= 1000
+    why = o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)                 # refused, not raised
+    assert "chassis.inertia_pitch" in why and str(r.substeps_needed) in why
+    assert o.params is before and o.fixes["chassis.inertia_pitch"] == (UNSTABLE_PITCH, r.substeps_needed)
+    s.frame(1 / 60, lambda dt: sim.Controls())
+    assert s.sim.vehicle.chassis.inertia_pitch == before.chassis.inertia_pitch and s.sim.substeps == 8
+    imgui.get_io().display_size = (1280, 9000)
+    imgui.new_frame()
+    imgui.set_next_window_size((400, 8800))
+    imgui.begin("Tuning")
+    imgui.set_next_item_open(True)
+    o.stability_section()
+    imgui.set_next_item_open(True)
+    if imgui.collapsing_header("chassis"):
+        for f in sim.params.fields(sim.params.GROUP_TYPES["chassis"]):
+            o.field_editor(o.params, "chassis", f)                        # the refusal and its button, no crash
+    imgui.end()
+    imgui.render()
+    gui.render(imgui.get_draw_data())
+
+
+def test_use_n_substeps_and_apply_makes_the_refused_edit_stable(gui):
+    s, o = make()
+    o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
+    n = o.fixes["chassis.inertia_pitch"][1]
+    assert o.apply_with_substeps("chassis.inertia_pitch") is None
+    assert s.sim.substeps == n and "chassis.inertia_pitch" not in o.errors
+    for _ in range(3):
+        s.frame(1 / 60, lambda dt: sim.Controls(throttle=0.5))
+    assert s.sim.vehicle.chassis.inertia_pitch == UNSTABLE_PITCH and not s.blown_up
+    assert sim.advisor.report(s.sim.vehicle, s.sim.dt, n).stable
+    assert not sim.advisor.report(s.sim.vehicle, s.sim.dt, n - 1).stable    # the fewest that do
+    assert o.stability().stable and o.stability().substeps == n
+    why = o.set_substeps(8)                                                 # back to 8: unstable again
+    assert why and "chassis.inertia_pitch" in why and s.sim.substeps == n
+    assert o.set_substeps(0) and s.sim.substeps == n                        # out of range
+
+
+def test_the_substeps_stay_while_a_trace_is_recorded(gui):
+    s, o = make()
+    s.start_recording()
+    o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
+    assert o.session.substeps_locked
+    assert o.apply_with_substeps("chassis.inertia_pitch") is not None
+    assert s.sim.substeps == 8 == s.recording.substeps and o.params.chassis.inertia_pitch != UNSTABLE_PITCH
+    assert o.set_substeps(16) and s.sim.substeps == 8
+    assert "chassis.inertia_pitch" in o.fixes                              # offered again once recording stops
+    frame(o, gui)
+
+
+def test_a_fix_needing_more_substeps_than_allowed_is_refused_and_withdrawn(gui):
+    s, o = make()
+    o.apply("chassis.inertia_pitch", 1.0)
+    n = o.fixes["chassis.inertia_pitch"][1]
+    assert n == sim.advisor.report(sim.with_value(o.params, "chassis.inertia_pitch", 1.0), s.sim.dt, 8).substeps_needed
+    o.fixes["chassis.inertia_pitch"] = (1.0, 10 ** 9)                      # as for a part no step fixes
+    why = o.apply_with_substeps("chassis.inertia_pitch")
+    assert why and "chassis.inertia_pitch" in why and s.sim.substeps == 8
+    assert o.params.chassis.inertia_pitch != 1.0 and "chassis.inertia_pitch" not in o.fixes
+
+
+def test_load_and_revert_refused_by_the_advisor_keep_the_params(gui, tmp_path):
+    s, o = make()
+    path = tmp_path / "light.toml"
+    sim.save_vehicle(sim.with_value(o.params, "chassis.inertia_pitch", UNSTABLE_PITCH), path)
+    before = o.params
+    assert not o.load(str(path))
+    assert "not loaded" in o.status and "chassis.inertia_pitch" in o.status
+    assert o.params is before and o.baseline is before
+    o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
+    o.apply_with_substeps("chassis.inertia_pitch")
+    o.baseline = sim.with_value(before, "chassis.inertia_pitch", 10.0)      # unstable even at the new step
+    tuned = o.params
+    o.revert("chassis.inertia_pitch")
+    assert o.params is tuned and "chassis.inertia_pitch" in o.errors
+    o.revert()
+    assert o.params is tuned and "not reverted" in o.status
+
+
+def test_the_stability_summary_follows_the_params_and_substeps(gui):
+    s, o = make()
+    frame(o, gui)
+    r = o.stability()
+    assert o.stability() is r                                               # cached between frames
+    expected = sim.advisor.report(o.params, s.sim.dt, 8)
+    assert r.stable and r.worst.margin == expected.worst.margin
+    o.apply("front_suspension.k", 50000.0)
+    r2 = o.stability()
+    assert r2 is not r and r2.items == sim.advisor.report(o.params, s.sim.dt, 8).items
+    assert o.set_substeps(4) is None and o.stability().h == s.sim.dt / 4
+    lo, hi = o.stable_range("chassis.inertia_pitch")
+    assert lo <= o.params.chassis.inertia_pitch <= hi
+    assert sim.advisor.report(sim.with_value(o.params, "chassis.inertia_pitch", lo), s.sim.dt, 4).stable
+    assert not sim.advisor.report(sim.with_value(o.params, "chassis.inertia_pitch", lo * 0.9), s.sim.dt, 4).stable
+    assert o.stable_range("chassis.inertia_pitch") == (lo, hi)              # cached
+    assert f"{lo:.4g}" in o.range_tip("chassis.inertia_pitch", "kg m^2")    # the hover tooltip builds
+    frame(o, gui)

@@ -16,6 +16,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 import sim
+from sim import advisor
 from sim import params as P
 from sim.diagnosis import GRIP, NO_LOAD, SATURATED, STATE_NAMES, WEAK, GripMonitor, force_was_cut, tire_curve
 
@@ -33,6 +34,23 @@ ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", 
         ("Fx raw", "Fx_raw", "N", 1.0), ("Fy raw", "Fy_raw", "N", 1.0), ("Fx", "Fx", "N", 1.0),
         ("Fy", "Fy", "N", 1.0), ("grip scale", "grip_scale", "-", 1.0), ("T drive", "T_drive", "N m", 1.0),
         ("T brake", "T_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0), ("mu", "mu", "-", 1.0)]
+
+
+RED = (1.0, 0.45, 0.4, 1.0)
+AMBER = (0.95, 0.75, 0.30, 1.0)
+GREEN = (0.40, 0.85, 0.40, 1.0)
+GREY = (0.60, 0.60, 0.62, 1.0)
+LOW_MARGIN = 2.0          # a parameter whose margin is below this gets its margin shown beside its field
+
+
+def margin_color(margin: float) -> tuple[float, float, float, float]:
+    return RED if margin < advisor.REQUIRED_MARGIN else AMBER if margin < LOW_MARGIN else GREEN
+
+
+def text_wrapped_colored(color, text: str) -> None:
+    imgui.push_style_color(imgui.Col_.text, color)
+    imgui.text_wrapped(text)
+    imgui.pop_style_color()
 
 
 CHANNELS = {"speed": ("km/h", 1), "rpm": ("rpm", 1), "Fz": ("N", 4), "kappa": ("-", 4), "alpha": ("deg", 4),
@@ -80,6 +98,11 @@ class Overlay:
         self.visible = True
         self.baseline: sim.Vehicle = session.sim.vehicle      # the loaded preset, for "changed" marks
         self.errors: dict[str, str] = {}                      # field path -> why the last edit was refused
+        self.fixes: dict[str, tuple[object, int]] = {}        # field path -> (refused value, substeps it needs)
+        self.substeps_error = ""
+        self._report: tuple[sim.Vehicle, int, advisor.Report, dict[str, float]] | None = None
+        self._ranges_for: tuple[sim.Vehicle, int] | None = None
+        self._ranges: dict[str, tuple[float, float] | None] = {}
         self.status = ""
         self.file_path = str(Path.cwd() / f"{self.baseline.name}-tuned.toml")
         self.monitor = GripMonitor()
@@ -102,15 +125,59 @@ class Overlay:
 
     def apply(self, path: str, value) -> str | None:
         """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
-        invalid value was refused (and keeps the old one), or None."""
+        invalid or unstable value was refused (and keeps the old one), or None. For an unstable one the
+        substeps that would make it stable are kept in `fixes`."""
+        self.fixes.pop(path, None)
         try:
             new = P.with_value(self.params, path, value)
         except sim.ConfigError as exc:
-            self.errors[path] = str(exc).split(": ", 1)[-1]
+            self.errors[path] = self._reason(exc)
+            return self.errors[path]
+        try:
+            self._use(new)
+        except sim.ConfigError as exc:
+            self.errors[path] = self._reason(exc)
+            s = self.session.sim
+            r = advisor.report(new, s.dt, s.substeps)
+            if not r.stable:
+                self.fixes[path] = (value, r.substeps_needed)
             return self.errors[path]
         self.errors.pop(path, None)
-        self._use(new)
         return None
+
+    def apply_with_substeps(self, path: str) -> str | None:
+        """Take the substeps that make the refused edit of `path` stable, then apply it. Returns why
+        either was refused (substeps and parameters then stay as they were), or None."""
+        value, n = self.fixes[path]
+        old = self.session.sim.substeps
+        try:
+            self.session.set_substeps(n)
+        except (sim.ConfigError, ValueError) as exc:
+            self.errors[path] = f"{self.errors.get(path, '')}; and {self._reason(exc)}".lstrip("; ")
+            if not isinstance(exc, sim.ConfigError):        # more substeps than the simulation allows
+                self.fixes.pop(path, None)
+            return self.errors[path]
+        why = self.apply(path, value)
+        if why is not None:
+            self.session.sim.set_substeps(old)          # the parameters did not change: stable as before
+        else:
+            self.substeps_error = ""
+        return why
+
+    def set_substeps(self, n: int) -> str | None:
+        """Change the substeps from the next step; returns why they were refused, or None."""
+        try:
+            self.session.set_substeps(n)
+        except (sim.ConfigError, ValueError) as exc:
+            self.substeps_error = self._reason(exc)
+            return self.substeps_error
+        self.substeps_error = ""
+        return None
+
+    def _reason(self, exc: Exception) -> str:
+        """The message without the leading car name."""
+        text, prefix = str(exc), f"{self.params.name}: "
+        return text[len(prefix):] if text.startswith(prefix) else text
 
     def _use(self, new: sim.Vehicle) -> None:
         self.session.sim.set_params(new)
@@ -120,8 +187,13 @@ class Overlay:
     def revert(self, path: str | None = None) -> None:
         """Back to the loaded preset's value for one field, or for all with path None."""
         if path is None:
+            try:
+                self._use(self.baseline)
+            except sim.ConfigError as exc:
+                self.status = f"not reverted: {exc}"
+                return
             self.errors.clear()
-            self._use(self.baseline)
+            self.fixes.clear()
         else:
             self.apply(path, P.get_value(self.baseline, path))
 
@@ -137,14 +209,39 @@ class Overlay:
     def load(self, name_or_path: str) -> bool:
         try:
             car = sim.load_vehicle(name_or_path)
+            self._use(car)
         except sim.ConfigError as exc:
             self.status = f"not loaded: {exc}"
             return False
         self.baseline = car
         self.errors.clear()
-        self._use(car)
+        self.fixes.clear()
         self.status = f"loaded {name_or_path}"
         return True
+
+    # -- stability -----------------------------------------------------------------------------------
+    def stability(self) -> advisor.Report:
+        """The advisor's report on the next parameters at the current step, recomputed when either changes."""
+        car, s = self.params, self.session.sim
+        if self._report is None or self._report[0] is not car or self._report[1] != s.substeps:
+            r = advisor.report(car, s.dt, s.substeps)
+            self._report = (car, s.substeps, r, advisor.fields_of_report(r))
+        return self._report[2]
+
+    def margin_of(self, path: str) -> float | None:
+        """The smallest margin of the parts that `path` drives, or None if it drives none."""
+        self.stability()
+        return self._report[3].get(path)
+
+    def stable_range(self, path: str) -> tuple[float, float] | None:
+        """The stable interval of `path` at the current step (None: no value is), computed once per
+        parameters, substeps and path."""
+        car, s = self.params, self.session.sim
+        if self._ranges_for is None or self._ranges_for[0] is not car or self._ranges_for[1] != s.substeps:
+            self._ranges_for, self._ranges = (car, s.substeps), {}
+        if path not in self._ranges:
+            self._ranges[path] = advisor.stable_range(car, path, s.dt, s.substeps)
+        return self._ranges[path]
 
     # -- per step -----------------------------------------------------------------------------------
     def after_step(self) -> None:
@@ -280,11 +377,14 @@ class Overlay:
         imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((400, h - 270), imgui.Cond_.first_use_ever)
         if self.begin("Tuning"):
+            self.stability_section()
+            imgui.separator()
             car = self.params
             presets = config_presets()
+            before = self.preset_index
             changed_preset, self.preset_index = imgui.combo("preset", self.preset_index, presets)
-            if changed_preset:
-                self.load(presets[self.preset_index])
+            if changed_preset and not self.load(presets[self.preset_index]):
+                self.preset_index = before
             _, self.file_path = imgui.input_text("file", self.file_path)
             if imgui.button("save"):
                 self.save(self.file_path)
@@ -303,6 +403,82 @@ class Overlay:
                 for f in fields(gtype):
                     self.field_editor(car, gname, f)
         imgui.end()
+
+    def stability_section(self):
+        """The least stable part, the substeps, and every part's margin (sim.advisor)."""
+        s = self.session.sim
+        r = self.stability()
+        w = r.worst
+        imgui.text("stability:")
+        imgui.same_line()
+        imgui.text_colored(margin_color(w.margin), f"margin {w.margin:.3g}")
+        imgui.same_line()
+        imgui.text_disabled(f"(needs {advisor.REQUIRED_MARGIN:g})")
+        text_wrapped_colored(GREY, f"least: {w.part}, {w.parameter}")
+        if not r.stable:
+            text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
+        locked = self.session.substeps_locked
+        imgui.begin_disabled(bool(locked))
+        imgui.set_next_item_width(100)
+        edited, n = imgui.input_int("substeps", s.substeps, 1, 10, imgui.InputTextFlags_.enter_returns_true)
+        imgui.end_disabled()
+        if edited and n != s.substeps:
+            self.set_substeps(n)
+        imgui.same_line()
+        imgui.text_disabled(f"of dt {s.dt * 1e3:.3g} ms: h {r.h * 1e3:.3g} ms")
+        if locked:
+            text_wrapped_colored(GREY, f"substeps fixed: {locked}")
+        if self.substeps_error:
+            text_wrapped_colored(RED, f"refused: {self.substeps_error}")
+        if imgui.tree_node(f"every part ({len(r.items)})###every part"):
+            flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
+            if imgui.begin_table("margins", 3, flags):
+                imgui.table_setup_column("part", imgui.TableColumnFlags_.width_stretch)
+                imgui.table_setup_column("margin", imgui.TableColumnFlags_.width_fixed)
+                imgui.table_setup_column("h max", imgui.TableColumnFlags_.width_fixed)
+                imgui.table_headers_row()
+                for item in sorted(r.items, key=lambda i: i.margin):
+                    imgui.table_next_row()
+                    imgui.table_next_column()
+                    imgui.text_wrapped(item.part)
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(f"{item.parameter}\n{item.why}")
+                    imgui.table_next_column()
+                    imgui.text_colored(margin_color(item.margin), f"{item.margin:7.3g}")
+                    imgui.table_next_column()
+                    imgui.text(f"{item.h_max * 1e3:.3g} ms")
+                imgui.end_table()
+            imgui.tree_pop()
+
+    def fix_button(self, path: str) -> None:
+        """Under an edit the advisor refused: take the substeps that make it stable, when allowed."""
+        s = self.session.sim
+        n = self.fixes[path][1]
+        locked = self.session.substeps_locked
+        if locked:
+            text_wrapped_colored(GREY, f"\"use {n} substeps\" is unavailable: {locked}")
+        else:
+            if imgui.small_button(f"use {n} substeps and apply"):
+                self.apply_with_substeps(path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"substeps {s.substeps} -> {n}: about {n / s.substeps:.3g} times the physics "
+                                  f"work per step")
+
+    def range_tip(self, path: str, unit: str) -> str:
+        """The stable range of `path` and its margin, for its tooltip."""
+        s = self.session.sim
+        at = f"at dt {s.dt * 1e3:.3g} ms / {s.substeps} substeps"
+        r = self.stable_range(path)
+        if r is None:
+            return f"no value is stable {at}"
+        m = P.field_info(path).metadata
+        lo = f"{r[0]:.4g}" + (" (allowed min)" if r[0] <= m["lo"] else "")
+        hi = f"{r[1]:.4g}" + (" (allowed max)" if r[1] >= m["hi"] else "")
+        margin = self.margin_of(path)
+        tip = f"stable {at}: {lo} to {hi} {unit}"
+        if margin is not None:
+            tip += f"\nmargin {margin:.3g} (needs {advisor.REQUIRED_MARGIN:g})"
+        return tip
 
     def field_editor(self, car, gname, f):
         path = f"{gname}.{f.name}"
@@ -323,8 +499,20 @@ class Overlay:
                                             imgui.InputTextFlags_.enter_returns_true)
             if edited and new != value:
                 self.apply(path, new)
+            hovered = imgui.is_item_hovered()
             imgui.same_line()
             imgui.text_disabled(m["unit"])
+            hovered |= imgui.is_item_hovered()
+            margin = self.margin_of(path)
+            if margin is not None and margin < LOW_MARGIN:
+                imgui.same_line()
+                imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
+                hovered |= imgui.is_item_hovered()
+            if hovered:
+                tip = f"{m['doc']}\nallowed: {P.describe_allowed(f)}"
+                if path in advisor.PARAMETERS:
+                    tip += "\n" + self.range_tip(path, m["unit"])
+                imgui.set_tooltip(tip)
         elif m["kind"] == "text":
             choices = list(m["choices"])
             imgui.set_next_item_width(130)
@@ -340,10 +528,12 @@ class Overlay:
                     self.apply(path, [float(x) for x in txt.replace(";", ",").split(",") if x.strip()])
                 except ValueError:
                     self.errors[path] = f"{txt!r} is not a list of numbers"
-        if imgui.is_item_hovered():
+        if m["kind"] != "num" and imgui.is_item_hovered():
             imgui.set_tooltip(f"{m['doc']}\nallowed: {P.describe_allowed(f)}")
         if path in self.errors:
-            imgui.text_colored((1.0, 0.45, 0.4, 1.0), f"refused: {self.errors[path]}")
+            text_wrapped_colored(RED, f"refused: {self.errors[path]}")
+            if path in self.fixes:
+                self.fix_button(path)
         imgui.pop_id()
 
     def time_panel(self, w, h):

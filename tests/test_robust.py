@@ -1,0 +1,285 @@
+"""Robust under tuning and bad input (issue 10): the stability advisor's limits are where the simulation
+really goes unstable, the watchdog catches a blow-up by its physics, and every bad file, control or
+argument gets one clear message. Small seeded samples of app/fuzz.py run here; `python -m app.fuzz`
+runs the large ones."""
+import math
+import os
+import stat
+
+import numpy as np
+import pytest
+
+import sim
+import sim.tables as T
+from app import fuzz
+from sim.params import with_value
+
+HATCH = sim.load_vehicle("hatchback")
+
+
+# -- the advisor against the simulation ---------------------------------------------------------------
+
+def margin_of(car, part, dt, substeps=1):
+    return {i.part: i.margin for i in sim.advisor.report(car, dt, substeps).items}[part]
+
+
+def predicted_limit(car, path, part, dt, lo, hi, falls=True):
+    """The value of `path` at which the advisor's margin for `part` is exactly 1 (no safety factor)."""
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        stable = margin_of(with_value(car, path, mid), part, dt) > 1.0
+        lo, hi = (mid, hi) if stable == falls else (lo, mid)
+    return math.sqrt(lo * hi)
+
+
+def actual_limit(unstable, lo, hi, steps=7):
+    """Bisection (log scale) between a stable lo and an unstable hi of a simulated instability test."""
+    assert not unstable(lo) and unstable(hi)
+    for _ in range(steps):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if unstable(mid) else (mid, hi)
+    return math.sqrt(lo * hi)
+
+
+def spring_car():
+    """The hatchback with feeble tires (so that the suspension is the stiff part) and a light front damper."""
+    car = HATCH
+    for axle in ("front", "rear"):
+        car = with_value(car, f"{axle}_tire.model", "linear")
+        car = with_value(car, f"{axle}_tire.ck", 100.0)
+        car = with_value(car, f"{axle}_tire.ca", 100.0)
+    return with_value(car, "front_suspension.c", 2000.0)
+
+
+def spring_grows(car, dt):
+    """Settle at rest with many substeps, then take one substep per step after a 1e-5 m/s nudge: does the
+    suspension's oscillation grow?"""
+    s = sim.Simulation(car, sim.World.flat(), dt=dt, substeps=200, watchdog=False, check_stability=False)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    s.run(np.zeros((int(3.0 / dt), 4)))
+    s.substeps = 1
+    s.tables.body_state[0, T.BS_VZ] += 1e-5
+    s.tables.body_state[0, T.BS_WY] += 1e-5
+    xs = []
+    for _ in range(int(1.0 / dt)):
+        s.run(np.zeros((1, 4)))
+        xs.append(s.telemetry.x.copy())
+    xs = np.array(xs)
+    return np.ptp(xs[-len(xs) // 6:], axis=0).max() > 1e-4       # a nudge of 1e-5 m/s moves it ~1e-7 m
+
+
+def test_the_advisors_spring_limit_is_where_the_simulation_goes_unstable():
+    dt = 1 / 60                     # one substep of 1/60 s puts the limit inside the spring's range
+    car = spring_car()
+    part = "suspension springs and dampers"
+    k_pred = predicted_limit(car, "front_suspension.k", part, dt, 1e3, 1e7)
+    k_real = actual_limit(lambda k: spring_grows(with_value(car, "front_suspension.k", k), dt),
+                          0.6 * k_pred, 1.6 * k_pred)
+    assert k_real == pytest.approx(k_pred, rel=0.2)
+
+
+def wheel_wobble(car, dt):
+    """The rear wheel's slip after 1 s of rolling slowly (below vMin) from a small spin nudge: the size of
+    its step-to-step alternation (its second difference)."""
+    s = sim.Simulation(car, sim.World.flat(), dt=dt, substeps=1, watchdog=False, check_stability=False)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=0.5, gear=0)
+    s.tables.wheel_state[0, 2, T.WS_OMEGA] += 0.01
+    kappa = []
+    for _ in range(int(1.0 / dt)):
+        s.run(np.zeros((1, 4)))
+        kappa.append(s.telemetry.kappa[2:].copy())
+    wobble = np.diff(np.array(kappa), 2, axis=0)
+    return np.ptp(wobble[-len(wobble) // 8:], axis=0).max()
+
+
+def test_the_advisors_wheel_update_limit_is_where_the_simulation_goes_unstable():
+    dt = 1 / 240
+    car = with_value(HATCH, "rear_tire.spin_update", "explicit")
+    part = "rear wheel spin (explicit update)"
+    iw_pred = predicted_limit(car, "rear_tire.wheel_inertia", part, dt, 0.01, 100.0, falls=False)
+    # by hand: h (dFx/dkappa) / vMin (rho^2 / Iw + 2 / m) = 2 with dFx/dkappa = B C D grip (load factor) Fz
+    t, ch = car.rear_tire, car.chassis
+    fz = ch.mass * 9.81 * (car.front_axle.x - ch.com_x) / car.wheelbase / 2
+    slope = t.bx * t.cx * t.dx * t.grip * (1 + t.load_sensitivity * (fz - t.nominal_load) / t.nominal_load) * fz
+    assert iw_pred == pytest.approx(t.radius ** 2 / (2 * t.v_min / (dt * slope) - 2 / ch.mass), rel=1e-6)
+    iw_real = actual_limit(lambda iw: wheel_wobble(with_value(car, "rear_tire.wheel_inertia", iw), dt) > 0.01,
+                           1.6 * iw_pred, 0.6 * iw_pred)
+    assert iw_real == pytest.approx(iw_pred, rel=0.2)
+
+
+def test_the_implicit_wheel_update_has_no_limit():
+    r = sim.advisor.report(with_value(HATCH, "rear_tire.wheel_inertia", 0.05), 1 / 240, 1)
+    assert not any("wheel spin" in i.part for i in r.items)
+
+
+def test_the_report_names_the_parameter_and_the_substeps_that_fix_it():
+    car = with_value(HATCH, "chassis.inertia_pitch", 1.0)
+    r = sim.advisor.report(car, 1 / 240, 8)
+    assert not r.stable and r.worst.parameter == "chassis.inertia_pitch"
+    assert sim.advisor.report(car, 1 / 240, r.substeps_needed).stable
+    assert not sim.advisor.report(car, 1 / 240, r.substeps_needed - 1).stable
+    with pytest.raises(sim.ConfigError, match="chassis.inertia_pitch"):
+        sim.Simulation(car, sim.World.flat())
+    lo, hi = sim.advisor.stable_range(HATCH, "chassis.inertia_pitch", 1 / 240, 8)
+    assert lo < HATCH.chassis.inertia_pitch <= hi
+    assert sim.advisor.report(with_value(HATCH, "chassis.inertia_pitch", lo * 1.01), 1 / 240, 8).stable
+    assert not sim.advisor.report(with_value(HATCH, "chassis.inertia_pitch", lo * 0.95), 1 / 240, 8).stable
+
+
+@pytest.mark.parametrize("edits", [
+    {"chassis.inertia_pitch": 1.0},
+    {"chassis.inertia_roll": 1.0},
+    {"chassis.mass": 23756.0, "collision.damping": 2.22e6},
+    {"rear_suspension.l_max": 1.26, "rear_suspension.l0": 1.1, "rear_suspension.l_min": 1.03,
+     "rear_suspension.k": 9.7e6},
+])
+def test_the_reported_reproducers_give_a_message_or_a_sane_run(edits):
+    car = HATCH
+    for path, value in edits.items():
+        car = with_value(car, path, value)
+    try:
+        s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=8)
+    except sim.ConfigError as exc:
+        assert any(p in str(exc) for p in list(edits) + list(sim.advisor.INERTIA_NAMES))
+        return
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    s.run(np.zeros((480, 4)))
+    # standing: at rest, no higher than with the springs unloaded (rest_com_height), wheels down
+    assert np.linalg.norm(s.state.velocity) < 0.1 and 0.0 < s.state.position[2] <= sim.rest_com_height(car)
+    assert (s.telemetry.Fz > 0).all()
+
+
+# -- the watchdog ---------------------------------------------------------------------------------------
+
+def on_its_roof(s, v=0):
+    """Turn vehicle v upside down 1 m above the ground, at rest."""
+    b = s.tables.body_state
+    b[v, T.BS_QW:T.BS_QZ + 1] = (0.0, 1.0, 0.0, 0.0)
+    b[v, T.BS_PZ] = 1.0
+    b[v, T.BS_VX:T.BS_WZ + 1] = 0.0
+
+
+# a body-collision penalty the advisor refuses at this step (margin about 0.1)
+STIFF_HULL = with_value(with_value(HATCH, "collision.stiffness", 1e7), "collision.damping", 1e6)
+
+
+def test_the_watchdog_stops_a_blow_up_with_the_advisors_cause():
+    assert not sim.advisor.report(STIFF_HULL, 1 / 240, 2).stable
+    s = sim.Simulation(STIFF_HULL, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    on_its_roof(s)
+    with pytest.raises(sim.BlowUp, match="body collision") as info:
+        s.run(np.zeros((2400, 4)))
+    assert info.value.vehicle == 0
+    assert s.time < 10.0 - 1.0                          # stopped soon after, not at the end of the run
+
+
+def test_the_watchdog_flags_only_the_blown_up_car_in_a_batch():
+    s = sim.Simulation([HATCH, STIFF_HULL], sim.World.flat(), dt=1 / 240, substeps=2, n_vehicles=2,
+                       watchdog="flag", check_stability=False)
+    s.reset(position=[(0.0, 0.0, 1.0), (0.0, 20.0, 1.0)])
+    on_its_roof(s, 0)
+    on_its_roof(s, 1)
+    s.run(np.zeros((2400, 2, 4)))
+    assert s.health[0] == "" and s.health[1] != ""
+    assert np.linalg.norm(s.state.velocity[0]) < 0.01            # the other car lies still on its roof
+
+
+def test_a_sane_drive_never_trips_the_watchdog():
+    world = sim.load_world("proving_ground")
+    for name in ("hatchback", "boxster_s"):
+        car = sim.load_vehicle(name)
+        s = sim.Simulation(car, world, dt=1 / 240, substeps=8)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car) + 0.5))
+        s.run(np.tile([1.0, 0.0, 0.3, 0.0], (1200, 1)))
+        assert s.check_health()[0] == ""
+
+
+# -- arguments and controls ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [{"steer": float("nan")}, {"throttle": "0.5"}, {"gear": float("nan")},
+                                {"shift": float("nan")}, {"brake": float("inf")}])
+def test_controls_refuse_non_numbers(kw):
+    with pytest.raises(ValueError):
+        sim.Controls(**kw)
+
+
+def test_arguments_are_checked_at_the_boundary():
+    with pytest.raises(ValueError, match="dt"):
+        sim.Simulation(HATCH, sim.World.flat(), dt=1.0)
+    with pytest.raises(ValueError, match="substeps"):
+        sim.Simulation(HATCH, sim.World.flat(), substeps=0)
+    s = sim.Simulation(HATCH, sim.World.flat(), n_vehicles=4)
+    with pytest.raises(ValueError, match="index"):
+        s.set_params(HATCH, index=9)
+    with pytest.raises(ValueError, match="yaw"):
+        s.reset(yaw=float("inf"))
+    with pytest.raises(sim.ConfigError, match="chassis.nope"):
+        with_value(HATCH, "chassis.nope", 1.0)
+    with pytest.raises(sim.ConfigError, match="substeps"):
+        sim.Simulation(sim.load_vehicle("boxster_s"), sim.World.flat(), substeps=1)
+
+
+def test_a_reset_under_the_ground_is_lifted_out():
+    placed = sim.Simulation(HATCH, sim.World.flat(), dt=1 / 240, substeps=8)
+    placed.reset(position=(0.0, 0.0, sim.rest_com_height(HATCH)))
+    placed.run(np.zeros((480, 4)))
+    s = sim.Simulation(HATCH, sim.World.flat(), dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, -5.0))
+    s.run(np.zeros((480, 4)))
+    assert s.state.position[2] == pytest.approx(placed.state.position[2], abs=0.01)
+    assert np.linalg.norm(s.state.velocity) < 0.05
+
+
+# -- files -------------------------------------------------------------------------------------------
+
+def test_a_small_sample_of_malformed_files_gets_one_line_messages(tmp_path):
+    counts = fuzz.fuzz_files(150, seed=20261129, folder=tmp_path)
+    assert counts["failed"] == 0
+    assert counts["refused"] > 75
+
+
+def test_a_small_sample_of_random_tunings_has_no_silent_blow_up():
+    counts = fuzz.fuzz_params(160, seed=7, seconds=3.0)
+    assert counts["blown_up"] == 0
+    assert counts["physical"] > 0
+
+
+def test_a_save_keeps_the_file_mode_and_stale_temps_are_cleaned(tmp_path):
+    path = tmp_path / "mine.toml"
+    sim.save_vehicle(HATCH, path)
+    os.chmod(path, 0o644)
+    sim.save_vehicle(HATCH, path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    stale = tmp_path / ".mine.toml.a1b2c3d4.tmp"          # what a save killed half-way leaves
+    stale.write_text("half")
+    os.utime(stale, (0, 0))
+    other = tmp_path / "notes.tmp"
+    other.write_text("mine")
+    assert sim.files.clean_stale_temps(tmp_path) == [stale]
+    assert not stale.exists() and other.exists() and path.exists()
+
+
+def test_a_damaged_layout_file_gets_a_message_and_the_default_layout(tmp_path):
+    from ui import layout
+    good = tmp_path / "imgui.ini"
+    good.write_text("[Window][Tuning]\nPos=10,120\nSize=400,450\nCollapsed=0\n")
+    assert layout.load(good) == (good.read_text(), "")
+    bad = tmp_path / "bad.ini"
+    bad.write_bytes(b"[Window][Tuning]\nPos=10,120\n\xff\xfe garbage\n")
+    text, problem = layout.load(bad)
+    assert text == "" and str(bad) in problem and "line 3" in problem and "\n" not in problem
+    assert (tmp_path / "bad.ini.bad").exists()
+
+
+def test_recording_memory_stays_bounded():
+    from app.trace import RowStore, TRACE_COLUMNS
+    store = RowStore(len(TRACE_COLUMNS))
+    rng = np.random.default_rng(1)
+    rows = rng.uniform(-1.0, 1.0, (RowStore.CHUNK * (RowStore.MEMORY_CHUNKS + 5) + 17, len(TRACE_COLUMNS)))
+    store.extend(rows)
+    in_memory = sum(c.nbytes for c in store._full) + store._open.nbytes
+    assert in_memory <= (RowStore.MEMORY_CHUNKS + 1) * RowStore.CHUNK * len(TRACE_COLUMNS) * 8
+    assert len(store) == len(rows)
+    assert np.array_equal(store.array(), rows)                      # exact, in order
+    k = RowStore.CHUNK * 3 + 5
+    assert store[k] == rows[k].tolist() and store[k - 2:k + 2] == rows[k - 2:k + 2].tolist()

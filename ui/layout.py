@@ -1,0 +1,57 @@
+"""The overlay's window layout file (ImGui's .ini format), read and written by us rather than by ImGui so
+that a damaged file is answered like every other file: one message naming the file, the line and what
+is allowed, and the default layout instead. Writes are atomic."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from sim.files import ConfigError, atomic_write_bytes, read_text
+
+MAX_BYTES = 1 << 20          # a layout of a few dozen windows is a few kB
+LONG_NUMBER = re.compile(r"\d{10,}")     # ImGui reads numbers with sscanf: keep them well inside an int
+LINE = re.compile(r"^(?:\[[^\]]*\]\[.*\]|[A-Za-z][A-Za-z0-9_ ]*=.*|\s*Dock(?:Space|Node)\b.*|\s*)$")
+
+
+def parse(text: str, path: str) -> str:
+    """`text` if every line is an ImGui settings line ([Type][Name] header, Key=Value, docking line or
+    blank), else ConfigError naming the first line that is not."""
+    for k, line in enumerate(text.splitlines(), start=1):
+        if not LINE.match(line) or LONG_NUMBER.search(line):
+            shown = line if len(line) <= 60 else line[:57] + "..."
+            raise ConfigError(f"{path}: line {k} = {shown!r} is not allowed; expected an ImGui layout line "
+                              f"([Window][name], key=value or a Dock line); the default layout is used")
+    return text
+
+
+def read(path: str | os.PathLike) -> str:
+    """The layout text, or ConfigError with one line naming the file and what is wrong."""
+    return parse(read_text(path, "layout", max_bytes=MAX_BYTES), str(path))
+
+
+def load(path: str | os.PathLike) -> tuple[str, str]:
+    """(layout text, problem): the saved layout, or "" and a one-line message when the file is damaged
+    (then renamed to <name>.bad so that the next save does not lose what was there). A missing file is
+    no problem: ("", "")."""
+    path = Path(path)
+    if not path.exists():
+        return "", ""
+    try:
+        return read(path), ""
+    except ConfigError as exc:
+        try:
+            os.replace(path, path.with_name(path.name + ".bad"))
+        except OSError:
+            pass
+        message = str(exc)
+        return "", message if message.endswith("layout is used") else message + "; the default layout is used"
+
+
+def save(path: str | os.PathLike, text: str) -> str:
+    """Write the layout atomically; returns "" or the reason it could not be written."""
+    try:
+        atomic_write_bytes(path, text.encode())
+        return ""
+    except OSError as exc:
+        return f"{path}: cannot save the layout: {exc.strerror or exc}"
