@@ -521,7 +521,8 @@ class Simulation:
         car = self.params[v]
         geometry = wheel_geometry(car)
         sus = (car.front_suspension, car.front_suspension, car.rear_suspension, car.rear_suspension)
-        reach = max(geometry.radius[i] + sus[i].l_min - geometry.anchor[i][2] for i in range(T.NW))
+        # 2 cm above the bump stops: a wheel must meet the ground above l_min to take it up (sim/contact.py)
+        reach = max(geometry.radius[i] + sus[i].l_min - geometry.anchor[i][2] for i in range(T.NW)) + 0.02
         hull = -float(np.min(self.tables.hull_points[v, :, 2]))
         return float(hit.P[2]) + max(reach, hull)
 

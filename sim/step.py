@@ -7,7 +7,7 @@ in `sim/tables.py`. What each stage reads and writes (wheel_scratch columns W_*,
 stage          reads                                        writes
 steering  §2   controls, body velocity, WS_STEER            W_STEER
 broad     §5   body position, world                         the shape masks
-contact   §6   body pose, W_STEER, world                    W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
+contact   §6   body pose, W_STEER, world, WS_SHAPE           W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
                                                             W_SHAPE W_MU, vectors W_Q W_N W_T W_B W_C W_U W_VG
 suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ, vector W_FS (force on the body)
                W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N
@@ -62,8 +62,8 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     pos, q, vel, w = body
     steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h)
     box_mask, hf_mask = broadphase_stage(v, wheel_params, hull_points, pos, boxes, hf_meta, t)
-    contact_stage(v, wheel_params, pos, q, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask,
-                  hf_mask)                                               # query, a, l, C, Q, x, t, b
+    contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
+                  box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
     tire_stage(v, wheel_params, body, wheel_state, wheel_scratch)        # slip, raw force, combined limit
     brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h)   # brakes, ABS
