@@ -7,6 +7,7 @@ reports, docs and tests: --record / --replay an input trace, --quit-after simula
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import traceback
 from pathlib import Path
@@ -51,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         world = sim.load_world(world_name)
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
+        return 2
+    if args.frame_dt is not None and not (math.isfinite(args.frame_dt) and 0.0 < args.frame_dt <= 1.0):
+        print(f"contactpatch: --frame-dt {args.frame_dt} is not allowed; expected seconds in (0, 1]", file=sys.stderr)
+        return 2
+    if args.quit_after is not None and not (math.isfinite(args.quit_after) and args.quit_after >= 0.0):
+        print(f"contactpatch: --quit-after {args.quit_after} is not allowed; expected seconds >= 0", file=sys.stderr)
         return 2
     if not 1 <= args.substeps <= sim.MAX_SUBSTEPS:
         print(f"contactpatch: --substeps {args.substeps} is not allowed; expected 1 to "

@@ -7,8 +7,10 @@
 Both print counts. `files` counts how each mutated file was answered: loaded, refused with a one-line
 message naming the file, or (a failure) anything else. `params` counts the sets refused up front (by a
 range, a cross-field rule or the stability advisor, each with a message naming the parameter), the runs
-that stayed physical (no speed above MAX_SPEED, nothing higher than MAX_HEIGHT), and the silent
-blow-ups, which must be 0. The tests run small seeded samples of both (tests/test_robust.py).
+that stayed physical, the blow-ups (a speed above MAX_SPEED or anything higher than MAX_HEIGHT), which
+must be 0, and the runs the watchdog flagged otherwise (mostly energy gained beyond the engine's power;
+how many of those use the seed's literal suspension.force_along = "axis", whose in-plane push is not
+limited by friction). The tests run small seeded samples of both (tests/test_robust.py).
 """
 from __future__ import annotations
 
@@ -195,7 +197,8 @@ def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
 def fuzz_params(n: int, seed: int, seconds: float = 10.0, batch: int = 250, verbose: bool = False) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     world = sim.load_world("proving_ground")
-    counts = {"refused_by_rules": 0, "refused_by_advisor": 0, "physical": 0, "blown_up": 0}
+    counts = {"refused_by_rules": 0, "refused_by_advisor": 0, "physical": 0, "blown_up": 0,
+              "watchdog_flagged": 0, "of_those_axis_mode": 0}
     cars = []
     for _ in range(n):
         car = random_vehicle(rng)
@@ -213,7 +216,7 @@ def fuzz_params(n: int, seed: int, seconds: float = 10.0, batch: int = 250, verb
     steps = int(round(seconds / DT))
     for start in range(0, len(cars), batch):
         group = cars[start:start + batch]
-        s = sim.Simulation(group, world, dt=DT, substeps=SUBSTEPS, n_vehicles=len(group), watchdog=False)
+        s = sim.Simulation(group, world, dt=DT, substeps=SUBSTEPS, n_vehicles=len(group), watchdog="flag")
         xy = rng.uniform(-40.0, 100.0, (len(group), 2))
         z = [ground_height(world, x, y) + sim.rest_com_height(car) for (x, y), car in zip(xy, group)]
         s.reset(position=np.column_stack([xy, z]), yaw=rng.uniform(0, 2 * np.pi, len(group)))
@@ -228,13 +231,18 @@ def fuzz_params(n: int, seed: int, seconds: float = 10.0, batch: int = 250, verb
                 top_speed = np.fmax(top_speed, np.where(np.isfinite(speed), speed, np.inf))
                 top_z = np.fmax(top_z, np.where(np.isfinite(z), z, np.inf))
         bad = (top_speed > MAX_SPEED) | (top_z > MAX_HEIGHT)
+        flagged = np.array([bool(h) for h in s.health]) & ~bad
+        axis = np.array(["axis" in (c.front_suspension.force_along, c.rear_suspension.force_along) for c in group])
         counts["blown_up"] += int(bad.sum())
-        counts["physical"] += int((~bad).sum())
+        counts["watchdog_flagged"] += int(flagged.sum())
+        counts["of_those_axis_mode"] += int((flagged & axis).sum())
+        counts["physical"] += int((~bad & ~flagged).sum())
         if verbose:
-            for v in np.nonzero(bad)[0]:
+            for v in np.nonzero(bad | flagged)[0]:
                 r = sim.advisor.report(group[v], DT, SUBSTEPS)
-                print(f"blow-up: speed {top_speed[v]:.0f} m/s, height {top_z[v]:.0f} m; worst part "
-                      f"{r.worst.part} ({r.worst.margin:.2f})")
+                print(f"{'blow-up' if bad[v] else 'flagged'}: speed {top_speed[v]:.0f} m/s, height {top_z[v]:.0f} m; "
+                      f"{s.health[v] or '-'}; worst part {r.worst.part} ({r.worst.margin:.2f}); force_along "
+                      f"{group[v].front_suspension.force_along}/{group[v].rear_suspension.force_along}")
     return counts
 
 

@@ -35,6 +35,11 @@ RATE_RANGES = {"pedal_rise": (0.1, 100.0), "pedal_fall": (0.1, 100.0), "steer_ra
                "rumble_full_slip": (0.01, 5.0)}
 
 
+def finite(x: float) -> float:
+    """x, or 0 when it is NaN or infinite."""
+    return float(x) if math.isfinite(x) else 0.0
+
+
 @dataclass
 class Bindings:
     keys: dict[str, list[int]]                 # action -> pygame key codes
@@ -243,8 +248,9 @@ class Input:
         clutch = 1.0 if ("clutch" in self.held or "clutch" in self.pad_held) else 0.0
         shift, self.pending_shift = self.pending_shift, 0
         sign = {"D": 1.0, "N": 0.0, "R": -1.0}[self.gear] if self.direct_gears else 1.0
-        return sim.Controls(throttle=sign * throttle, brake=brake, steer=steer, handbrake=handbrake,
-                            clutch=clutch, shift=shift, abs=self.abs, tc=self.tc)
+        # a device that reports something that is not a number (a driver glitch) counts as released
+        return sim.Controls(throttle=finite(sign * throttle), brake=finite(brake), steer=finite(steer),
+                            handbrake=handbrake, clutch=clutch, shift=shift, abs=self.abs, tc=self.tc)
 
     def rumble(self, slip: float, duration_ms: int = 120) -> None:
         """Rumble every pad in proportion to the largest wheel slip |kappa|, full at rumble_full_slip,

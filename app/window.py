@@ -66,7 +66,7 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
     surf = pygame.image.frombytes(np.ascontiguousarray(img).tobytes(), size, "RGB")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.png")
+    tmp = path.with_name(f".{path.stem}.cp-tmp.png")
     pygame.image.save(surf, str(tmp))
     os.replace(tmp, path)
     return path
@@ -116,7 +116,7 @@ class App:
             io.config_flags |= imgui.ConfigFlags_.docking_enable
         # read and written by ui/layout.py (a damaged file gets a message and the default layout)
         self.ini = data_dir() / "imgui.ini"
-        io.set_ini_filename("")
+        io.set_ini_filename(None)                        # no file of ImGui's own: it asks us to save instead
         saved, layout_problem = layout.load(self.ini)
         if saved:
             imgui.load_ini_settings_from_memory(saved)

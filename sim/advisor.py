@@ -243,9 +243,9 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
     return Report(float(dt), int(substeps), tuple(items))
 
 
-def check(car: Vehicle, dt: float, substeps: int, where: str = "") -> Report:
+def check(car: Vehicle, dt: float, substeps: int, where: str = "", surface_mu: float = 1.0) -> Report:
     """The report, or ConfigError with its one-line message when some part is unstable."""
-    r = report(car, dt, substeps)
+    r = report(car, dt, substeps, surface_mu)
     if not r.stable:
         raise ConfigError(r.message(where or car.name))
     return r
@@ -259,7 +259,8 @@ PARAMETERS = ("chassis.mass", "chassis.inertia_roll", "chassis.inertia_pitch", "
               "drive.lsd_stiffness", "collision.stiffness", "collision.damping", "collision.friction_damping")
 
 
-def stable_range(car: Vehicle, path: str, dt: float, substeps: int, steps: int = 40) -> tuple[float, float] | None:
+def stable_range(car: Vehicle, path: str, dt: float, substeps: int, steps: int = 40,
+                 surface_mu: float = 1.0) -> tuple[float, float] | None:
     """The interval of parameter `path` (inside its declared range, everything else as in `car`) in which
     every part is stable at this step; None when no value is. Found by bisection from the current value
     (or from the most stable end when the current value is unstable), on a log scale."""
@@ -268,7 +269,7 @@ def stable_range(car: Vehicle, path: str, dt: float, substeps: int, steps: int =
 
     def ok(value: float) -> bool:
         try:
-            return report(with_value(car, path, value), dt, substeps).stable
+            return report(with_value(car, path, value), dt, substeps, surface_mu).stable
         except (ConfigError, ValueError, ZeroDivisionError):
             return False
 

@@ -10,7 +10,7 @@ import math
 from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
-from sim.tables import NW, WS_SHAPE, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
+from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
     W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER, WP_DX, WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, \
     WP_QUERY, WP_R
 from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
@@ -83,10 +83,11 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
     """Query the ground along each suspension axis and place the wheel on it: s, a, l, C, Q, x, t, b, u.
 
     pos (m), q: the frozen body pose; only the shapes in the broad phase's masks are tested. Reads the
-    road-wheel angle W_STEER of this substep and the shape touched in the last one (WS_SHAPE); writes
-    the wheel's contact columns of wheel_scratch. A surface the wheel was not on in the last substep is
-    only taken up if the wheel would meet it above its bump stop (l_raw >= l_min): one that appears
-    deeper (an edge swept into a ray, a tumbling body) is the body collision's (docs/physics.md §14)."""
+    road-wheel angle W_STEER of this substep and where the last one met the ground (WS_LRAW); writes
+    the wheel's contact columns of wheel_scratch. A surface more than a wheel radius nearer along the
+    axis than the last contact (or than l_max after a flight) is not taken up: a tire cannot roll onto
+    a step higher than its radius, and such a surface (an edge swept into a ray, a wall met by a
+    tumbling body) is the body collision's (docs/physics.md §14)."""
     for i in range(NW):
         kind = int(wheel_params[v, i, WP_QUERY])
         r = wheel_params[v, i, WP_R]
@@ -105,8 +106,8 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
         if grounded:
             r_eff = support_radius(kind, r, n, u)                             # sphere r; disc r sqrt(1-(n.u)^2)
             grounded, l_raw, l = suspension_length(s, a, r_eff, l_min, l_max)   # l_raw = s - rEff/a
-            if grounded and l_raw < l_min and shape != wheel_state[v, i, WS_SHAPE]:
-                grounded = False                                          # appeared deep: not a landing
+            if grounded and wheel_state[v, i, WS_LRAW] - l_raw > r:
+                grounded = False                                          # a wall, not a surface to roll onto
                 l_raw = l_max
                 l = l_max
         tt = (1.0, 0.0, 0.0)

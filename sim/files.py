@@ -160,7 +160,9 @@ def required(where: str, data: dict, keys, what: str) -> None:
 # ------------------------------------------------------------------------------------------------------
 # Writing
 
-TEMP_NAME = re.compile(r"^\..+\.(?:[A-Za-z0-9_]{8}\.tmp|tmp\.png)$")     # atomic_write_bytes' and screenshots'
+TEMP_NAME = re.compile(r"^\..+\.cp-(?:[A-Za-z0-9_]{8}\.tmp|tmp\.png)$")   # atomic_write_bytes' and screenshots'
+_UMASK = os.umask(0)                # read once (os.umask can only be read by setting it)
+os.umask(_UMASK)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -171,10 +173,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     try:
         mode = path.stat().st_mode & 0o7777
     except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        mode = 0o666 & ~mask
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        mode = 0o666 & ~_UMASK
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.cp-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -191,7 +191,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def clean_stale_temps(folder: str | os.PathLike, older_than: float = 60.0) -> list[Path]:
-    """Remove what interrupted atomic writes left in `folder` (hidden `.<name>.XXXXXXXX.tmp` files older
+    """Remove what interrupted atomic writes left in `folder` (hidden `.<name>.cp-XXXXXXXX.tmp` files older
     than `older_than` seconds, so that a save in progress elsewhere is left alone). Returns the removed
     paths; a folder that cannot be read is skipped."""
     removed = []

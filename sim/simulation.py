@@ -358,6 +358,8 @@ class Simulation:
         self.dt = float(dt)
         self.substeps = int(substeps)
         self.world = world
+        # the grippiest surface: the tires' stiffness near rest (stability advisor) scales with it
+        self.surface_mu = max([sf.mu for sf in world.surfaces] + [1e-9])
         self.tables = Tables(self.n)
         self.time = 0.0
         self.steps = 0
@@ -370,7 +372,8 @@ class Simulation:
         for i, car in enumerate(vehicles):
             if id(car) not in checked:
                 validate(car, car.name)
-                checked[id(car)] = advisor.check(car, dt, substeps) if check_stability else None
+                checked[id(car)] = advisor.check(car, dt, substeps, surface_mu=self.surface_mu) \
+                    if check_stability else None
             self._pack(i, car)
         self.params = vehicles
         self._geometry: dict[int, tuple[Vehicle, WheelGeometry]] = {}
@@ -397,7 +400,7 @@ class Simulation:
                              f"or None")
         validate(vehicle, vehicle.name)
         if self.check_stability:
-            advisor.check(vehicle, self.dt, self.substeps)
+            advisor.check(vehicle, self.dt, self.substeps, surface_mu=self.surface_mu)
         for i in (range(self.n) if index is None else [index]):
             self._pending[i] = vehicle
 
@@ -410,7 +413,7 @@ class Simulation:
                              f"[1, {MAX_SUBSTEPS}]")
         if self.check_stability:
             for car in {id(c): c for c in [self.next_params(i) for i in range(self.n)]}.values():
-                advisor.check(car, self.dt, int(substeps))
+                advisor.check(car, self.dt, int(substeps), surface_mu=self.surface_mu)
         self.substeps = int(substeps)
 
     def next_params(self, index: int = 0) -> Vehicle:
@@ -434,14 +437,13 @@ class Simulation:
         pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i])
 
     def _apply_pending(self) -> None:
+        changed = list(self._pending)
         for i, car in self._pending.items():
             self._pack(i, car)
             self.params[i] = car
-            if hasattr(self, "health"):
-                self._power[i] = max_power(car)
-                self._mass[i] = car.chassis.mass
-                self._radius[i] = min(car.front_tire.radius, car.rear_tire.radius)
         self._pending.clear()
+        if changed and hasattr(self, "health"):
+            self._watch_baseline(np.array(changed))     # new mass, power: the energy budget starts again
 
     def reset(self, position=(0.0, 0.0, 0.5), yaw: float | np.ndarray = 0.0,
               speed: float | np.ndarray = 0.0, index: int | None = None, gear: int = 1) -> None:
@@ -541,10 +543,12 @@ class Simulation:
             self.health = [""] * self.n
             self._energy0 = np.zeros(self.n)
             self._time0 = np.zeros(self.n)
-            self._power = np.array([max_power(car) for car in self.params])
-            self._mass = np.array([car.chassis.mass for car in self.params])
-            self._radius = np.array([min(car.front_tire.radius, car.rear_tire.radius) for car in self.params])
             self._deep_since = np.full(self.n, np.nan)
+        self._power = np.array([max_power(car) for car in self.params])
+        self._mass = np.array([car.chassis.mass for car in self.params])
+        self._inertia = np.array([(car.chassis.inertia_roll, car.chassis.inertia_pitch, car.chassis.inertia_yaw)
+                                  for car in self.params])
+        self._radius = np.array([min(car.front_tire.radius, car.rear_tire.radius) for car in self.params])
         self._deep_since[idx] = np.nan
         for v in idx:
             self.health[v] = ""
@@ -553,17 +557,23 @@ class Simulation:
         self._time0[idx] = self.time
 
     def _energy(self) -> np.ndarray:
-        """Kinetic (translation and body rotation) plus gravitational energy of each vehicle (J)."""
+        """Kinetic (translation and body rotation) plus gravitational energy of each vehicle (J), from the
+        state alone."""
         b = self.tables.body_state
-        tb = self.tables.body_telemetry
         v2 = np.sum(b[:, T.BS_VX:T.BS_VZ + 1] ** 2, axis=1)
-        rot = 0.5 * np.sum(b[:, T.BS_WX:T.BS_WZ + 1] * tb[:, T.TB_HBODY_X:T.TB_HBODY_Z + 1], axis=1)
+        qw, qv = b[:, T.BS_QW], b[:, T.BS_QX:T.BS_QZ + 1]
+        w = b[:, T.BS_WX:T.BS_WZ + 1]
+        # w in the body frame: q^-1 w q = w - 2 qw (qv x w) + 2 qv x (qv x w)
+        c = np.cross(qv, w)
+        w_body = w - 2.0 * qw[:, None] * c + 2.0 * np.cross(qv, c)
+        rot = 0.5 * np.sum(self._inertia * w_body * w_body, axis=1)
         return 0.5 * self._mass * v2 + rot + self._mass * self.world.gravity * b[:, T.BS_PZ]
 
     def check_health(self) -> list[str]:
         """What is wrong with each vehicle's state ("" when it is physical): non-finite numbers, speeds or
-        spins no car reaches, a body deeper in the ground than a wheel radius, or more energy than the
-        engine can have given it since the reset. Updates `health`."""
+        spins no car reaches, a body deeper in the ground than a wheel radius for WATCH_DEEP_TIME, or more
+        energy than the engine can have given it (a budget that grows at the engine's power and never
+        above the energy the car had plus that growth: energy lost is not credited). Updates `health`."""
         if self.watchdog is False:
             return self.health
         b = self.tables.body_state
@@ -571,9 +581,13 @@ class Simulation:
             speed = np.linalg.norm(b[:, T.BS_VX:T.BS_VZ + 1], axis=1)
             spin = np.linalg.norm(b[:, T.BS_WX:T.BS_WZ + 1], axis=1)
             depth = self.tables.body_telemetry[:, T.TB_HULL_DEPTH]
-            budget = self._energy0 + (WATCH_POWER_FACTOR * self._power + WATCH_POWER_SLACK) * \
-                (self.time - self._time0) + self._mass * self.world.gravity * WATCH_ENERGY_HEIGHT
+            rate = WATCH_POWER_FACTOR * self._power + WATCH_POWER_SLACK
+            supplied = self._energy0 + rate * (self.time - self._time0)
+            budget = supplied + self._mass * self.world.gravity * WATCH_ENERGY_HEIGHT
             energy = self._energy()
+            # the budget slides: energy lost (braking, friction) is not credited to later gains
+            self._energy0 = np.minimum(supplied, energy)
+            self._time0 = np.full(self.n, self.time)
         finite = np.isfinite(b).all(axis=1) & np.isfinite(self.tables.wheel_state).all(axis=(1, 2))
         # a crash may press the soft hull penalty deep for a moment; a body that stays deep is sinking
         deep = depth > self._radius
@@ -591,8 +605,8 @@ class Simulation:
                 self.health[v] = (f"the body {depth[v]:.2f} m inside the ground for {WATCH_DEEP_TIME:g} s (deeper "
                                   f"than a wheel radius)")
             elif energy[v] > budget[v]:
-                self.health[v] = (f"{(energy[v] - self._energy0[v]) / 1000:.0f} kJ gained since the reset, more "
-                                  f"than the engine and gravity could give")
+                self.health[v] = (f"{(energy[v] - budget[v]) / 1000:.0f} kJ more energy than the engine could "
+                                  f"have given it")
         return self.health
 
     def _watch(self) -> None:
@@ -608,10 +622,20 @@ class Simulation:
 
     def blow_up_message(self, v: int) -> str:
         """One line: what the watchdog saw on vehicle v and the advisor's likeliest cause."""
-        r = advisor.report(self.params[v], self.dt, self.substeps)
+        r = advisor.report(self.params[v], self.dt, self.substeps, self.surface_mu)
         w = r.worst
-        cause = (f"the least stable part is the {w.part} ({w.parameter}, margin {w.margin:.2f}; "
-                 f"{REQUIRED_MARGIN_TEXT})")
+        if r.stable:
+            cause = (f"every part the stability advisor knows is stable (the least, the {w.part}, has a margin "
+                     f"of {w.margin:.2f}), so the cause is outside its model")
+            car = self.params[v]
+            axis = [a for a in ("front", "rear") if getattr(car, f"{a}_suspension").force_along == "axis"]
+            if axis:
+                names = " and ".join(f"{a}_suspension.force_along" for a in axis)
+                cause += (f"; {names} = \"axis\" {'push' if len(axis) > 1 else 'pushes'} the body along the "
+                          f"contact plane without a friction limit (\"normal\" does not)")
+        else:
+            cause = (f"the least stable part is the {w.part} ({w.parameter}, margin {w.margin:.2f}; "
+                     f"{REQUIRED_MARGIN_TEXT})")
         who = f"vehicle {v}: " if self.n > 1 else ""
         return f"{who}the physics blew up at t = {self.time:.3f} s: {self.health[v]}; {cause}"
 
@@ -665,8 +689,10 @@ class Simulation:
                         t.body_telemetry.copy() if telemetry else None)
 
     def restore(self, snap: Snapshot) -> None:
-        """Continue from a snapshot: the next steps are bit for bit those that followed it (the parameters
-        it was taken with are back in use; edits still pending apply at the next step). Its telemetry, if
+        """Continue from a snapshot: at the same dt and substeps the next steps are bit for bit those that
+        followed it (the parameters it was taken with are back in use; edits still pending apply at the
+        next step; the watchdog counts from here; dt and substeps stay the simulation's own, so a snapshot
+        can be continued at another substep count on purpose). Its telemetry, if
         it carries some, is shown again; otherwise the telemetry is cleared until the next step."""
         t = self.tables
         if snap.body_state.shape != t.body_state.shape:
@@ -688,6 +714,7 @@ class Simulation:
         else:
             t.wheel_telemetry[:] = 0.0
             t.body_telemetry[:] = 0.0
+        self._watch_baseline(np.arange(self.n))          # the watchdog starts over from the restored state
 
     def state_hash(self) -> str:
         """SHA-256 of the state tables' bytes: equal hashes mean bit-identical states."""

@@ -7,7 +7,7 @@ in `sim/tables.py`. What each stage reads and writes (wheel_scratch columns W_*,
 stage          reads                                        writes
 steering  §2   controls, body velocity, WS_STEER            W_STEER
 broad     §5   body position, world                         the shape masks
-contact   §6   body pose, W_STEER, world, WS_SHAPE           W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
+contact   §6   body pose, W_STEER, world, WS_LRAW            W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
                                                             W_SHAPE W_MU, vectors W_Q W_N W_T W_B W_C W_U W_VG
 suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ, vector W_FS (force on the body)
                W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N
@@ -20,7 +20,8 @@ powertrain §4  controls, body velocity, W_KAPPA, WS_OMEGA,   W_T_DRIVE; DS_GEAR
                drive_state                                  DS_OMEGA_E DS_SINCE_SHIFT DS_LAST_SHIFT DS_LAUNCH
                                                             (direct drive: W_T_DRIVE only)
 wheel     §9   W_T_DRIVE W_T_BRAKE_MAX W_FX W_FY W_DFX W_RHO  W_OMEGA_NEXT W_T_BRAKE W_FX, vector W_FT;
-               W_VX W_MU W_FZ W_STEER W_SHAPE W_N, WS_OMEGA  WS_OMEGA WS_STEER WS_ANGLE WS_SHAPE WS_N
+               W_VX W_MU W_FZ W_STEER W_SHAPE W_N W_LRAW     WS_OMEGA WS_STEER WS_ANGLE WS_SHAPE WS_N WS_LRAW
+               W_GROUNDED, WS_OMEGA
 ledger    §12  W_OMEGA_NEXT W_U, DS_OMEGA_E, WS_H DS_HE      WS_H DS_HE; returns dHw + dHe
 collision §10  body, hull points, world                     returns the hull's force and torque
 parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX W_FY W_GRIP_SCALE W_T_BRAKE

@@ -112,7 +112,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_NX, WS_NY, WS_NZ,                      # last contact normal (for nDot)
  WS_ABS,                                   # ABS brake factor 0..1
  WS_LOCKED,                                # 1 while static friction holds the wheel (parking)
- WS_N) = range(13)
+ WS_LRAW,                                  # m l_raw of the last contact (l_max airborne): how far a surface may jump
+ WS_N) = range(14)
 
 # --- wheel_scratch[v, w, :]; the first W_TELEMETRY columns are also wheel_telemetry[v, w, :] --------
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s

@@ -13,9 +13,9 @@ import math
 
 from sim.differential import lock_axles
 from sim.jit import kernel, leaf
-from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_MU, W_NX, W_OMEGA_NEXT, W_RHO, \
-    W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_SPIN, WP_VMIN, WS_ANGLE, WS_NX, \
-    WS_OMEGA, WS_SHAPE, WS_STEER
+from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_GROUNDED, W_LRAW, W_MU, W_NX, \
+    W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_LMAX, WP_SPIN, \
+    WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER
 from sim.vec import add, get3w, scale, set3w
 
 TWO_PI = 2.0 * math.pi
@@ -96,4 +96,6 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         wheel_state[v, i, WS_STEER] = wheel_scratch[v, i, W_STEER]
         wheel_state[v, i, WS_ANGLE] = (wheel_state[v, i, WS_ANGLE] + omega_next * h) % TWO_PI
         wheel_state[v, i, WS_SHAPE] = wheel_scratch[v, i, W_SHAPE]
+        wheel_state[v, i, WS_LRAW] = wheel_scratch[v, i, W_LRAW] if wheel_scratch[v, i, W_GROUNDED] > 0.0 \
+            else wheel_params[v, i, WP_LMAX]
         set3w(wheel_state, v, i, WS_NX, get3w(wheel_scratch, v, i, W_NX))

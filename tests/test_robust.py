@@ -250,11 +250,12 @@ def test_a_save_keeps_the_file_mode_and_stale_temps_are_cleaned(tmp_path):
     os.chmod(path, 0o644)
     sim.save_vehicle(HATCH, path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
-    stale = tmp_path / ".mine.toml.a1b2c3d4.tmp"          # what a save killed half-way leaves
+    stale = tmp_path / ".mine.toml.cp-a1b2c3d4.tmp"          # what a save killed half-way leaves
     stale.write_text("half")
     os.utime(stale, (0, 0))
-    other = tmp_path / "notes.tmp"
-    other.write_text("mine")
+    other = tmp_path / ".notes.txt.a1b2c3d4.tmp"               # another program's temp file
+    other.write_text("theirs")
+    os.utime(other, (0, 0))
     assert sim.files.clean_stale_temps(tmp_path) == [stale]
     assert not stale.exists() and other.exists() and path.exists()
 
@@ -283,3 +284,49 @@ def test_recording_memory_stays_bounded():
     assert np.array_equal(store.array(), rows)                      # exact, in order
     k = RowStore.CHUNK * 3 + 5
     assert store[k] == rows[k].tolist() and store[k - 2:k + 2] == rows[k - 2:k + 2].tolist()
+
+
+def test_a_car_on_its_bump_stops_rolls_onto_a_low_step():
+    """A surface a few centimetres nearer than the last contact is a step the tire rolls onto, even with
+    the wheel already on its bump stop (a surface more than a wheel radius nearer is a wall)."""
+    from sim.world import Box, Plane, Surface, World
+    fs = HATCH.front_suspension
+    load = HATCH.chassis.mass * 9.81 * (HATCH.chassis.com_x - HATCH.rear_axle.x) / HATCH.wheelbase / 2
+    soft = with_value(HATCH, "front_suspension.k", load / (fs.l0 - fs.l_min + 0.03))   # rests past l_min
+    world = World("step", [Surface("asphalt", 1.0)], planes=[Plane("asphalt")],
+                  boxes=[Box("asphalt", (20.0, 0.0, 0.025), (20.0, 10.0, 0.05))])
+    s = sim.Simulation(soft, world, dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(soft)), speed=5.0)
+    s.run(np.zeros((480, 4)))
+    assert (s.telemetry.l_raw[:2] < fs.l_min).all()                # on the bump stops before the step
+    s.run(np.tile([0.15, 0.0, 0.0, 0.0], (720, 1)))
+    assert s.state.position[0] > 16.0                               # all four wheels are on the step
+    assert s.telemetry.grounded.all() and s.telemetry.hull_contacts == 0
+
+
+def test_a_restore_starts_the_watchdog_over():
+    s = sim.Simulation(HATCH, sim.World.flat(), dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(HATCH)), speed=40.0)
+    s.run(np.zeros((240, 4)))
+    fast = s.snapshot()
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(HATCH)))         # stopped: little energy
+    s.run(np.zeros((240, 4)))
+    s.restore(fast)                                                  # back to 40 m/s: no energy was gained
+    s.run(np.zeros((240, 4)))
+    assert s.check_health() == [""]
+    s.tables.body_state[0, T.BS_VX] = 300.0                          # a blow-up is caught ...
+    with pytest.raises(sim.BlowUp, match="outside its model"):
+        s.step(sim.Controls())
+    s.restore(fast)                                                  # ... and after going back, caught again
+    s.tables.body_state[0, T.BS_VX] = 300.0
+    with pytest.raises(sim.BlowUp):
+        s.step(sim.Controls())
+
+
+def test_a_mass_edit_while_moving_is_not_an_energy_gain():
+    s = sim.Simulation(HATCH, sim.World.flat(), dt=1 / 240, substeps=8)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(HATCH)), speed=40.0)
+    s.run(np.zeros((120, 4)))
+    s.set_params(with_value(HATCH, "chassis.mass", 3 * HATCH.chassis.mass))
+    s.run(np.zeros((240, 4)))
+    assert s.check_health() == [""]

@@ -11,12 +11,12 @@ from sim.files import ConfigError, atomic_write_bytes, read_text
 
 MAX_BYTES = 1 << 20          # a layout of a few dozen windows is a few kB
 LONG_NUMBER = re.compile(r"\d{10,}")     # ImGui reads numbers with sscanf: keep them well inside an int
-LINE = re.compile(r"^(?:\[[^\]]*\]\[.*\]|[A-Za-z][A-Za-z0-9_ ]*=.*|\s*Dock(?:Space|Node)\b.*|\s*)$")
+LINE = re.compile(r"^(?:\[[^\]]*\]\[.*\]|[A-Za-z][A-Za-z0-9_ ]*=.*|\s*Dock(?:Space|Node)\b.*|;.*|\s*)$")
 
 
 def parse(text: str, path: str) -> str:
-    """`text` if every line is an ImGui settings line ([Type][Name] header, Key=Value, docking line or
-    blank), else ConfigError naming the first line that is not."""
+    """`text` if every line is an ImGui settings line ([Type][Name] header, Key=Value, docking line,
+    ; comment or blank), else ConfigError naming the first line that is not."""
     for k, line in enumerate(text.splitlines(), start=1):
         if not LINE.match(line) or LONG_NUMBER.search(line):
             shown = line if len(line) <= 60 else line[:57] + "..."
@@ -37,6 +37,8 @@ def load(path: str | os.PathLike) -> tuple[str, str]:
     path = Path(path)
     if not path.exists():
         return "", ""
+    if not os.access(path, os.R_OK):                    # unreadable is not damaged: leave it be
+        return "", f"{path}: cannot read the layout file; the default layout is used"
     try:
         return read(path), ""
     except ConfigError as exc:

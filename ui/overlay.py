@@ -138,7 +138,7 @@ class Overlay:
         except sim.ConfigError as exc:
             self.errors[path] = self._reason(exc)
             s = self.session.sim
-            r = advisor.report(new, s.dt, s.substeps)
+            r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
             if not r.stable:
                 self.fixes[path] = (value, r.substeps_needed)
             return self.errors[path]
@@ -224,7 +224,7 @@ class Overlay:
         """The advisor's report on the next parameters at the current step, recomputed when either changes."""
         car, s = self.params, self.session.sim
         if self._report is None or self._report[0] is not car or self._report[1] != s.substeps:
-            r = advisor.report(car, s.dt, s.substeps)
+            r = advisor.report(car, s.dt, s.substeps, s.surface_mu)
             self._report = (car, s.substeps, r, advisor.fields_of_report(r))
         return self._report[2]
 
@@ -240,7 +240,7 @@ class Overlay:
         if self._ranges_for is None or self._ranges_for[0] is not car or self._ranges_for[1] != s.substeps:
             self._ranges_for, self._ranges = (car, s.substeps), {}
         if path not in self._ranges:
-            self._ranges[path] = advisor.stable_range(car, path, s.dt, s.substeps)
+            self._ranges[path] = advisor.stable_range(car, path, s.dt, s.substeps, surface_mu=s.surface_mu)
         return self._ranges[path]
 
     # -- per step -----------------------------------------------------------------------------------
