@@ -61,6 +61,7 @@ class Report:
     dt: float
     substeps: int
     items: tuple[Item, ...]
+    notes: tuple[str, ...] = ()     # choices that are stable but can feed energy in (not refused)
 
     @property
     def h(self) -> float:
@@ -240,7 +241,11 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
     items.append(Item("body collision friction", blame(mode, "collision.friction_damping"), margin, h_max,
                       f"h c_t lambda < 2 with c_t = {col.friction_damping:.4g} N s/m per hull point, lambda = "
                       f"{lam:.4g} 1/kg for the {group} sliding"))
-    return Report(float(dt), int(substeps), tuple(items))
+    notes = tuple(f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the part of the "
+                  f"suspension force along the contact plane is not limited by friction, so a rolled or pitched "
+                  f"body is pushed along by it (creep; after a roll it can launch the car); \"normal\" is not"
+                  for axle in ("front", "rear") if getattr(car, f"{axle}_suspension").force_along == "axis")
+    return Report(float(dt), int(substeps), tuple(items), notes)
 
 
 def check(car: Vehicle, dt: float, substeps: int, where: str = "", surface_mu: float = 1.0) -> Report:

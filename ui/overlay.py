@@ -417,6 +417,8 @@ class Overlay:
         text_wrapped_colored(GREY, f"least: {w.part}, {w.parameter}")
         if not r.stable:
             text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
+        for note in r.notes:
+            text_wrapped_colored(AMBER, f"note: {note}")
         locked = self.session.substeps_locked
         imgui.begin_disabled(bool(locked))
         imgui.set_next_item_width(100)
