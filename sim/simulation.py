@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sim import advisor
+from sim import advisor, watch
 from sim import tables as T
 from sim.contact import spin_axis
 from sim.gearbox import driven_radius, total_ratio
@@ -166,9 +166,6 @@ class Snapshot:
 
 
 WATCH_EVERY = 60            # steps: Simulation.run checks at least this often
-WATCH_SPEED = 150.0         # m/s: faster than any car here
-WATCH_DEEP_TIME = 0.5      # s: a body deeper in the ground than a wheel radius for this long has sunk in
-WATCH_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
 WATCH_POWER_FACTOR = 1.5    # -: the energy budget grows at this times the engine's peak power ...
 WATCH_POWER_SLACK = 50e3    # W: ... plus this (moving platforms, rounding)
 WATCH_ENERGY_HEIGHT = 10.0  # m: and starts with the energy of this much height (springs, a drop)
@@ -538,75 +535,55 @@ class Simulation:
     # The watchdog: blow-ups caught by physics, not by NaN
 
     def _watch_baseline(self, idx) -> None:
-        """Energy and time the energy budget counts from (at a reset)."""
+        """Energy and time the energy budget counts from (at a reset, a restore, new parameters)."""
         if not hasattr(self, "health"):
             self.health = [""] * self.n
-            self._energy0 = np.zeros(self.n)
-            self._time0 = np.zeros(self.n)
-            self._deep_since = np.full(self.n, np.nan)
-        self._power = np.array([max_power(car) for car in self.params])
-        self._mass = np.array([car.chassis.mass for car in self.params])
-        self._inertia = np.array([(car.chassis.inertia_roll, car.chassis.inertia_pitch, car.chassis.inertia_yaw)
-                                  for car in self.params])
-        self._radius = np.array([min(car.front_tire.radius, car.rear_tire.radius) for car in self.params])
-        self._deep_since[idx] = np.nan
+            self._watch_table = np.zeros((self.n, watch.WT_N))
+            self._watch_table[:, watch.WT_DEEP_SINCE] = np.nan
+        w = self._watch_table
+        for v, car in enumerate(self.params):
+            ch = car.chassis
+            w[v, watch.WT_MASS:watch.WT_IZZ + 1] = ch.mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw
+            w[v, watch.WT_RADIUS] = min(car.front_tire.radius, car.rear_tire.radius)
+            w[v, watch.WT_RATE] = WATCH_POWER_FACTOR * max_power(car) + WATCH_POWER_SLACK
+            w[v, watch.WT_SLACK] = ch.mass * self.world.gravity * WATCH_ENERGY_HEIGHT
+        w[idx, watch.WT_DEEP_SINCE] = np.nan
         for v in idx:
             self.health[v] = ""
             self._reported.discard(int(v))
-        self._energy0[idx] = self._energy()[idx]
-        self._time0[idx] = self.time
+        w[idx, watch.WT_E0] = self._energy()[idx]
+        w[idx, watch.WT_T0] = self.time
 
     def _energy(self) -> np.ndarray:
         """Kinetic (translation and body rotation) plus gravitational energy of each vehicle (J), from the
         state alone."""
-        b = self.tables.body_state
-        v2 = np.sum(b[:, T.BS_VX:T.BS_VZ + 1] ** 2, axis=1)
-        qw, qv = b[:, T.BS_QW], b[:, T.BS_QX:T.BS_QZ + 1]
-        w = b[:, T.BS_WX:T.BS_WZ + 1]
-        # w in the body frame: q^-1 w q = w - 2 qw (qv x w) + 2 qv x (qv x w)
-        c = np.cross(qv, w)
-        w_body = w - 2.0 * qw[:, None] * c + 2.0 * np.cross(qv, c)
-        rot = 0.5 * np.sum(self._inertia * w_body * w_body, axis=1)
-        return 0.5 * self._mass * v2 + rot + self._mass * self.world.gravity * b[:, T.BS_PZ]
+        out = np.empty(self.n)
+        watch.energies(self.tables.body_state, self._watch_table, self.world.gravity, out)
+        return out
 
     def check_health(self) -> list[str]:
         """What is wrong with each vehicle's state ("" when it is physical): non-finite numbers, speeds or
-        spins no car reaches, a body deeper in the ground than a wheel radius for WATCH_DEEP_TIME, or more
+        spins no car reaches, a body deeper in the ground than a wheel radius for half a second, or more
         energy than the engine can have given it (a budget that grows at the engine's power and never
         above the energy the car had plus that growth: energy lost is not credited). Updates `health`."""
         if self.watchdog is False:
             return self.health
-        b = self.tables.body_state
-        with np.errstate(invalid="ignore", over="ignore"):
-            speed = np.linalg.norm(b[:, T.BS_VX:T.BS_VZ + 1], axis=1)
-            spin = np.linalg.norm(b[:, T.BS_WX:T.BS_WZ + 1], axis=1)
-            depth = self.tables.body_telemetry[:, T.TB_HULL_DEPTH]
-            rate = WATCH_POWER_FACTOR * self._power + WATCH_POWER_SLACK
-            supplied = self._energy0 + rate * (self.time - self._time0)
-            budget = supplied + self._mass * self.world.gravity * WATCH_ENERGY_HEIGHT
-            energy = self._energy()
-            # the budget slides: energy lost (braking, friction) is not credited to later gains
-            self._energy0 = np.minimum(supplied, energy)
-            self._time0 = np.full(self.n, self.time)
-        finite = np.isfinite(b).all(axis=1) & np.isfinite(self.tables.wheel_state).all(axis=(1, 2))
-        # a crash may press the soft hull penalty deep for a moment; a body that stays deep is sinking
-        deep = depth > self._radius
-        self._deep_since = np.where(deep, np.fmin(self._deep_since, self.time), np.nan)
-        for v in range(self.n):
+        w = self._watch_table
+        if not watch.check_vehicles(self.tables.body_state, self.tables.wheel_state, self.tables.body_telemetry, w,
+                                    self.world.gravity, self.time):
+            return self.health
+        for v in np.flatnonzero(w[:, watch.WT_CODE]):
             if self.health[v]:
                 continue
-            if not finite[v]:
-                self.health[v] = "numbers that are not finite"
-            elif speed[v] > WATCH_SPEED:
-                self.health[v] = f"a speed of {speed[v]:.0f} m/s (no car reaches {WATCH_SPEED:g})"
-            elif spin[v] > WATCH_SPIN:
-                self.health[v] = f"a body spin of {spin[v]:.0f} rad/s (no car reaches {WATCH_SPIN:g})"
-            elif deep[v] and self.time - self._deep_since[v] >= WATCH_DEEP_TIME:
-                self.health[v] = (f"the body {depth[v]:.2f} m inside the ground for {WATCH_DEEP_TIME:g} s (deeper "
-                                  f"than a wheel radius)")
-            elif energy[v] > budget[v]:
-                self.health[v] = (f"{(energy[v] - budget[v]) / 1000:.0f} kJ more energy than the engine could "
-                                  f"have given it")
+            c, x = int(w[v, watch.WT_CODE]), w[v, watch.WT_VALUE]
+            self.health[v] = {
+                watch.NOT_FINITE: "numbers that are not finite",
+                watch.TOO_FAST: f"a speed of {x:.0f} m/s (no car reaches {watch.MAX_SPEED:g})",
+                watch.SPINNING: f"a body spin of {x:.0f} rad/s (no car reaches {watch.MAX_SPIN:g})",
+                watch.SUNK: f"the body {x:.2f} m inside the ground for {watch.DEEP_TIME:g} s (deeper than a wheel "
+                            f"radius)",
+                watch.ENERGY: f"{x / 1000:.0f} kJ more energy than the engine could have given it",
+            }[c]
         return self.health
 
     def _watch(self) -> None:
