@@ -23,6 +23,22 @@ def parse_size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"--size {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720") from None
 
 
+def benchmark_trace(seconds: float, substeps: int, vehicle: str, world: str):
+    """A scripted drive for --benchmark: launch, weave, brake hard, weave again, coast."""
+    import math
+
+    from app.session import Trace
+    rows = []
+    for k in range(int(round(seconds * 240)) + 1):
+        t = k / 240
+        phase = t % 10.0
+        throttle = 1.0 if phase < 3.0 or 5.0 <= phase < 8.5 else 0.0
+        brake = 1.0 if 3.0 <= phase < 4.5 else 0.0
+        steer = 0.5 * math.sin(1.3 * t) if phase >= 1.5 else 0.0
+        rows.append([throttle, brake, steer, 0.0])
+    return Trace(1.0 / 240.0, substeps, vehicle, world, rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0])
     ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
@@ -39,13 +55,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-overlay", action="store_true", help="start with the ImGui overlay hidden (F2 shows it)")
     ap.add_argument("--frame-dt", type=float, metavar="SECONDS",
                     help="treat every frame as this long and do not wait (reproducible scripted runs)")
+    ap.add_argument("--benchmark", action="store_true",
+                    help="drive a scripted 10 s lap as fast as the machine allows and print the frame-time "
+                         "percentiles and where the time goes")
     args = ap.parse_args(argv)
+    if args.benchmark:
+        args.frame_dt = args.frame_dt or 1.0 / 60.0
+        args.quit_after = 10.0 if args.quit_after is None else args.quit_after
 
     import app  # noqa: F401  (quiets pygame's banner)
     import sim
     from app.session import Trace
     try:
         replay = Trace.load(args.replay) if args.replay else None
+        if args.benchmark and replay is None:
+            replay = benchmark_trace(args.quit_after, args.substeps, args.vehicle or "hatchback",
+                                     args.world or "proving_ground")
         vehicle_name = args.vehicle or (replay.vehicle if replay else "hatchback")
         world_name = args.world or (replay.world if replay else "proving_ground")
         car = sim.load_vehicle(vehicle_name)
@@ -86,8 +111,16 @@ def main(argv: list[str] | None = None) -> int:
     except (pygame.error, Exception) as exc:  # no display, no OpenGL 3.3
         print(f"contactpatch: could not open an OpenGL 3.3 window: {exc}", file=sys.stderr)
         return 3
+    if args.benchmark:
+        window.finish_frames = True
     try:
-        return window.run()
+        code = window.run()
+        if args.benchmark:
+            print(f"contactpatch --benchmark: {args.size[0]}x{args.size[1]}, renderer "
+                  f"{window.ctx.info.get('GL_RENDERER', '?')}, antialiasing {'on' if window.target.msaa else 'off'}, "
+                  f"overlay {'off' if args.no_overlay else 'on'}; each frame waits until it is drawn")
+            print(window.times.report())
+        return code
     except KeyboardInterrupt:
         window.finish()
         return 130

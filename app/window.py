@@ -21,7 +21,6 @@ from render.camera import ChaseCamera, FreeCamera, OrbitCamera
 from render.arrows import force_arrows
 from render.mathx import quat_matrix
 from render.scene import SceneRenderer
-from render.text import TextPanel
 from imgui_bundle import imgui, implot
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
 from ui import layout
@@ -44,18 +43,59 @@ def open_window(size: tuple[int, int], fullscreen: bool) -> tuple[pygame.Surface
     pygame.display.gl_set_attribute(pygame.GL_CONTEXT_PROFILE_MASK, pygame.GL_CONTEXT_PROFILE_CORE)
     pygame.display.gl_set_attribute(pygame.GL_DEPTH_SIZE, 24)
     flags = pygame.OPENGL | pygame.DOUBLEBUF | pygame.RESIZABLE | (pygame.FULLSCREEN if fullscreen else 0)
-    surface = None
-    for samples in (4, 0):                 # antialiasing where the context allows it
-        pygame.display.gl_set_attribute(pygame.GL_MULTISAMPLEBUFFERS, 1 if samples else 0)
-        pygame.display.gl_set_attribute(pygame.GL_MULTISAMPLESAMPLES, samples)
-        try:
-            surface = pygame.display.set_mode(size, flags)
-            break
-        except pygame.error:
-            if samples == 0:
-                raise
+    # no multisampled window: antialiasing is an offscreen framebuffer, and only on a real GPU (SceneTarget)
+    pygame.display.gl_set_attribute(pygame.GL_MULTISAMPLEBUFFERS, 0)
+    pygame.display.gl_set_attribute(pygame.GL_MULTISAMPLESAMPLES, 0)
+    surface = pygame.display.set_mode(size, flags)
     pygame.display.set_caption("Contact Patch")
     return surface, moderngl.create_context()
+
+
+SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer", "gdi generic",
+                      "microsoft basic render")
+
+
+def software_renderer(ctx: moderngl.Context) -> bool:
+    """True when OpenGL is rasterised on the CPU (Mesa llvmpipe and the like): every sample costs."""
+    name = str(ctx.info.get("GL_RENDERER", "")).lower()
+    return any(k in name for k in SOFTWARE_RENDERERS)
+
+
+class SceneTarget:
+    """Where the scene is drawn: on a GPU a 4x multisampled framebuffer resolved onto the screen each
+    frame (antialiasing); on a software renderer the screen itself (4 samples would cost 4x per pixel)."""
+
+    SAMPLES = 4
+
+    def __init__(self, ctx: moderngl.Context, msaa: bool):
+        self.ctx = ctx
+        self.msaa = msaa
+        self.size = (0, 0)
+        self.fbo = None
+
+    def begin(self, size: tuple[int, int]) -> None:
+        if not self.msaa:
+            self.ctx.screen.use()
+            return
+        if self.fbo is None or size != self.size:
+            if self.fbo is not None:
+                self.fbo.release()
+            try:
+                self.fbo = self.ctx.framebuffer(
+                    color_attachments=[self.ctx.renderbuffer(size, 4, samples=self.SAMPLES)],
+                    depth_attachment=self.ctx.depth_renderbuffer(size, samples=self.SAMPLES))
+            except moderngl.Error:                 # no multisampling here after all
+                self.msaa, self.fbo = False, None
+                self.ctx.screen.use()
+                return
+            self.size = size
+        self.fbo.use()
+
+    def end(self) -> None:
+        """Resolve onto the screen and draw there from now on (the overlay)."""
+        if self.msaa and self.fbo is not None:
+            self.ctx.copy_framebuffer(self.ctx.screen, self.fbo)
+        self.ctx.screen.use()
 
 
 def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Path) -> Path:
@@ -70,6 +110,59 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
     pygame.image.save(surf, str(tmp))
     os.replace(tmp, path)
     return path
+
+
+HUD_FONT_SIZE = 17.0         # px: four lines fit above the Tuning panel
+PHASES = ("physics", "scene", "overlay", "gui render", "swap", "frame")
+
+
+class FrameTimes:
+    """Wall time of each frame's phases (ms): the last `keep` frames, and every frame for a benchmark."""
+
+    def __init__(self, keep: int = 120):
+        self.recent = {p: deque(maxlen=keep) for p in PHASES}
+        self.all = {p: [] for p in PHASES}
+
+    def add(self, phase: str, seconds: float) -> None:
+        self.recent[phase].append(seconds * 1e3)
+        self.all[phase].append(seconds * 1e3)
+
+    def median(self, phase: str) -> float:
+        d = self.recent[phase]
+        return float(np.median(d)) if d else 0.0
+
+    def report(self, skip: int = 30) -> str:
+        """Percentiles of the frame time and where it goes (medians per phase), skipping the warm-up."""
+        frame = np.array(self.all["frame"][skip:])
+        if not len(frame):
+            return "no frames"
+        lines = [f"frames {len(frame)}: frame time median {np.median(frame):.2f} ms, mean {frame.mean():.2f}, p90 "
+                 f"{np.percentile(frame, 90):.2f}, p99 {np.percentile(frame, 99):.2f}, max {frame.max():.2f}; "
+                 f"frames over 33 ms: {int((frame > 33.3).sum())}"]
+        for p in PHASES[:-1]:
+            a = np.array(self.all[p][skip:])
+            lines.append(f"  {p:11s} median {np.median(a):6.2f} ms  p90 {np.percentile(a, 90):6.2f}  "
+                         f"share {a.sum() / frame.sum():5.1%}")
+        return "\n".join(lines)
+
+
+def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: float = HUD_FONT_SIZE) -> float:
+    """Lines of text on a translucent panel, drawn behind ImGui's windows and over the scene; pos is the
+    top-left corner (pixels), y None to sit on the bottom edge. Returns the panel's height."""
+    text = "\n".join(lines)
+    imgui.push_font(None, size)
+    font, font_size = imgui.get_font(), imgui.get_font_size()
+    extent = imgui.calc_text_size(text, wrap_width=wrap) if wrap else imgui.calc_text_size(text)
+    imgui.pop_font()
+    pad = 8.0
+    x, y = pos
+    if y is None:
+        y = imgui.get_io().display_size.y - extent.y - 2 * pad - 10.0
+    dl = imgui.get_background_draw_list()
+    dl.add_rect_filled((x, y), (x + extent.x + 2 * pad, y + extent.y + 2 * pad),
+                       imgui.get_color_u32((0.04, 0.05, 0.06, 0.67)), 3.0)
+    dl.add_text(font, font_size, (x + pad, y + pad), imgui.get_color_u32(color), text, wrap_width=wrap)
+    return extent.y + 2 * pad
 
 
 class App:
@@ -92,8 +185,7 @@ class App:
         self.input.direct_gears = vehicle.drive.mode == "direct"
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world)
-        self.hud = TextPanel(self.ctx, 24)
-        self.banner = TextPanel(self.ctx, 24)
+        self.target = SceneTarget(self.ctx, msaa=not software_renderer(self.ctx))
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
         self.show_help = False
@@ -104,6 +196,8 @@ class App:
         self.notices: deque[tuple[float, str]] = deque(maxlen=4)
         self.clock = pygame.time.Clock()
         self.rtf_window: deque[tuple[float, float]] = deque(maxlen=120)
+        self.times = FrameTimes()
+        self.finish_frames = False                 # wait for each frame to be drawn (benchmark)
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
@@ -212,6 +306,7 @@ class App:
             aids += "   PAD NAVIGATES THE OVERLAY (click the left stick to drive)"
         lines = [f"{speed:6.1f} km/h   {drive}   {aids}",
                  f"{frame_rtf:4.2f}x real time   t = {s.sim.time:7.2f} s   dt 1/{round(1 / s.sim.dt)} s x {s.sim.substeps}",
+                 f"frame {self.times.median('frame'):4.1f} ms (physics {self.times.median('physics'):4.1f})   "
                  f"camera {self.camera.name}   F1 help"]
         flags = []
         if s.blown_up:
@@ -266,26 +361,33 @@ class App:
         arrows = force_arrows(self.session.sim.telemetry, self.overlay.arrows, self.overlay.arrow_scale) \
             if self.overlay.visible else ()
         car = self.session.sim
+        t0 = time.perf_counter()
+        self.target.begin(self.size)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.visible else None, arrows=arrows)
-        self.hud.set_lines(self.hud_lines(frame_rtf))
-        self.hud.draw(10, 30 if self.overlay.visible else 10, self.size)
+        self.target.end()
+        t1 = time.perf_counter()
+        self.times.add("scene", t1 - t0)
+        io = imgui.get_io()
+        io.display_size = self.size
+        io.delta_time = max(frame_dt, 1e-4)
+        imgui.new_frame()
+        # the HUD and the messages go through ImGui too: no texture to rewrite when a number changes
+        text_block(self.hud_lines(frame_rtf), (10, 30 if self.overlay.visible else 10))
         now = time.monotonic()
         msgs = [m for until, m in self.notices if until > now]
         if self.session.message:
             msgs.insert(0, self.session.message)
         if msgs:
-            self.banner.set_lines(msgs, (255, 230, 150))
-            self.banner.draw(10, self.size[1] - self.banner.size[1] - 10, self.size)
-        io = imgui.get_io()
-        io.display_size = self.size
-        io.delta_time = max(frame_dt, 1e-4)
-        imgui.new_frame()
+            text_block(msgs, (10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=self.size[0] - 40)
         self.overlay.build()
         if self.show_help:
             self.help_window()
         imgui.render()
+        t2 = time.perf_counter()
+        self.times.add("overlay", t2 - t1)
         self.gui_renderer.render(imgui.get_draw_data())
+        self.times.add("gui render", time.perf_counter() - t2)
         if io.want_save_ini_settings:                    # ImGui asks (at most every io.ini_saving_rate s)
             self.save_layout()
             io.want_save_ini_settings = False
@@ -307,11 +409,13 @@ class App:
             wall = self.clock.tick(0 if self.frame_dt else self.fps) / 1000.0
             frame_dt = self.frame_dt if self.frame_dt else (0.0 if first else wall)
             first = False
+            start = time.perf_counter()
             self.handle_events()
             if not self.running:
                 break
             t0 = self.session.sim.time
             alpha = self.session.frame(frame_dt, self.input.controls)
+            self.times.add("physics", time.perf_counter() - start)
             self.rtf_window.append((frame_dt, self.session.sim.time - t0))
             wall_sum = sum(w for w, _ in self.rtf_window)
             rtf = sum(s for _, s in self.rtf_window) / wall_sum if wall_sum > 0 else 0.0
@@ -322,7 +426,13 @@ class App:
                 if self.screenshot_path:
                     save_screenshot(self.ctx, self.size, self.screenshot_path)
                 self.running = False
+            swap = time.perf_counter()
             pygame.display.flip()
+            if self.finish_frames:
+                self.ctx.finish()                  # count the frame's rasterisation in its own time
+            end = time.perf_counter()
+            self.times.add("swap", end - swap)
+            self.times.add("frame", end - start)
         self.finish()
         return 0
 

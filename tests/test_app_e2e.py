@@ -141,3 +141,14 @@ def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path):
     assert sum(n > 20 for n in found) >= 2, found
     # braking while turning saturates at least one wheel, and the diagnosis says so
     assert SATURATED in states
+
+
+def test_benchmark_prints_the_frame_time_and_where_it_goes(tmp_path):
+    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", SDL_AUDIODRIVER="dummy", XDG_DATA_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "app", "--benchmark", "--quit-after", "1", "--size", "640x360"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "renderer" in text and "frame time median" in text
+    for phase in ("physics", "scene", "overlay", "gui render", "swap"):
+        assert f"  {phase}" in text
