@@ -101,3 +101,43 @@ def heightfield(origin, spacing, heights: np.ndarray, color) -> np.ndarray:
     a, b, c, d = v[i, j], v[i + 1, j], v[i + 1, j + 1], v[i, j + 1]
     tris = np.stack([a, b, c, a, c, d], axis=2)          # (nx-1, ny-1, 6, 9)
     return tris.reshape(-1, 9).astype("f4")
+
+
+def heightfield_tiles(origin, spacing, heights: np.ndarray, color, tile: int = 40, steps=(2, 4, 8)):
+    """An indexed heightfield for drawing: vertices (nx ny, 9) and, for every tile of `tile` x `tile`
+    quads and every level of detail (every step-th row and column), a run of triangle indices.
+    Returns (vertices, indices, runs, boxes): runs[t][lod] = (first, count) into indices, boxes[t] = the
+    tile's (min xyz, max xyz) for culling."""
+    z = np.asarray(heights, float)
+    nx, ny = z.shape
+    xs = origin[0] + np.arange(nx) * spacing[0]
+    ys = origin[1] + np.arange(ny) * spacing[1]
+    gx, gy = np.gradient(z, spacing[0], spacing[1])
+    nrm = np.dstack([-gx, -gy, np.ones_like(z)])
+    nrm /= np.linalg.norm(nrm, axis=2, keepdims=True)
+    # drawn 3 mm up: where the field is flat it would otherwise fight the ground plane under it for depth
+    pos = np.dstack([*np.meshgrid(xs, ys, indexing="ij"), origin[2] + z + 0.003])
+    # shaded by height (lighter crests) so that centimetre bumps read from the driver's camera
+    rel = (z - z.min()) / max(float(np.ptp(z)), 1e-6)
+    shade = (0.62 + 0.6 * rel[..., None]) * np.array(color)
+    vertices = np.concatenate([pos, nrm, shade], axis=2).reshape(-1, 9).astype("f4")
+    chunks, runs, boxes, first = [], [], [], 0
+    for i0 in range(0, nx - 1, tile):
+        for j0 in range(0, ny - 1, tile):
+            i1, j1 = min(i0 + tile, nx - 1), min(j0 + tile, ny - 1)
+            tile_runs = []
+            for step in steps:
+                ii = np.unique(np.r_[np.arange(i0, i1, step), i1])
+                jj = np.unique(np.r_[np.arange(j0, j1, step), j1])
+                a = ii[:-1, None] * ny + jj[None, :-1]
+                b = ii[1:, None] * ny + jj[None, :-1]
+                c = ii[1:, None] * ny + jj[None, 1:]
+                d = ii[:-1, None] * ny + jj[None, 1:]
+                idx = np.stack([a, b, c, a, c, d], axis=2).reshape(-1).astype("u4")
+                chunks.append(idx)
+                tile_runs.append((first, len(idx)))
+                first += len(idx)
+            runs.append(tile_runs)
+            block = pos[i0:i1 + 1, j0:j1 + 1].reshape(-1, 3)
+            boxes.append((block.min(axis=0), block.max(axis=0)))
+    return vertices, np.concatenate(chunks), runs, boxes
