@@ -85,24 +85,6 @@ def strip(a, b, width: float, z: float, color) -> np.ndarray:
     return vertices([[*pts[i], 0, 0, 1, *color] for i in (0, 1, 2, 0, 2, 3)])
 
 
-def heightfield(origin, spacing, heights: np.ndarray, color) -> np.ndarray:
-    z = np.asarray(heights, float)
-    nx, ny = z.shape
-    xs = origin[0] + np.arange(nx) * spacing[0]
-    ys = origin[1] + np.arange(ny) * spacing[1]
-    gx, gy = np.gradient(z, spacing[0], spacing[1])
-    nrm = np.dstack([-gx, -gy, np.ones_like(z)])
-    nrm /= np.linalg.norm(nrm, axis=2, keepdims=True)
-    pos = np.dstack([*np.meshgrid(xs, ys, indexing="ij"), origin[2] + z])
-    shade = np.clip(0.85 + 3.0 * z[..., None], 0.7, 1.3) * np.array(color)
-    v = np.concatenate([pos, nrm, shade], axis=2)
-    i = np.arange(nx - 1)[:, None]
-    j = np.arange(ny - 1)[None, :]
-    a, b, c, d = v[i, j], v[i + 1, j], v[i + 1, j + 1], v[i, j + 1]
-    tris = np.stack([a, b, c, a, c, d], axis=2)          # (nx-1, ny-1, 6, 9)
-    return tris.reshape(-1, 9).astype("f4")
-
-
 def heightfield_tiles(origin, spacing, heights: np.ndarray, color, tile: int = 40, steps=(2, 4, 8)):
     """An indexed heightfield for drawing: vertices (nx ny, 9) and, for every tile of `tile` x `tile`
     quads and every level of detail (every step-th row and column), a run of triangle indices.
