@@ -53,6 +53,12 @@ def kernel(fn):
     return numba.njit(cache=True, error_model="numpy")(fn)
 
 
+def parallel_kernel(fn):
+    """Like `kernel`, with its `prange` loops run on every core (numba's parallel=True). Plain Python
+    (prange is range) when NUMBA_DISABLE_JIT=1."""
+    return numba.njit(cache=True, error_model="numpy", parallel=True)(fn)
+
+
 def leaf(fn):
     """Compiled like `kernel`, and inlined into its callers at numba's IR level: the formulas, and the
     helpers called in a wheel loop or a solver loop, where a call would cost more than the work.

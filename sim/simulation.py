@@ -28,7 +28,7 @@ from sim.gearbox import driven_radius, total_ratio
 from sim.jit import announce_compile
 from sim.pack import WheelGeometry, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
-from sim.step import run_batch, step_batch
+from sim.step import run_batch, run_batch_parallel, step_batch
 from sim.units import RPM
 from sim.vec import quat_rotate
 from sim.world import World
@@ -649,9 +649,10 @@ class Simulation:
         piece = WATCH_EVERY if self.watchdog is not False else max(1, len(trace))
         for k in range(0, len(trace), piece):
             part = trace[k:k + piece]
-            run_batch(t.vehicle_params, t.wheel_params, t.hull_points, part, t.body_state, t.drive_state,
-                      t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta,
-                      hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
+            run = run_batch_parallel if self.n > 1 else run_batch      # the cores share the vehicles
+            run(t.vehicle_params, t.wheel_params, t.hull_points, part, t.body_state, t.drive_state,
+                t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta,
+                hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
             t.controls[:] = part[-1]
             self.steps += len(part)
             self.time = self.steps * self.dt
