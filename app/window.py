@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -175,6 +176,27 @@ class App:
         pygame.font.init()
         from pygame._sdl2 import controller as sdl_controller
         sdl_controller.init()
+        # the ImGui overlay; its window layout lives in the app's own settings file
+        self.imgui_context = imgui.create_context()
+        implot.create_context()
+        configure_io(self.size)
+        io = imgui.get_io()
+        if hasattr(imgui.ConfigFlags_, "docking_enable"):
+            io.config_flags |= imgui.ConfigFlags_.docking_enable
+        # read and written by ui/layout.py (a damaged file gets a message and the default layout)
+        self.ini = data_dir() / "imgui.ini"
+        io.set_ini_filename(None)                        # no file of ImGui's own: it asks us to save instead
+        saved, layout_problem = layout.load(self.ini)
+        if saved:
+            imgui.load_ini_settings_from_memory(saved)
+        self.layout_problem = ""                         # the last save's failure, told once
+        self.startup_notice = ""
+        if layout_problem:
+            print(f"contactpatch: {layout_problem}", file=sys.stderr)
+            self.startup_notice = layout_problem
+        self.gui_renderer = ModernGLRenderer(self.ctx)
+        if sim.warmup.needed():
+            self.compile_screen()                # a cold first start: show what it is doing
         self.session = Session(vehicle, world, substeps=substeps, vehicle_name=vehicle_name, world_name=world_name)
         if replay is not None:
             self.session.start_replay(replay)
@@ -194,6 +216,8 @@ class App:
         self.quit_after = quit_after
         self.screenshot_path = screenshot
         self.notices: deque[tuple[float, str]] = deque(maxlen=4)
+        if self.startup_notice:
+            self.notices.append((time.monotonic() + 12.0, self.startup_notice))
         self.clock = pygame.time.Clock()
         self.rtf_window: deque[tuple[float, float]] = deque(maxlen=120)
         self.times = FrameTimes()
@@ -201,28 +225,59 @@ class App:
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
-        # the ImGui overlay; its window layout lives in the app's own settings file
-        self.imgui_context = imgui.create_context()
-        implot.create_context()
-        configure_io(self.size)
-        io = imgui.get_io()
-        if hasattr(imgui.ConfigFlags_, "docking_enable"):
-            io.config_flags |= imgui.ConfigFlags_.docking_enable
-        # read and written by ui/layout.py (a damaged file gets a message and the default layout)
-        self.ini = data_dir() / "imgui.ini"
-        io.set_ini_filename(None)                        # no file of ImGui's own: it asks us to save instead
-        saved, layout_problem = layout.load(self.ini)
-        if saved:
-            imgui.load_ini_settings_from_memory(saved)
-        self.layout_problem = ""                         # the last save's failure, told once
-        if layout_problem:
-            print(f"contactpatch: {layout_problem}", file=sys.stderr)
-            self.notices.append((time.monotonic() + 12.0, layout_problem))
-        self.gui_renderer = ModernGLRenderer(self.ctx)
         self.gui_input = PygameInput()
         self.overlay = Overlay(self.session, ini_path=self.ini)
         self.overlay.visible = overlay
         self.session.on_step.append(self.overlay.after_step)
+
+    def compile_screen(self) -> None:
+        """Compile the physics in a worker thread while the window shows how far along it is (numba
+        compiles on first use and caches the machine code, so this happens once per machine)."""
+        done = threading.Event()
+        failure = []
+
+        def work():
+            try:
+                sim.warmup.warm_up()
+            except BaseException as exc:               # shown in the window's thread, below
+                failure.append(exc)
+            done.set()
+
+        threading.Thread(target=work, daemon=True, name="compile").start()
+        start = time.monotonic()
+        renderer = self.gui_renderer
+        while not done.wait(0.05):
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT:
+                    pygame.quit()
+                    raise SystemExit(0)
+                if event.type == pygame.VIDEORESIZE:
+                    self.size = (max(event.w, 1), max(event.h, 1))
+            self.ctx.screen.use()
+            self.ctx.viewport = (0, 0, *self.size)
+            self.ctx.clear(0.62, 0.74, 0.88, 1.0)
+            io = imgui.get_io()
+            io.display_size = self.size
+            io.delta_time = 0.05
+            imgui.new_frame()
+            w, h = self.size
+            imgui.set_next_window_pos((w / 2 - 260, h / 2 - 60), imgui.Cond_.always)
+            imgui.set_next_window_size((520, 0), imgui.Cond_.always)
+            imgui.begin("Contact Patch: first start", None,
+                        imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize)
+            imgui.text_wrapped("Compiling the physics kernels to machine code. This happens once on this "
+                               "machine; later starts load them from the cache in about a second.")
+            elapsed = time.monotonic() - start
+            share = min(0.99, sim.warmup.progress())
+            imgui.progress_bar(share, (-1, 0), f"{share:.0%} of the kernels, {elapsed:.0f} s")
+            imgui.end()
+            imgui.render()
+            renderer.render(imgui.get_draw_data())
+            pygame.display.flip()
+        if failure:
+            raise failure[0]
+        print(f"contactpatch: physics compiled in {time.monotonic() - start:.0f} s (cached from now on)",
+              file=sys.stderr)
 
     @property
     def camera(self):

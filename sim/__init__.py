@@ -6,7 +6,7 @@ reads a clock, draws, or imports pygame / moderngl / imgui.
 from sim.params import ConfigError, Vehicle, atomic_write_bytes, get_value, load_vehicle, save_vehicle, validate, \
     with_value
 from sim.world import World, load_world
-from sim import advisor
+from sim import advisor, warmup
 from sim.simulation import BlowUp, CONTROL_COLUMNS, CONTROL_DEFAULTS, MAX_DT, MAX_SUBSTEPS, NO_GEAR, Controls, \
     Simulation, Snapshot
 from sim.pack import WheelGeometry, rest_com_height, wheel_geometry
@@ -17,7 +17,7 @@ from sim.units import KMH, RAD_S_PER_RPM, RPM
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report
 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
-           "atomic_write_bytes", "approach", "advisor", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
+           "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
            "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
            "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
            "KMH"]

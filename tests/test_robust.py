@@ -337,3 +337,9 @@ def test_a_mass_edit_while_moving_is_not_an_energy_gain():
     s.set_params(with_value(HATCH, "chassis.mass", 3 * HATCH.chassis.mass))
     s.run(np.zeros((240, 4)))
     assert s.check_health() == [""]
+
+
+def test_the_warm_up_leaves_nothing_to_compile_for_a_single_car():
+    sim.warmup.warm_up()
+    assert not sim.warmup.needed()
+    assert 0.0 <= sim.warmup.progress() <= 1.0 and len(sim.warmup.kernels()) > 10
