@@ -287,3 +287,14 @@ def test_the_stability_summary_follows_the_params_and_substeps(gui):
     assert o.stable_range("chassis.inertia_pitch") == (lo, hi)              # cached
     assert f"{lo:.4g}" in o.range_tip("chassis.inertia_pitch", "kg m^2")    # the hover tooltip builds
     frame(o, gui)
+
+
+def test_plot_lines_are_decimated_to_the_pixels_with_their_spikes():
+    from ui.overlay import decimate
+    t = np.arange(4801) / 240.0
+    v = np.sin(3.0 * t)
+    v[1234], v[3000] = 5.0, -4.0
+    td, vd = decimate(t, v, 120)
+    assert len(td) <= 240 and np.all(np.diff(td) >= 0)
+    assert vd.max() == 5.0 and vd.min() == -4.0                     # the extremes survive
+    assert np.array_equal(decimate(t[:100], v[:100], 120)[1], v[:100])   # short lines untouched

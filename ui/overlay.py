@@ -90,6 +90,25 @@ def config_presets() -> list[str]:
     return sorted(p.stem for p in P.PRESET_DIR.glob("*.toml"))
 
 
+def decimate(t: np.ndarray, v: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """A line of at most 2 x buckets points that looks like (t, v) drawn `buckets` pixels wide: each
+    bucket's lowest and highest sample, in time order, so spikes survive (thousands of segments per
+    line cost a software renderer milliseconds a frame)."""
+    k = len(t)
+    if k <= 2 * buckets:
+        return np.ascontiguousarray(t, float), np.ascontiguousarray(v, float)
+    size = -(-k // buckets)
+    n = -(-k // size)
+    pad = n * size - k
+    idx = np.arange(n * size).reshape(n, size)
+    idx = np.minimum(idx, k - 1) if pad else idx
+    vals = v[idx]
+    lo = idx[np.arange(n), np.argmin(vals, axis=1)]
+    hi = idx[np.arange(n), np.argmax(vals, axis=1)]
+    pick = np.sort(np.stack([lo, hi], axis=1), axis=1).reshape(-1)
+    return np.ascontiguousarray(t[pick], float), np.ascontiguousarray(v[pick], float)
+
+
 class Overlay:
     def __init__(self, session, on_params: Callable[[sim.Vehicle], None] | None = None,
                  ini_path: str | os.PathLike | None = None):
@@ -596,9 +615,10 @@ class Overlay:
                         t, v = t[keep], v[keep]
                         if len(t) < 2:
                             continue
+                        buckets = max(16, int(imgui.get_content_region_avail().x))
                         for j in range(v.shape[1]):
                             label = f"{name} ({CHANNELS[name][0]})" if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
-                            implot.plot_line(label, np.ascontiguousarray(t), np.ascontiguousarray(v[:, j]))
+                            implot.plot_line(label, *decimate(t, v[:, j], buckets))
                     implot.end_plot()
                 self.tire_plots()
                 imgui.end_table()
