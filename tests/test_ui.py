@@ -290,6 +290,7 @@ def test_the_stability_summary_follows_the_params_and_substeps(gui):
 
 
 def test_plot_lines_are_decimated_to_the_pixels_with_their_spikes():
+    import numpy as np
     from ui.overlay import decimate
     t = np.arange(4801) / 240.0
     v = np.sin(3.0 * t)
