@@ -17,10 +17,11 @@ import math
 
 from sim.jit import kernel, leaf
 from sim.gearbox import total_ratio
+from sim.wheel import wheel_inertia_with_tire
 from sim.tables import CT_CLUTCH, CT_TC, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAUNCH, DS_OMEGA_E, DS_TC, \
     MAX_CURVE, NW, TB_GEAR, TB_RPM, TB_T_CLUTCH, TB_T_ENGINE, TB_TC_ACTIVE, VP_CURVE_NM, VP_CURVE_RPM, VP_EFF, \
     VP_ENGINE_BRAKE, VP_IDLE_GAIN, VP_IDLE_OMEGA, VP_IE, VP_KC, VP_LAUNCH_OMEGA, VP_NCURVE, VP_REDLINE_OMEGA, \
-    VP_TC_CUT, VP_TC_RESTORE, VP_LC_OMEGA, VP_LC_ON, VP_TC_SLIP, VP_TCAP, W_KAPPA, WP_IW, WP_SHARE
+    VP_TC_CUT, VP_TC_RESTORE, VP_LC_OMEGA, VP_LC_ON, VP_TC_SLIP, VP_TCAP, W_FX, W_KAPPA, W_RHO, WP_SHARE
 from sim.units import RPM
 
 TC_PROPORTIONAL = 0.5      # -: traction control's immediate cut per unit of relative excess slip
@@ -145,13 +146,24 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
     t_clutch = 0.0
     inertia_e = vehicle_params[v, VP_IE]
     if g != 0.0 and not shifting:
-        # the clutch law with the slip taken at the end of the substep:
-        # Kc_eff = Kc / (1 + Kc h (1/Ie + g^2 sum(share_i^2 / Iw_i)))
+        # the clutch law with the slip taken at the end of the substep (backward Euler, linearised): the
+        # slip the engine and the wheels would reach without the clutch, plus the clutch's own effect
+        #   slip' = slip + h (Te / Ie - g a_w) - h T_clutch (1/Ie + g^2 eff sum(share_i^2 / I_i))
+        # with each driven wheel's road torque -rho Fx and its tire-stiffened inertia I_i = Iw + h rho k (as
+        # the wheel update solves it); T_clutch = clamp(Kc slip'), so the slip a steady torque needs is
+        # T / Kc at any substep
+        kc = vehicle_params[v, VP_KC]
+        eff = vehicle_params[v, VP_EFF]
         compliance = 1.0 / inertia_e
+        a_w = 0.0
         for i in range(NW):
-            compliance += g * g * wheel_params[v, i, WP_SHARE] ** 2 / wheel_params[v, i, WP_IW]
-        kc_eff = vehicle_params[v, VP_KC] / (1.0 + vehicle_params[v, VP_KC] * h * compliance)
-        t_clutch = clutch_torque(kc_eff, omega_e - g * omega_w, vehicle_params[v, VP_TCAP] * engage)
+            share = wheel_params[v, i, WP_SHARE]
+            if share > 0.0:
+                i_w = wheel_inertia_with_tire(v, i, wheel_params, wheel_scratch, h)
+                compliance += g * g * eff * share * share / i_w
+                a_w -= share * wheel_scratch[v, i, W_RHO] * wheel_scratch[v, i, W_FX] / i_w
+        slip_free = omega_e - g * omega_w + h * (t_engine / inertia_e - g * a_w)
+        t_clutch = clutch_torque(kc / (1.0 + kc * h * compliance), slip_free, vehicle_params[v, VP_TCAP] * engage)
     omega_next = omega_e + h * (t_engine - t_clutch) / inertia_e     # omegaE += h (Te - Tclutch) / Ie
     drive_state[v, DS_OMEGA_E] = max(0.0, omega_next)
     body_telemetry[v, TB_RPM] = drive_state[v, DS_OMEGA_E] * RPM

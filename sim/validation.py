@@ -280,6 +280,9 @@ def rows(car: Vehicle) -> list[tuple[str, str, str, str, bool]]:
     s2, s16 = skidpad_limit(car, substeps=2), skidpad_limit(car, substeps=16)
     out.append(("skidpad limit: 2 vs 16 substeps", "substep independence", "within 1 %",
                 f"{s2:.3f} / {s16:.3f} g", abs(s2 / s16 - 1) < 0.01))
+    l2, l16 = launch(car, substeps=2).seconds, launch(car, substeps=16).seconds
+    out.append(("0-100 km/h, aids on: 2 vs 16 substeps", "substep independence", "within 1 %",
+                f"{l2:.3f} / {l16:.3f} s", abs(l2 / l16 - 1) < 0.01))
     flips = kappa_sign_flips(car)
     out.append(("walking pace, 2 substeps: kappa sign flips in 5 s", "stable wheel update", "0", str(flips),
                 flips == 0))

@@ -55,6 +55,23 @@ def wheel_spin_implicit(omega, t_drive, t_brake, rho, fx, k, iw, h):
     return omega_next, (omega_star - omega_next) * i_eff / h, fx + k * (omega_next - omega)
 
 
+@leaf
+def tire_spin_stiffness(v, i, wheel_params, wheel_scratch):
+    """k = dFx/domega = dFx/dkappa dkappa/domega (N s/rad, >= 0), kappa = (rho omega - vx) / max(|vx|, vMin)."""
+    return max(0.0, wheel_scratch[v, i, W_DFX]) * wheel_scratch[v, i, W_RHO] / max(abs(wheel_scratch[v, i, W_VX]),
+                                                                                     wheel_params[v, i, WP_VMIN])
+
+
+@leaf
+def wheel_inertia_with_tire(v, i, wheel_params, wheel_scratch, h):
+    """The inertia (kg m^2) the wheel update gives wheel i against a torque: Iw + h rho k with the implicit
+    update (the tire's force grows with the spin it gains), Iw with the explicit one."""
+    iw = wheel_params[v, i, WP_IW]
+    if int(wheel_params[v, i, WP_SPIN]) == SPIN_IMPLICIT:
+        return iw + h * wheel_scratch[v, i, W_RHO] * tire_spin_stiffness(v, i, wheel_params, wheel_scratch)
+    return iw
+
+
 @kernel
 def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
     """Spin each wheel with its limited Fx, drive torque and the brake rule (W_OMEGA_NEXT, and the brake
@@ -69,9 +86,7 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         fx = wheel_scratch[v, i, W_FX]
         iw = wheel_params[v, i, WP_IW]
         if int(wheel_params[v, i, WP_SPIN]) == SPIN_IMPLICIT:
-            # k = dFx/dkappa dkappa/domega, kappa = (rho omega - vx) / max(|vx|, vMin)
-            k = max(0.0, wheel_scratch[v, i, W_DFX]) * rho / max(abs(wheel_scratch[v, i, W_VX]),
-                                                                  wheel_params[v, i, WP_VMIN])
+            k = tire_spin_stiffness(v, i, wheel_params, wheel_scratch)
             omega_next, t_brake, fx_end = wheel_spin_implicit(omega, t_drive, t_brake_max, rho, fx, k, iw, h)
             # the linearisation may not leave the friction budget: a force cut back to it is saturated
             # (no slope), and the explicit step with it is exact

@@ -148,6 +148,7 @@ def test_scripted_single_drive_hash():
 # the implicit wheel update, ABS and TC reading this substep's slip as slip controllers, the automatic
 # judged by road speed, launch control, tires from data, rolling resistance at full size down to the
 # static friction); issue 8's restructuring left the earlier
-# f89b3e4e... / a8a50ec8... unchanged.
-BATCH_HASH = "c4e8731366ac476f8c7a92a84f003a69e3db7b9d6f890e5cc14701900ba00159"
-SINGLE_HASH = "23ac1745f4703a803bc829e8116d1fd6e3d20259d033da80725db1c4f78be55a"
+# f89b3e4e... / a8a50ec8... unchanged. Changed again by issue 11: the clutch's end-of-substep slip
+# includes the engine torque and the wheels' road torque (was c4e87313... / 23ac1745...).
+BATCH_HASH = "fc28239fcce9703171af53dbdcddd8abb812ec7d9311dbec0eb0d3fe7353de19"
+SINGLE_HASH = "a469b850384cb4f2895528242a8639a83c83a72d97b8324687481f9f3922f3c3"
