@@ -39,6 +39,9 @@ def benchmark_trace(seconds: float, substeps: int, vehicle: str, world: str):
     return Trace(1.0 / 240.0, substeps, vehicle, world, rows)
 
 
+DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 substeps to 1 % (sim.validation)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0])
     ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
@@ -46,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=parse_size, default=(1280, 720), help="window size WIDTHxHEIGHT")
     ap.add_argument("--fullscreen", action="store_true")
     ap.add_argument("--fps", type=int, default=120, help="frame-rate cap (default 120)")
-    ap.add_argument("--substeps", type=int, default=8, help="physics substeps per 1/240 s step (default 8)")
+    ap.add_argument("--substeps", type=int, help="physics substeps per 1/240 s step (default 2, or a replayed "
+                                                  "trace's)")
     ap.add_argument("--record", metavar="FILE", help="save the controls of every physics step to FILE")
     ap.add_argument("--replay", metavar="FILE", help="drive from a recorded trace (then hand over to you)")
     ap.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after this much simulated time")
@@ -69,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         replay = Trace.load(args.replay) if args.replay else None
         if args.benchmark and replay is None:
-            replay = benchmark_trace(args.quit_after, args.substeps, args.vehicle or "hatchback",
+            replay = benchmark_trace(args.quit_after, args.substeps or DEFAULT_SUBSTEPS, args.vehicle or "hatchback",
                                      args.world or "proving_ground")
+        if args.substeps is None:
+            args.substeps = replay.substeps if replay else DEFAULT_SUBSTEPS
         vehicle_name = args.vehicle or (replay.vehicle if replay else "hatchback")
         world_name = args.world or (replay.world if replay else "proving_ground")
         car = sim.load_vehicle(vehicle_name)

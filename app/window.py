@@ -169,7 +169,7 @@ def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: 
 class App:
     def __init__(self, vehicle: sim.Vehicle, world: sim.World, *, size=(1280, 720), fullscreen=False,
                  fps=120, frame_dt=None, record=None, replay: Trace | None = None, quit_after=None,
-                 screenshot=None, vehicle_name=None, world_name=None, substeps=8, camera="chase",
+                 screenshot=None, vehicle_name=None, world_name=None, substeps=None, camera="chase",
                  overlay=True):
         self.surface, self.ctx = open_window(size, fullscreen)
         self.size = self.surface.get_size()
@@ -197,6 +197,8 @@ class App:
         self.gui_renderer = ModernGLRenderer(self.ctx)
         if sim.warmup.needed():
             self.compile_screen()                # a cold first start: show what it is doing
+        if substeps is None:                              # a replay runs at its own substeps
+            substeps = replay.substeps if replay is not None else 2
         self.session = Session(vehicle, world, substeps=substeps, vehicle_name=vehicle_name, world_name=world_name)
         if replay is not None:
             self.session.start_replay(replay)

@@ -28,7 +28,7 @@ from sim.gearbox import driven_radius, total_ratio
 from sim.jit import announce_compile
 from sim.pack import WheelGeometry, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
-from sim.step import run_batch, run_batch_parallel, step_batch
+from sim.step import run_batch, run_batch_parallel, step_and_watch
 from sim.units import RPM
 from sim.vec import quat_rotate
 from sim.world import World
@@ -47,6 +47,8 @@ assert CONTROL_COLUMNS.index("gear") == T.CT_GEAR and len(CONTROL_COLUMNS) == T.
 def _finite(value) -> bool:
     """A number, or an array of numbers, all finite."""
     try:
+        if type(value) is float or type(value) is int:      # the common case, without numpy
+            return math.isfinite(value)
         return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))))
     except (TypeError, ValueError, OverflowError):
         return False
@@ -97,6 +99,9 @@ class Controls:
             if isinstance(value, (bool, str, bytes)) or not _finite(value):
                 raise ValueError(f"Controls: {name} = {value!r} is not allowed; expected a finite number"
                                  + (" or None" if name == "gear" else "") + " (or an array of them)")
+        row = self.row()
+        # the row as plain numbers when every input is a scalar (the app's case), so packing it is one write
+        object.__setattr__(self, "_scalar_row", row if all(isinstance(x, (int, float)) for x in row) else None)
 
     def row(self) -> tuple:
         """The values in CONTROL_COLUMNS order (scalars, or arrays for per-vehicle inputs)."""
@@ -118,15 +123,11 @@ class Controls:
 
     def pack_into(self, controls: np.ndarray) -> None:
         """Write into the controls table (N, CT_N)."""
-        values = self.row()
-        if all(isinstance(x, (int, float)) for x in values):
-            if controls.shape[0] == 1:       # the app's case: scalar writes, no numpy broadcasting
-                target = controls[0]
-                for k in range(T.CT_N):
-                    target[k] = values[k]
-            else:
-                controls[:] = values
+        values = self._scalar_row
+        if values is not None:
+            controls[:] = values
             return
+        values = self.row()
         for k in range(T.CT_N):
             controls[:, k] = values[k]
 
@@ -350,6 +351,7 @@ class Simulation:
         if watchdog not in ("raise", "flag", False):
             raise ValueError(f"watchdog = {watchdog!r} is not allowed; expected 'raise', 'flag' or False")
         self.watchdog = watchdog
+        self._no_watch = np.zeros((1, watch.WT_N))        # step_and_watch's table when nothing is watched
         self.check_stability = bool(check_stability)
         self.n = int(n_vehicles)
         self.dt = float(dt)
@@ -528,7 +530,7 @@ class Simulation:
     # ------------------------------------------------------------------------------------------------
     def _announce(self) -> None:
         if not self._announced:
-            announce_compile(step_batch, "the physics kernels")
+            announce_compile(step_and_watch, "the physics kernels")
             self._announced = True
 
     # ------------------------------------------------------------------------------------------------
@@ -627,12 +629,15 @@ class Simulation:
         if not self._announced:
             self._announce()
         planes, boxes, hf_meta, hf_z, surf_mu = self._world_tables
-        step_batch(t.vehicle_params, t.wheel_params, t.hull_points, t.controls, t.body_state, t.drive_state,
-                   t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta, hf_z,
-                   surf_mu, self._gravity, self.time, self.dt, self.substeps)
+        watching = self.watchdog is not False and hasattr(self, "_watch_table")
+        sick = step_and_watch(t.vehicle_params, t.wheel_params, t.hull_points, t.controls, t.body_state,
+                              t.drive_state, t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry,
+                              planes, boxes, hf_meta, hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps,
+                              self._watch_table if watching else self._no_watch, watching, (self.steps + 1) * self.dt)
         self.steps += 1
         self.time = self.steps * self.dt
-        self._watch()
+        if sick:
+            self._watch()
 
     def run(self, controls_trace: np.ndarray) -> None:
         """Advance len(trace) steps in one compiled call; trace (K, N, C) or (K, C) of control rows with

@@ -54,6 +54,7 @@ from sim.steering import steering_stage
 from sim.suspension import suspension_stage
 from sim.tables import NW, VP_DIRECT, W_TELEMETRY
 from sim.tire import tire_stage
+from sim.watch import check_vehicles
 from sim.wheel import wheel_stage
 
 
@@ -108,6 +109,20 @@ def step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, 
             substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
                     wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0 + k * h, h)
         publish(v, wheel_scratch, wheel_telemetry)
+
+
+@kernel
+def step_and_watch(vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
+                   wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0,
+                   dt, substeps, watch_table, watch_on, t_end):
+    """step_batch, then the watchdog's look at every vehicle at time t_end (sim/watch.py), in one call from
+    Python: the app's path. Returns the number of vehicles with a problem (0 when watch_on is False)."""
+    step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
+               wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
+               substeps)
+    if not watch_on:
+        return 0
+    return check_vehicles(body_state, wheel_state, body_telemetry, watch_table, gravity, t_end)
 
 
 @parallel_kernel

@@ -33,8 +33,8 @@ def kernels() -> list:
 
 def needed() -> bool:
     """True when the next single-car step would compile rather than load cached machine code."""
-    from sim.step import step_batch
-    return needs_compile(step_batch)
+    from sim.step import step_and_watch
+    return needs_compile(step_and_watch)
 
 
 def progress() -> float:

@@ -20,7 +20,7 @@ ARTIFACTS = Path(os.environ.get("CONTACTPATCH_ARTIFACTS", ROOT / "artifacts"))
 def drive_trace(path: Path, seconds: float) -> None:
     n = int(seconds * 240)
     rows = [[0.5, 0.0, 0.3 if k > 240 else 0.0, 0.0, 0] for k in range(n)]
-    path.write_text(json.dumps({"format": "contactpatch-trace-1", "dt": 1 / 240, "substeps": 8,
+    path.write_text(json.dumps({"format": "contactpatch-trace-1", "dt": 1 / 240, "substeps": 2,
                                 "vehicle": "hatchback", "world": "proving_ground", "steps": rows}))
 
 
@@ -76,7 +76,7 @@ def drive_with_camera(shot: str):
     car = sim.load_vehicle("hatchback")
     app = App(car, sim.load_world("proving_ground"), size=(960, 540), frame_dt=1 / 60, quit_after=2.5,
               screenshot=shot, overlay=False)
-    app.session.start_replay(Trace(1 / 240, 8, "hatchback", "proving_ground", [[0.5, 0.0, 0.25, 0.0, 0]] * 600))
+    app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", [[0.5, 0.0, 0.25, 0.0, 0]] * 600))
     assert app.run() == 0
     cam = app.camera
     vp = cam.projection(960 / 540) @ cam.view()
@@ -115,7 +115,7 @@ def brake_and_turn_with_overlay(shot: str, data_home: str):
     rows = [[1.0, 0.0, 0.0, 0.0, 0]] * 480 + [[0.0, 1.0, 0.8, 0.0, 0]] * 48
     app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(1280, 720),
               frame_dt=1 / 60, quit_after=len(rows) / 240, screenshot=shot)
-    app.session.start_replay(Trace(1 / 240, 8, "hatchback", "proving_ground", rows))
+    app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", rows))
     assert app.run() == 0
     return [int(x) for x in app.overlay.monitor.states]
 
