@@ -143,6 +143,7 @@ class Input:
         self.abs = False
         self.tc = False
         self.messages: list[str] = []               # for the HUD: pads connected / lost
+        self._typing = False                        # a text field has the keyboard
 
     # -- devices ------------------------------------------------------------------------------------
     def open_pads(self) -> None:
@@ -226,6 +227,13 @@ class Input:
         """Forget held keys (the window lost focus, so their key-ups will not arrive)."""
         self.held.clear()
         self.pad_held.clear()
+
+    def typing(self, active: bool) -> None:
+        """Whether a text field has the keyboard: when one takes it, the car lets go of every held key
+        (the keys typed from then on go to the field, not to the car)."""
+        if active and not self._typing:
+            self.release_all()
+        self._typing = active
 
     # -- per physics step ---------------------------------------------------------------------------
     def controls(self, dt: float) -> sim.Controls:

@@ -74,6 +74,9 @@ class Session:
         self.replay_pos = 0
         self._reset_pending = False
         self.on_step: list[Callable[[], None]] = []      # called after every physics step (the overlay)
+        self.on_jump: list[Callable[[], None]] = []      # the state jumped (scrub, reset, back from a blow-up)
+        self.on_truncate: list[Callable[[float], None]] = []   # the future after this time is forgotten
+        self.pause_reason = ""                          # why the session paused by itself ("" otherwise)
         self.rewind = Rewind(self.sim, 30.0)
         self.scrub = 0                                  # steps back from the newest while inspecting the past
         self.vehicle_name = vehicle_name or vehicle.name
@@ -99,6 +102,12 @@ class Session:
         self.prev = self.curr = capture(self.sim)
         self.blown_up = False
         self.message = ""
+        self.pause_reason = ""
+        self._jumped()
+
+    def _jumped(self) -> None:
+        for callback in getattr(self, "on_jump", ()):
+            callback()
 
     def request_reset(self) -> None:
         """Reset before the next physics step (so a recording can replay it at the same step)."""
@@ -122,12 +131,23 @@ class Session:
             self.resume_from_scrub()
         elif not self.blown_up:
             self.paused = not self.paused
+        if not self.paused:
+            self.pause_reason = ""
+
+    def pause_for(self, reason: str) -> None:
+        """Pause by the app's own decision (the grip monitor's auto-pause), saying why."""
+        self.paused = True
+        self.pause_reason = reason
 
     def cycle_slow_motion(self) -> None:
         self.slow_index = (self.slow_index + 1) % len(SLOW_MOTION)
 
     def request_single_step(self) -> None:
-        if self.paused and not self.blown_up:
+        """One physics step while paused; while inspecting the past, one recorded step forward instead
+        (nothing is simulated again, so nothing is logged twice)."""
+        if self.scrub:
+            self.scrub_to(self.scrub - 1)
+        elif self.paused and not self.blown_up:
             self.single_steps += 1
 
     # -- rewind ---------------------------------------------------------------------------------------
@@ -140,12 +160,17 @@ class Session:
         self.scrub = back
         self.rewind.restore(self.sim, back)
         self.prev = self.curr = capture(self.sim)
+        self._jumped()
 
     def resume_from_scrub(self) -> None:
-        """Drive on from the state being inspected: what came after it is forgotten."""
+        """Drive on from the state being inspected: what came after it is forgotten (the rewind ring,
+        and through `on_truncate` the grip log and the plots)."""
         self.rewind.truncate(self.scrub)
         self.scrub = 0
         self.paused = False
+        self.pause_reason = ""
+        for callback in self.on_truncate:
+            callback(self.sim.time)
 
     # -- recording ----------------------------------------------------------------------------------
     def start_recording(self) -> None:
@@ -220,6 +245,7 @@ class Session:
             self.paused = True
             if len(self.rewind):
                 self.rewind.restore(self.sim, 0)             # the step before: what is drawn (curr)
+                self._jumped()
             self.message = f"{str(exc)[0].upper()}{str(exc)[1:]}. Back at t = {self.sim.time:.3f} s, the last " \
                            f"sane state (the rewind bar goes further). Press R to reset the car."
             return

@@ -290,6 +290,7 @@ class App:
 
     # -- events -------------------------------------------------------------------------------------
     def handle_events(self) -> None:
+        self.input.typing(self.overlay.visible and imgui.get_io().want_text_input)
         for event in pygame.event.get():
             t = event.type
             if self.overlay.visible and self.gui_input.handle(event):
@@ -358,7 +359,13 @@ class App:
             name = {-1: "R", 0: "N"}.get(gear, str(gear))
             mode = "auto" if s.sim.vehicle.gearbox.mode == "auto" else "manual"
             drive = f"gear {name} ({mode})   {float(s.sim.state.engine_rpm):5.0f} rpm"
-        aids = "  ".join(a for a, on in (("ABS", self.input.abs), ("TC", self.input.tc)) if on)
+        tel = s.sim.telemetry
+        # the aids always say whether they are on, and when they act
+        aids = "   ".join(f"{name} {'on' if on else 'off'}{' ACTING' if on and float(np.max(act)) > 0.5 else ''}"
+                          for name, on, act in (("ABS", self.input.abs, tel.abs_active),
+                                                ("TC", self.input.tc, tel.tc_active)))
+        if not self.input.direct_gears and ("clutch" in self.input.held or "clutch" in self.input.pad_held):
+            aids += "   CLUTCH PEDAL DOWN"
         if self.gui_input.pad_nav and self.overlay.visible:
             aids += "   PAD NAVIGATES THE OVERLAY (click the left stick to drive)"
         lines = [f"{speed:6.1f} km/h   {drive}   {aids}",
@@ -368,6 +375,10 @@ class App:
         flags = []
         if s.blown_up:
             flags.append("BLOWN UP")
+        elif s.scrub:
+            flags.append(f"REWOUND {s.scrub * s.sim.dt:.2f} s (N: a recorded step forward, P: drive from here)")
+        elif s.pause_reason:
+            flags.append(f"PAUSED: {s.pause_reason.removeprefix('paused: ')} (P resumes, N steps)")
         elif s.paused:
             flags.append("PAUSED (N steps)")
         if s.time_scale != 1.0:

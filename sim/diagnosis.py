@@ -1,13 +1,22 @@
 """Why a wheel grips or not (docs/physics.md §8): each step every wheel is classified as
 
     NO_LOAD    airborne, or its load Fz is a sliver of its static share: there is no friction budget
-    SATURATED  the combined limit scaled its force down (grip_scale < 1) or its slip is past the tire's peak
-    WEAK       loaded and below the peak, but its slip is small, so its curve gives little force
-               (|F_raw| under WEAK_UTILISATION of mu Fz): the tire is not being asked
+    LOW        loaded, below the peak, and little asked of it (|F_raw| under LOW_UTILISATION of mu Fz):
+               rolling freely or standing; a neutral state, not a warning
     GRIP       loaded, below the peak, working
+    SATURATED  the combined limit scaled its force down (grip_scale < 1) or its slip is past the tire's peak
+
+and a saturated wheel gets its cause, in this order of precedence:
+
+    LOCKED     the wheel (nearly) stands while the ground passes under it: braked to a lock
+    SPINNING   past the longitudinal peak with the tread faster than the ground: wheelspin
+    OVERBRAKED past the longitudinal peak with the tread slower than the ground (not locked)
+    SLIDING    past the lateral peak: the slip angle is larger than the one that gives the most side force
+    COMBINED   neither slip alone is past its peak, but together they ask for more than mu Fz and the
+               combined limit cut the force
 
 A `GripMonitor` keeps a log of the changes, with the numbers that explain them, and can ask for a pause
-at the first loss of grip (a wheel entering NO_LOAD or SATURATED).
+at the first loss of grip (a wheel entering NO_LOAD or SATURATED), saying which wheel and why.
 """
 from __future__ import annotations
 
@@ -21,10 +30,14 @@ from sim.params import Tire, Vehicle
 from sim.tables import NW, WHEEL_NAMES
 from sim.tire import TIRE_MODELS, combined_limit, raw_force
 
-NO_LOAD, WEAK, GRIP, SATURATED = 0, 1, 2, 3
-STATE_NAMES = ("no load", "weak response", "grip", "saturated")
+NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
+STATE_NAMES = ("no load", "low use", "grip", "saturated")
+NO_CAUSE, LOCKED, SPINNING, OVERBRAKED, SLIDING, COMBINED = 0, 1, 2, 3, 4, 5
+CAUSE_NAMES = ("", "locked", "wheelspin", "braking past the peak", "sliding sideways", "combined limit")
 MIN_LOAD_SHARE = 0.02      # -: Fz below this share of the wheel's static load counts as no load
-WEAK_UTILISATION = 0.2     # -: |F_raw| / (mu Fz) below this is a weak response
+LOW_UTILISATION = 0.2      # -: |F_raw| / (mu Fz) below this is low use
+LOCK_RATIO = 0.05          # -: a tread speed below this share of the ground speed is a locked wheel
+MOVING = 0.5               # m/s: below this ground speed a wheel is standing (not locked, not spinning)
 CUT_SCALE = 0.999          # -: a grip scale below this means the combined limit cut the force
 
 
@@ -72,29 +85,90 @@ def _static_loads(car: Vehicle) -> np.ndarray:
     return static_loads(car)
 
 
+@dataclass(frozen=True)
+class WheelState:
+    """One wheel's diagnosis: its state, the cause when saturated, how much of mu Fz its raw force asks
+    for, and a plain sentence with the numbers that explain it."""
+    state: int
+    cause: int
+    use: float           # |F_raw| / (mu Fz), 0 without load
+    reason: str
+
+    @property
+    def name(self) -> str:
+        return STATE_NAMES[self.state] + (f": {CAUSE_NAMES[self.cause]}" if self.cause else "")
+
+
+def _diagnose_wheel(car: Vehicle, i: int, loads, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, fy_raw,
+                    vx, omega, rho) -> WheelState:
+    tire = car.front_tire if i < 2 else car.rear_tire
+    budget = mu * fz
+    if grounded < 0.5:
+        return WheelState(NO_LOAD, NO_CAUSE, 0.0, "in the air: no load, no grip")
+    if fz < MIN_LOAD_SHARE * loads[i] or budget <= 0.0:
+        return WheelState(NO_LOAD, NO_CAUSE, 0.0, f"Fz {fz:.0f} N, {100 * fz / loads[i]:.0f} % of its static "
+                                                  f"load: almost no grip")
+    use = math.hypot(fx_raw, fy_raw) / budget
+    k_peak, a_peak = peak_slips(tire, budget)
+    past_long = abs(kappa) > k_peak
+    past_lat = abs(alpha) > a_peak
+    cut = force_was_cut(grip_scale)
+    if past_long or past_lat or cut:
+        tread = rho * omega
+        ground = abs(vx)
+        if past_long and ground > MOVING and abs(tread) < LOCK_RATIO * ground:
+            cause, why = LOCKED, f"the wheel stands while the ground passes at {ground:.1f} m/s (kappa {kappa:+.2f})"
+        elif past_long and abs(tread) > ground:
+            cause, why = SPINNING, f"kappa {kappa:+.2f} past the peak {k_peak:.2f}: the tread outruns the ground"
+        elif past_long:
+            cause, why = OVERBRAKED, f"kappa {kappa:+.2f} past the peak {k_peak:.2f}: braked beyond the most grip"
+        elif past_lat:
+            cause, why = SLIDING, (f"alpha {math.degrees(alpha):+.1f} deg past the peak "
+                                   f"{math.degrees(a_peak):.1f} deg")
+        else:
+            cause, why = COMBINED, (f"braking/driving and cornering together ask {use:.2f} x mu Fz: the force "
+                                    f"is cut to {100 * grip_scale:.0f} %")
+        if cause != COMBINED and cut:
+            why += f"; cut to {100 * grip_scale:.0f} %"
+        return WheelState(SATURATED, cause, use, why)
+    if use < LOW_UTILISATION:
+        still = abs(vx) < MOVING and abs(rho * omega) < MOVING
+        return WheelState(LOW, NO_CAUSE, use, ("standing" if still else "rolling freely") +
+                          f", {100 * use:.0f} % of its grip asked for")
+    return WheelState(GRIP, NO_CAUSE, use, f"working at {100 * use:.0f} % of its grip, below the peak")
+
+
+def diagnose(car: Vehicle, tel) -> list[WheelState]:
+    """Each wheel's WheelState from a Simulation's telemetry view (one vehicle) or any object with the
+    same per-wheel arrays (grounded, Fz, mu, grip_scale, kappa, alpha, Fx_raw, Fy_raw, vx, omega, rho)."""
+    loads = _static_loads(car)
+    vx = getattr(tel, "vx", np.zeros(NW))
+    omega = getattr(tel, "omega", None)
+    rho = getattr(tel, "rho", None)
+    out = []
+    for i in range(NW):
+        # without wheel speeds (constructed telemetry) the tread is taken to match kappa
+        tread_over_rho = (float(omega[i]), float(rho[i])) if omega is not None and rho is not None else \
+            ((float(vx[i]) * (1.0 + float(tel.kappa[i]))), 1.0)
+        out.append(_diagnose_wheel(car, i, loads, float(tel.grounded[i]), float(tel.Fz[i]), float(tel.mu[i]),
+                                   float(tel.grip_scale[i]), float(tel.kappa[i]), float(tel.alpha[i]),
+                                   float(tel.Fx_raw[i]), float(tel.Fy_raw[i]), float(vx[i]), *tread_over_rho))
+    return out
+
+
 def classify(car: Vehicle, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, fy_raw) -> np.ndarray:
     """The state of each of the four wheels from one step's telemetry (arrays of 4)."""
-    out = np.empty(NW, dtype=int)
-    loads = _static_loads(car)
-    for i in range(NW):
-        tire = car.front_tire if i < 2 else car.rear_tire
-        budget = mu[i] * fz[i]
-        if grounded[i] < 0.5 or fz[i] < MIN_LOAD_SHARE * loads[i] or budget <= 0.0:
-            out[i] = NO_LOAD
-            continue
-        k_peak, a_peak = peak_slips(tire, budget)
-        if force_was_cut(grip_scale[i]) or abs(kappa[i]) > k_peak or abs(alpha[i]) > a_peak:
-            out[i] = SATURATED
-        elif math.hypot(fx_raw[i], fy_raw[i]) < WEAK_UTILISATION * budget:
-            out[i] = WEAK
-        else:
-            out[i] = GRIP
-    return out
+    class View:
+        pass
+    v = View()
+    v.grounded, v.Fz, v.mu, v.grip_scale, v.kappa, v.alpha, v.Fx_raw, v.Fy_raw = \
+        grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, fy_raw
+    return np.array([w.state for w in diagnose(car, v)], dtype=int)
 
 
 def classify_telemetry(car: Vehicle, tel) -> np.ndarray:
     """classify() on a Simulation's telemetry view (one vehicle)."""
-    return classify(car, tel.grounded, tel.Fz, tel.mu, tel.grip_scale, tel.kappa, tel.alpha, tel.Fx_raw, tel.Fy_raw)
+    return np.array([w.state for w in diagnose(car, tel)], dtype=int)
 
 
 def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> np.ndarray:
@@ -120,11 +194,18 @@ class GripEvent:
     fz: float            # N
     kappa: float
     alpha: float         # rad
+    cause: int = NO_CAUSE
+    reason: str = ""
 
     def text(self) -> str:
-        return (f"{self.time:8.3f} s  {WHEEL_NAMES[self.wheel]}  {STATE_NAMES[self.before]} -> "
-                f"{STATE_NAMES[self.after]}  Fz {self.fz:7.0f} N  kappa {self.kappa:+.3f}  "
-                f"alpha {math.degrees(self.alpha):+.1f} deg")
+        after = STATE_NAMES[self.after] + (f" ({CAUSE_NAMES[self.cause]})" if self.cause else "")
+        return f"{self.time:8.3f} s  {WHEEL_NAMES[self.wheel]}  {STATE_NAMES[self.before]} -> {after}: {self.reason}"
+
+    def headline(self) -> str:
+        """One line for a pause banner: which wheel, when, and why."""
+        what = "lost its load" if self.after == NO_LOAD else "saturated"
+        cause = f" ({CAUSE_NAMES[self.cause]})" if self.cause else ""
+        return f"{WHEEL_NAMES[self.wheel]} {what}{cause} at {self.time:.3f} s: {self.reason}"
 
 
 @dataclass
@@ -132,18 +213,35 @@ class GripMonitor:
     pause_on_loss: bool = False
     max_events: int = 500
     states: np.ndarray = field(default_factory=lambda: np.full(NW, -1))
+    causes: np.ndarray = field(default_factory=lambda: np.zeros(NW, dtype=int))
     events: list[GripEvent] = field(default_factory=list)
+    pause_event: GripEvent | None = None     # the loss that asked for the last pause
 
     def update(self, time: float, car: Vehicle, tel) -> bool:
-        """Classify this step; log changes; True when the caller should pause (first loss of grip)."""
-        now = classify_telemetry(car, tel)
+        """Classify this step; log the changes of state (with the cause and numbers at that step); True
+        when the caller should pause (first loss of grip; `pause_event` says which)."""
+        now = diagnose(car, tel)
         pause = False
-        for i in range(NW):
-            if self.states[i] >= 0 and now[i] != self.states[i]:
-                self.events.append(GripEvent(time, i, int(self.states[i]), int(now[i]), float(tel.Fz[i]),
-                                             float(tel.kappa[i]), float(tel.alpha[i])))
-                if self.pause_on_loss and now[i] in (NO_LOAD, SATURATED) and self.states[i] in (WEAK, GRIP):
+        for i, w in enumerate(now):
+            if self.states[i] >= 0 and w.state != self.states[i]:
+                e = GripEvent(time, i, int(self.states[i]), w.state, float(tel.Fz[i]), float(tel.kappa[i]),
+                              float(tel.alpha[i]), w.cause, w.reason)
+                self.events.append(e)
+                if self.pause_on_loss and w.state in (NO_LOAD, SATURATED) and self.states[i] in (LOW, GRIP):
+                    if not pause:
+                        self.pause_event = e
                     pause = True
         del self.events[:-self.max_events]
-        self.states = now
+        self.sync(now)
         return pause
+
+    def sync(self, now: list[WheelState]) -> None:
+        """Take these as the current states without logging anything (after a jump in time)."""
+        self.states = np.array([w.state for w in now], dtype=int)
+        self.causes = np.array([w.cause for w in now], dtype=int)
+
+    def forget_after(self, time: float) -> None:
+        """Drop the log entries later than `time` (the future a rewind abandons)."""
+        self.events = [e for e in self.events if e.time <= time + 1e-9]
+        if self.pause_event is not None and self.pause_event.time > time + 1e-9:
+            self.pause_event = None

@@ -1,13 +1,15 @@
 """The overlay headless: an ImGui context with a null renderer, no window and no GL."""
 import os
 
+import numpy as np
 import pytest
 from imgui_bundle import imgui, implot
 
 import sim
 from app.session import Session
 from ui.backend import NullRenderer, configure_io
-from ui.overlay import Overlay
+from ui.overlay import STATE_COLORS, Overlay
+from sim.diagnosis import SATURATED
 
 
 @pytest.fixture
@@ -299,3 +301,102 @@ def test_plot_lines_are_decimated_to_the_pixels_with_their_spikes():
     assert len(td) <= 240 and np.all(np.diff(td) >= 0)
     assert vd.max() == 5.0 and vd.min() == -4.0                     # the extremes survive
     assert np.array_equal(decimate(t[:100], v[:100], 120)[1], v[:100])   # short lines untouched
+
+
+def test_typing_into_a_field_while_a_driving_key_is_held_gets_the_typed_value(gui):
+    """Steering held (Left) while the user clicks a field and types 0.6: the field gets "0.6" (the held
+    arrow key once repeated into the field and moved the cursor: "06."), and the car lets go."""
+    import pygame
+    from app.input import Input
+    from ui.backend import PygameInput
+    pygame.display.init()
+    try:
+        gi, car_input = PygameInput(), Input()
+        io = imgui.get_io()
+        text = ["1.0"]
+
+        def ui_frame(focus=False):
+            io.delta_time = 1 / 60
+            car_input.typing(io.want_text_input)
+            imgui.new_frame()
+            imgui.begin("field")
+            if focus:
+                imgui.set_keyboard_focus_here()
+            _, text[0] = imgui.input_text("grip", text[0])
+            imgui.end()
+            imgui.render()
+            gui.render(imgui.get_draw_data())
+
+        def send(event):
+            if not gi.handle(event):                       # what the window does with each event
+                car_input.handle(event)
+
+        def key(k, down):
+            return pygame.event.Event(pygame.KEYDOWN if down else pygame.KEYUP, key=k, mod=0, unicode="",
+                                      scancode=0)
+        ui_frame()
+        send(key(pygame.K_LEFT, True))                     # steering left, held from here on
+        assert "steer_left" in car_input.held
+        ui_frame(focus=True)                               # the user clicks into the field
+        ui_frame()
+        ui_frame()
+        assert io.want_text_input
+        ui_frame()                                         # the next frame starts with the field active
+        assert "steer_left" not in car_input.held          # the car let go when the field took the keys
+        send(key(pygame.K_a, True))                        # select all, then type over it
+        for k in (pygame.K_LCTRL,):
+            send(key(k, True))
+        io.add_key_event(imgui.Key.mod_ctrl, True)
+        ui_frame()
+        send(key(pygame.K_a, False))
+        send(key(pygame.K_LCTRL, False))
+        io.add_key_event(imgui.Key.mod_ctrl, False)
+        for ch in "0.6":
+            send(pygame.event.Event(pygame.TEXTINPUT, text=ch))
+            for _ in range(20):                            # a third of a second per character: key repeat
+                ui_frame()
+        assert text[0] == "0.6"
+        send(key(pygame.K_LEFT, False))                    # the release reaches both sides
+        assert "steer_left" not in car_input.held
+    finally:
+        pygame.display.quit()
+
+
+def test_rewind_to_a_recorded_grip_loss_shows_it_and_logs_nothing_new(gui):
+    """Drive into a loss of grip (ABS off, hard braking while turning), drive on, scrub back to the step
+    the log recorded it at: the panels' diagnosis is that step's (saturated), stepping through the
+    recorded steps logs nothing, and driving on from there forgets the later log and plot history."""
+    s, o = make()
+    for _ in range(int(2.0 * 30)):                                         # 2 s at full throttle
+        s.frame(1 / 30, lambda dt: sim.Controls(throttle=1.0))
+        frame(o, gui)
+    start = len(o.monitor.events)
+    for _ in range(int(1.0 * 30)):                                         # 1 s of braking into a turn
+        s.frame(1 / 30, lambda dt: sim.Controls(brake=1.0, steer=0.6))
+        frame(o, gui)
+    losses = [e for e in o.monitor.events[start:] if e.after == SATURATED]
+    assert losses, "hard braking with ABS off must saturate a wheel"
+    loss = losses[0]
+    for _ in range(30):                                                    # and 1 s more, coasting
+        s.frame(1 / 30, lambda dt: sim.Controls())
+        frame(o, gui)
+    logged = list(o.monitor.events)
+    back = int(round((s.sim.time - loss.time) / s.sim.dt))
+    s.scrub_to(back)
+    frame(o, gui)
+    assert s.sim.time == pytest.approx(loss.time)
+    shown = o.shown()
+    assert shown[loss.wheel].state == SATURATED and shown[loss.wheel].cause == loss.cause
+    red = STATE_COLORS[SATURATED]
+    assert o.wheel_colors()[loss.wheel] == pytest.approx([0.4 + 0.6 * c for c in red[:3]])   # the 3D tint too
+    s.request_single_step()                                                # a recorded step forward
+    frame(o, gui)
+    assert s.sim.time == pytest.approx(loss.time + s.sim.dt) and o.monitor.events == logged
+    s.resume_from_scrub()                                                  # drive on from here
+    assert all(e.time <= s.sim.time + 1e-9 for e in o.monitor.events)
+    assert o.monitor.events == [e for e in logged if e.time <= s.sim.time + 1e-9]
+    t, _ = o.history.series("speed")
+    assert t[-1] == pytest.approx(s.sim.time)
+    s.frame(1 / 30, lambda dt: sim.Controls())
+    t, _ = o.history.series("speed")
+    assert np.all(np.diff(t) > 0)                                          # one timeline, no abandoned future

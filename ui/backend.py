@@ -238,14 +238,20 @@ class PygameInput:
             io.add_mouse_wheel_event(float(event.x), float(event.y))
             return io.want_capture_mouse
         if t in (pygame.KEYDOWN, pygame.KEYUP):
+            # a key pressed while ImGui does not want the keyboard is the driver's: ImGui never hears of
+            # it, so a driving key held while a text field takes focus cannot repeat into the field; every
+            # release reaches both (returns False), so neither side is left with a key it thinks held
+            down = t == pygame.KEYDOWN
+            if down and not io.want_capture_keyboard:
+                return False
             mods = pygame.key.get_mods()
             io.add_key_event(imgui.Key.mod_ctrl, bool(mods & pygame.KMOD_CTRL))
             io.add_key_event(imgui.Key.mod_shift, bool(mods & pygame.KMOD_SHIFT))
             io.add_key_event(imgui.Key.mod_alt, bool(mods & pygame.KMOD_ALT))
             key = self.keys.get(event.key)
             if key is not None:
-                io.add_key_event(key, t == pygame.KEYDOWN)
-            return io.want_capture_keyboard
+                io.add_key_event(key, down)
+            return down
         if t == pygame.TEXTINPUT:
             io.add_input_characters_utf8(event.text)
             return io.want_text_input

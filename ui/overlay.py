@@ -18,9 +18,11 @@ from imgui_bundle import imgui, implot
 import sim
 from sim import advisor
 from sim import params as P
-from sim.diagnosis import GRIP, NO_LOAD, SATURATED, STATE_NAMES, WEAK, GripMonitor, force_was_cut, tire_curve
+from sim.diagnosis import CAUSE_NAMES, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
+    diagnose, force_was_cut, tire_curve
 
-STATE_COLORS = {NO_LOAD: (0.55, 0.62, 0.80, 1.0), WEAK: (0.95, 0.85, 0.30, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),
+# low use is neutral (a rolling or parked wheel is healthy); no load and saturation are the warnings
+STATE_COLORS = {NO_LOAD: (0.95, 0.70, 0.30, 1.0), LOW: (0.68, 0.70, 0.74, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),
                 SATURATED: (0.95, 0.35, 0.30, 1.0)}
 GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "Rear axle",
                 "front_suspension": "Suspension: front", "rear_suspension": "Suspension: rear",
@@ -79,6 +81,13 @@ class History:
         self.data["Fy"][k] = tel.Fy
         self.n += 1
 
+    def forget_after(self, time: float) -> None:
+        """Drop the samples later than `time` (the future a rewind abandons)."""
+        m = min(self.n, self.cap)
+        idx = (np.arange(self.n - m, self.n)) % self.cap
+        later = int(np.count_nonzero(self.t[idx] > time + 1e-9))
+        self.n -= later
+
     def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(times, values) in time order."""
         m = min(self.n, self.cap)
@@ -125,6 +134,9 @@ class Overlay:
         self.status = ""
         self.file_path = str(Path.cwd() / f"{self.baseline.name}-tuned.toml")
         self.monitor = GripMonitor()
+        self._shown: tuple[int, float, list[WheelState]] | None = None     # (steps, time, diagnosis) on show
+        session.on_jump.append(self.on_jump)
+        session.on_truncate.append(self.on_truncate)
         self.trails = [deque(maxlen=40) for _ in range(4)]
         presets = config_presets()
         self.preset_index = presets.index(self.baseline.name) if self.baseline.name in presets else 0
@@ -263,12 +275,33 @@ class Overlay:
         return self._ranges[path]
 
     # -- per step -----------------------------------------------------------------------------------
+    def shown(self) -> list[WheelState]:
+        """The diagnosis of the step on show, computed from its own telemetry (so a rewind to any stored
+        step shows that step's states), once per step."""
+        s = self.session.sim
+        key = (s.steps, s.time)
+        if self._shown is None or self._shown[:2] != key:
+            self._shown = (*key, diagnose(s.vehicle, s.telemetry))
+        return self._shown[2]
+
+    def on_jump(self) -> None:
+        """The state jumped (scrub, reset): the monitor takes the new states without logging a change."""
+        self._shown = None
+        self.monitor.sync(self.shown())
+        for trail in self.trails:
+            trail.clear()
+
+    def on_truncate(self, time: float) -> None:
+        """Driving on from an earlier time: the log and the plots forget what came after it."""
+        self.monitor.forget_after(time)
+        self.history.forget_after(time)
+
     def after_step(self) -> None:
         """Called after every physics step: grip diagnosis, friction-circle trails, auto-pause."""
         s = self.session.sim
         tel = s.telemetry
         if self.monitor.update(s.time, s.vehicle, tel):
-            self.session.paused = True
+            self.session.pause_for(f"paused: {self.monitor.pause_event.headline()}")
         self.history.append(s)
         for i in range(4):
             budget = tel.mu[i] * tel.Fz[i]
@@ -310,7 +343,7 @@ class Overlay:
         imgui.set_next_window_size((460, 482), imgui.Cond_.first_use_ever)
         if self.begin("Telemetry"):
             tel = self.session.sim.telemetry
-            states = self.monitor.states
+            shown = self.shown()
             flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
             if imgui.begin_table("wheels", 6, flags):
                 for name in ("", "FL", "FR", "RL", "RR", "unit"):
@@ -321,8 +354,10 @@ class Overlay:
                 imgui.text("state")
                 for i in range(4):
                     imgui.table_next_column()
-                    st = int(states[i]) if states[i] >= 0 else GRIP
-                    imgui.text_colored(STATE_COLORS[st], STATE_NAMES[st])
+                    w_ = shown[i]
+                    imgui.text_colored(STATE_COLORS[w_.state], CAUSE_NAMES[w_.cause] or STATE_NAMES[w_.state])
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(f"{w_.name}: {w_.reason}")
                 imgui.table_next_column()
                 for label, name, unit, k in ROWS:
                     values = getattr(tel, name)
@@ -354,11 +389,12 @@ class Overlay:
             size = 100.0
             dl = imgui.get_window_draw_list()
             tel = self.session.sim.telemetry
+            shown = self.shown()
             origin = imgui.get_cursor_screen_pos()
             for i in range(4):
                 cx = origin.x + size / 2 + i * (size + 8)
                 cy = origin.y + size / 2 + 14
-                st = int(self.monitor.states[i]) if self.monitor.states[i] >= 0 else GRIP
+                st = shown[i].state
                 col = imgui.get_color_u32(STATE_COLORS[st])
                 r = size / 2 - 4
                 dl.add_circle((cx, cy), r, col, 48, 2.0)
@@ -376,6 +412,8 @@ class Overlay:
                     dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)), 12, 1.5)
                     dl.add_circle_filled((cx - tel.Fy[i] / budget * r, cy - tel.Fx[i] / budget * r), 4.5, col)
             imgui.dummy((4 * (size + 8), size + 20))
+            for i, w_ in enumerate(shown):
+                text_wrapped_colored(STATE_COLORS[w_.state], f"{sim.WHEEL_NAMES[i]} {w_.name}: {w_.reason}")
             imgui.text("Force arrows:")
             for kind in self.arrows:
                 imgui.same_line()
@@ -650,7 +688,7 @@ class Overlay:
     def wheel_colors(self) -> list[tuple[float, float, float]]:
         """The grip state of each wheel as a tint for the 3D wheels."""
         out = []
-        for st in self.monitor.states:
-            c = STATE_COLORS[int(st) if st >= 0 else GRIP]
+        for w_ in self.shown():
+            c = STATE_COLORS[w_.state]
             out.append((0.4 + 0.6 * c[0], 0.4 + 0.6 * c[1], 0.4 + 0.6 * c[2]))
         return out
