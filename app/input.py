@@ -21,7 +21,11 @@ from sim import files
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
 ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
-            "overlay", "screenshot", "quit")
+            "overlay", "screenshot", "quit", "arrows", "steer_hold", "cruise", "map")
+CRUISE_GAIN = 0.5          # throttle per m/s below the set speed
+CRUISE_INTEGRAL = 0.25     # throttle per (m/s x s) below the set speed: holds a slope or a circle's drag
+CRUISE_BRAKE_GAIN = 0.15   # brake per m/s above the set speed plus CRUISE_BRAKE_BAND
+CRUISE_BRAKE_BAND = 1.0    # m/s over the set speed before the cruise control brakes
 PAD_AXES = {"leftx": "CONTROLLER_AXIS_LEFTX", "lefty": "CONTROLLER_AXIS_LEFTY",
             "rightx": "CONTROLLER_AXIS_RIGHTX", "righty": "CONTROLLER_AXIS_RIGHTY",
             "lefttrigger": "CONTROLLER_AXIS_TRIGGERLEFT", "righttrigger": "CONTROLLER_AXIS_TRIGGERRIGHT"}
@@ -144,6 +148,10 @@ class Input:
         self.tc = False
         self.messages: list[str] = []               # for the HUD: pads connected / lost
         self._typing = False                        # a text field has the keyboard
+        self.steer_hold = False                     # keyboard steering stays where the keys leave it
+        self.cruise: float | None = None            # m/s the cruise control holds (None: off)
+        self._cruise_i = 0.0                        # its integral part (throttle)
+        self.speed = 0.0                            # m/s: the car's forward speed at the last step
 
     # -- devices ------------------------------------------------------------------------------------
     def open_pads(self) -> None:
@@ -213,7 +221,21 @@ class Input:
             elif action == "tc":
                 self.tc = not self.tc
                 self.messages.append(f"traction control {'on' if self.tc else 'off'}")
+            elif action == "steer_hold":
+                self.steer_hold = not self.steer_hold
+                self.messages.append("steering hold on: the wheel stays where the keys leave it" if self.steer_hold
+                                     else "steering hold off")
+            elif action == "cruise":
+                self.set_cruise(None if self.cruise is not None else self.speed)
         return fired
+
+    def set_cruise(self, speed: float | None) -> None:
+        """Hold `speed` (m/s) with the throttle (and a light brake above it); None switches it off. The brake
+        key also switches it off; the throttle key adds to it."""
+        self.cruise = None if speed is None or not math.isfinite(speed) or speed < 0.5 else float(speed)
+        self._cruise_i = 0.0
+        self.messages.append(f"cruise control at {self.cruise * 3.6:.0f} km/h" if self.cruise is not None
+                             else "cruise control off")
 
     def _axis_value(self, name: str, raw: int) -> float:
         v = max(-1.0, min(1.0, raw / 32767.0))
@@ -236,9 +258,12 @@ class Input:
         self._typing = active
 
     # -- per physics step ---------------------------------------------------------------------------
-    def controls(self, dt: float) -> sim.Controls:
-        """The controls for the next physics step of dt seconds (ramps advance by rate x dt)."""
+    def controls(self, dt: float, speed: float | None = None) -> sim.Controls:
+        """The controls for the next physics step of dt seconds (ramps advance by rate x dt); `speed` is the
+        car's forward speed (m/s), which the cruise control needs."""
         r = self.b.rates
+        if speed is not None and math.isfinite(speed):
+            self.speed = float(speed)
         for name in ("throttle", "brake"):
             target = 1.0 if name in self.held else 0.0
             cur = getattr(self, name)
@@ -248,9 +273,20 @@ class Input:
         rate = r["steer_rate"] if target != 0.0 else r["steer_return"]
         if target != 0.0 and target * self.steer < 0.0:
             rate = max(rate, r["steer_return"])
+        if self.steer_hold and target == 0.0:
+            rate = 0.0                                  # held: the wheel stays where the keys left it
         self.steer = sim.approach(float(self.steer), target, rate * dt)
         throttle = max(self.throttle, self.pad_axis["throttle"])
         brake = max(self.brake, self.pad_axis["brake"])
+        if self.cruise is not None:
+            if brake > 0.05:
+                self.set_cruise(None)                   # braking switches the cruise control off
+            else:
+                error = self.cruise - self.speed
+                self._cruise_i = min(1.0, max(0.0, self._cruise_i + CRUISE_INTEGRAL * error * dt))
+                brake = min(0.3, max(0.0, CRUISE_BRAKE_GAIN * (-error - CRUISE_BRAKE_BAND)))
+                if brake == 0.0:
+                    throttle = max(throttle, min(1.0, max(0.0, CRUISE_GAIN * error + self._cruise_i)))
         steer = self.steer if abs(self.steer) >= abs(self.pad_axis["steer"]) else self.pad_axis["steer"]
         handbrake = 1.0 if ("handbrake" in self.held or "handbrake" in self.pad_held) else 0.0
         clutch = 1.0 if ("clutch" in self.held or "clutch" in self.pad_held) else 0.0

@@ -98,6 +98,20 @@ class Session:
         """Put the car upright and still at a spawn point (the nearest one if none is given)."""
         idx = self.nearest_spawn() if spawn_index is None else spawn_index
         pos, yaw = self.spawn_pose(idx)
+        self.place(pos, yaw)
+
+    def teleport(self, x: float, y: float, yaw: float) -> str:
+        """Put the car upright and still at (x, y) on whatever surface is there, heading `yaw` (rad).
+        Returns "" or why not: a trace being recorded or replayed holds only resets to spawn points."""
+        if self.recording is not None or self.replaying:
+            return "no teleport while a trace is recorded or replayed (R still resets to a spawn point)"
+        if self.scrub:
+            self.resume_from_scrub()                     # a new state: the rewound future is forgotten
+        self.place((x, y, ground_height(self.world, x, y) + sim.rest_com_height(self.sim.vehicle)), yaw)
+        self.paused = False
+        return ""
+
+    def place(self, pos, yaw: float) -> None:
         self.sim.reset(position=pos, yaw=yaw)
         self.prev = self.curr = capture(self.sim)
         self.blown_up = False

@@ -16,6 +16,7 @@ import numpy as np
 import pygame
 
 import sim
+from app.features import bounds, features
 from app.input import Input, load_bindings
 from app.session import Session, Trace
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
@@ -25,11 +26,13 @@ from render.scene import SceneRenderer
 from imgui_bundle import imgui, implot
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
 from ui import layout
+from ui.map import draw_map
 from ui.overlay import Overlay
 
 HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
-              "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help", "overlay", "screenshot",
-              "quit")
+              "abs", "tc", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
+              "overlay", "arrows", "map", "screenshot", "quit")
+LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D view
 
 
 def data_dir() -> Path:
@@ -113,7 +116,7 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
     return path
 
 
-HUD_FONT_SIZE = 17.0         # px: four lines fit above the Tuning panel
+HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
 PHASES = ("physics", "scene", "overlay", "gui render", "swap", "frame")
 
 
@@ -147,9 +150,11 @@ class FrameTimes:
         return "\n".join(lines)
 
 
-def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: float = HUD_FONT_SIZE) -> float:
-    """Lines of text on a translucent panel, drawn behind ImGui's windows and over the scene; pos is the
-    top-left corner (pixels), y None to sit on the bottom edge. Returns the panel's height."""
+def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: float = HUD_FONT_SIZE,
+               bottom: float | None = None, front: bool = False) -> float:
+    """Lines of text on a translucent panel over the scene (behind ImGui's windows, or in front of them
+    with `front`); pos is the top-left corner (pixels), y None to sit on `bottom` (the window's bottom edge
+    by default). Returns the panel's height."""
     text = "\n".join(lines)
     imgui.push_font(None, size)
     font, font_size = imgui.get_font(), imgui.get_font_size()
@@ -158,8 +163,8 @@ def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: 
     pad = 8.0
     x, y = pos
     if y is None:
-        y = imgui.get_io().display_size.y - extent.y - 2 * pad - 10.0
-    dl = imgui.get_background_draw_list()
+        y = (imgui.get_io().display_size.y if bottom is None else bottom) - extent.y - 2 * pad - 10.0
+    dl = imgui.get_foreground_draw_list() if front else imgui.get_background_draw_list()
     dl.add_rect_filled((x, y), (x + extent.x + 2 * pad, y + extent.y + 2 * pad),
                        imgui.get_color_u32((0.04, 0.05, 0.06, 0.67)), 3.0)
     dl.add_text(font, font_size, (x + pad, y + pad), imgui.get_color_u32(color), text, wrap_width=wrap)
@@ -181,8 +186,6 @@ class App:
         implot.create_context()
         configure_io(self.size)
         io = imgui.get_io()
-        if hasattr(imgui.ConfigFlags_, "docking_enable"):
-            io.config_flags |= imgui.ConfigFlags_.docking_enable
         # read and written by ui/layout.py (a damaged file gets a message and the default layout)
         self.ini = data_dir() / "imgui.ini"
         io.set_ini_filename(None)                        # no file of ImGui's own: it asks us to save instead
@@ -230,6 +233,11 @@ class App:
         self.gui_input = PygameInput()
         self.overlay = Overlay(self.session, ini_path=self.ini)
         self.overlay.visible = overlay
+        # the user's own docking is kept; without one (first start, an older layout) the default is built
+        self.overlay.layout_request = None if "[Docking]" in saved else "auto"
+        self.overlay.map_panel = self.map_panel
+        self.features = features(world)
+        self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)
 
     def compile_screen(self) -> None:
@@ -336,6 +344,13 @@ class App:
             self.show_help = not self.show_help
         elif action == "overlay":
             self.overlay.visible = not self.overlay.visible
+        elif action == "arrows":
+            self.overlay.arrows_on = not self.overlay.arrows_on
+            self.notice(f"force arrows and grip tints {'on' if self.overlay.arrows_on else 'off'}")
+        elif action == "map":
+            self.overlay.visible = True
+            self.overlay.show["Map"] = True
+            imgui.set_window_focus("Map")
         elif action == "screenshot":
             name = time.strftime("contactpatch-%Y%m%d-%H%M%S.png")
             try:
@@ -366,12 +381,17 @@ class App:
                                                 ("TC", self.input.tc, tel.tc_active)))
         if not self.input.direct_gears and ("clutch" in self.input.held or "clutch" in self.input.pad_held):
             aids += "   CLUTCH PEDAL DOWN"
+        if self.input.cruise is not None:
+            aids += f"   cruise {self.input.cruise * sim.KMH:.0f} km/h"
+        if self.input.steer_hold:
+            aids += f"   steering held at {self.input.steer:+.2f}"
         if self.gui_input.pad_nav and self.overlay.visible:
             aids += "   PAD NAVIGATES THE OVERLAY (click the left stick to drive)"
-        lines = [f"{speed:6.1f} km/h   {drive}   {aids}",
-                 f"{frame_rtf:4.2f}x real time   t = {s.sim.time:7.2f} s   dt 1/{round(1 / s.sim.dt)} s x {s.sim.substeps}",
+        lines = [f"{speed:6.1f} km/h   {drive}",
+                 aids.strip(),
+                 f"{frame_rtf:4.2f}x real time   t {s.sim.time:7.2f} s   1/{round(1 / s.sim.dt)} s x {s.sim.substeps}",
                  f"frame {self.times.median('frame'):4.1f} ms (physics {self.times.median('physics'):4.1f})   "
-                 f"camera {self.camera.name}   F1 help"]
+                 f"{self.camera.name} camera"]
         flags = []
         if s.blown_up:
             flags.append("BLOWN UP")
@@ -420,19 +440,70 @@ class App:
             imgui.text_disabled("bindings live in config/bindings.toml")
         imgui.end()
 
+    def forward_speed(self) -> float:
+        """The car's speed along its heading (m/s), for the cruise control."""
+        state = self.session.sim.state
+        return float(np.dot(state.velocity, quat_matrix(state.orientation)[:3, 0]))
+
+    def map_panel(self) -> None:
+        """The Map panel's content: the world from above; a pick teleports the car."""
+        s = self.session
+        fwd = quat_matrix(s.sim.state.orientation)[:3, 0]
+        pos = s.sim.state.position
+        picked = draw_map(self.features, self.map_bounds, (pos[0], pos[1]), float(np.arctan2(fwd[1], fwd[0])),
+                          s.world.markings, s.world.spawns)
+        if picked is not None:
+            why = s.teleport(*picked.approach)
+            self.notice(why or f"at the {picked.name}")
+
+    def view_rect(self) -> tuple[int, int, int, int]:
+        """(x, y from the top, w, h) pixels of the 3D view: the panels' central node, or the window."""
+        w, h = self.size
+        c = self.overlay.central
+        if not c or c[2] < 32 or c[3] < 32:
+            return 0, 0, w, h
+        x0, y0 = max(0, int(c[0])), max(0, int(c[1]))
+        return x0, y0, max(1, min(w - x0, int(round(c[2])))), max(1, min(h - y0, int(round(c[3]))))
+
+    def feature_labels(self, vp: np.ndarray, eye: np.ndarray, rect) -> None:
+        """Each named feature's name over it in the 3D view (those in front of the camera and near)."""
+        ox, oy, w, h = rect
+        dl = imgui.get_background_draw_list()
+        taken: list[tuple[float, float, float, float]] = []     # labels drawn: a later one that overlaps is left out
+        for f in self.features:
+            p = np.array([*f.top, 1.0]) + np.array([0.0, 0.0, 1.5, 0.0])
+            if np.linalg.norm(p[:3] - eye) > LABEL_RANGE:
+                continue
+            c = vp @ p
+            if c[3] <= 0.1 or abs(c[0]) > c[3] or abs(c[1]) > c[3]:
+                continue
+            x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w, oy + (0.5 - c[1] / c[3] * 0.5) * h
+            size = imgui.calc_text_size(f.name)
+            box = (x - size.x / 2 - 4, y - 2, x + size.x / 2 + 4, y + size.y + 2)
+            if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+                continue
+            taken.append(box)
+            dl.add_rect_filled((x - size.x / 2 - 4, y - 2), (x + size.x / 2 + 4, y + size.y + 2),
+                               imgui.get_color_u32((0.05, 0.05, 0.06, 0.55)), 3.0)
+            dl.add_text((x - size.x / 2, y), imgui.get_color_u32((1, 1, 1, 0.9)), f.name)
+
     def draw(self, alpha: float, frame_dt: float, frame_rtf: float) -> None:
         pose = self.session.pose(alpha)
         fwd = quat_matrix(pose.orientation)[:3, 0]
         cam = self.camera
         cam.update(pose.position, fwd, frame_dt)
-        aspect = self.size[0] / max(self.size[1], 1)
+        # the 3D view fills the central node the panels dock around (last frame's; the whole window without
+        # panels), so the car sits in the middle of what is visible and no pixel is drawn under a panel
+        vx, vy, vw, vh = self.view_rect()
+        aspect = vw / max(vh, 1)
         arrows = force_arrows(self.session.sim.telemetry, self.overlay.arrows, self.overlay.arrow_scale) \
-            if self.overlay.visible else ()
+            if self.overlay.arrows_on else ()
         car = self.session.sim
         t0 = time.perf_counter()
         self.target.begin(self.size)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
-                        wheel_tints=self.overlay.wheel_colors() if self.overlay.visible else None, arrows=arrows)
+                        wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
+                        viewport=(vx, self.size[1] - vy - vh, vw, vh))
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
@@ -440,15 +511,18 @@ class App:
         io.display_size = self.size
         io.delta_time = max(frame_dt, 1e-4)
         imgui.new_frame()
-        # the HUD and the messages go through ImGui too: no texture to rewrite when a number changes
-        text_block(self.hud_lines(frame_rtf), (10, 30 if self.overlay.visible else 10))
+        self.feature_labels(cam.projection(aspect) @ cam.view(), cam.eye, (vx, vy, vw, vh))
+        self.overlay.build()
+        # the HUD and the messages go through ImGui too (no texture to rewrite when a number changes), in
+        # the 3D view's corner; the messages in front of the panels
+        text_block(self.hud_lines(frame_rtf), (vx + 10, vy + 10), wrap=max(vw - 20, 200))
         now = time.monotonic()
         msgs = [m for until, m in self.notices if until > now]
         if self.session.message:
             msgs.insert(0, self.session.message)
         if msgs:
-            text_block(msgs, (10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=self.size[0] - 40)
-        self.overlay.build()
+            text_block(msgs, (vx + 10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=max(vw - 40, 200), bottom=vy + vh,
+                       front=True)
         if self.show_help:
             self.help_window()
         imgui.render()
@@ -482,7 +556,7 @@ class App:
             if not self.running:
                 break
             t0 = self.session.sim.time
-            alpha = self.session.frame(frame_dt, self.input.controls)
+            alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.forward_speed()))
             self.times.add("physics", time.perf_counter() - start)
             self.rtf_window.append((frame_dt, self.session.sim.time - t0))
             wall_sum = sum(w for w, _ in self.rtf_window)

@@ -150,11 +150,12 @@ class SceneRenderer:
         mesh.vao.render(mode)
 
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
-             vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=()) -> None:
+             vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=(), viewport=None) -> None:
         """The world, then the car as the physics has it: the parameters in use (`vehicle`) and where its
-        wheels hang (`wheels`), posed by `pose`."""
+        wheels hang (`wheels`), posed by `pose`; into `viewport` (x, y from the bottom, w, h; default the
+        whole window)."""
         ctx = self.ctx
-        ctx.viewport = (0, 0, *size)
+        ctx.viewport = viewport or (0, 0, *size)
         ctx.scissor = None
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"

@@ -117,7 +117,12 @@ def brake_and_turn_with_overlay(shot: str, data_home: str):
               frame_dt=1 / 60, quit_after=len(rows) / 240, screenshot=shot)
     app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", rows))
     assert app.run() == 0
-    return [int(x) for x in app.overlay.monitor.states]
+    # where the car's centre lands on screen, with the camera and the 3D view of the last frame
+    vx, vy, vw, vh = app.view_rect()
+    cam = app.camera
+    c = cam.projection(vw / vh) @ cam.view() @ np.array([*app.session.sim.state.position, 1.0])
+    car_px = (vx + (c[0] / c[3] * 0.5 + 0.5) * vw, vy + (0.5 - c[1] / c[3] * 0.5) * vh)
+    return [int(x) for x in app.overlay.monitor.states], (vx, vy, vw, vh), car_px
 
 
 def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path):
@@ -125,7 +130,7 @@ def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path):
     from sim.diagnosis import SATURATED
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "e2e-overlay.png"
-    states = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path))
+    states, (vx, vy, vw, vh), (cx, cy) = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path))
     assert (tmp_path / "contactpatch" / "imgui.ini").exists()      # the layout persisted, not in the cwd
     img = load_png(shot)
     h, w, _ = img.shape
@@ -133,10 +138,14 @@ def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path):
     def dark(region):                                              # ImGui's window background
         r = region.reshape(-1, 3)
         return ((r.max(axis=1) < 70) & (np.abs(r[:, 0] - r[:, 2]) < 25)).mean()
-    assert dark(img[60:460, w - 460:w - 20]) > 0.5                 # telemetry panel at the right
-    assert dark(img[140:300, 20:400]) > 0.5                        # tuning panel at the left
-    # the arrows' colours appear around the car, between the panels
-    middle = img[100:h - 220, 420:w - 480].reshape(-1, 3).astype(float)
+    # the panels dock around the 3D view, which keeps most of the window and has the car inside it
+    assert vx > 200 and vx + vw < w - 200 and vw * vh > 0.25 * w * h
+    assert vx + 0.2 * vw < cx < vx + 0.8 * vw and vy + 0.2 * vh < cy < vy + 0.9 * vh
+    assert dark(img[60:460, vx + vw + 20:w - 20]) > 0.3            # grip and telemetry panels at the right (the 3D
+    # view has next to no such pixels)
+    assert dark(img[140:300, 20:vx - 20]) > 0.3                    # tuning panel at the left
+    # the arrows' colours appear around the car, in the 3D view
+    middle = img[vy:vy + vh, vx:vx + vw].reshape(-1, 3).astype(float)
     found = [int((np.abs(middle - np.array(c) * 255).max(axis=1) < 60).sum()) for c in ARROW_COLORS.values()]
     assert sum(n > 20 for n in found) >= 2, found
     # braking while turning saturates at least one wheel, and the diagnosis says so

@@ -47,6 +47,7 @@ def configure_io(display_size=(1280, 720)) -> None:
     # (always, at startup), and the arrow keys would never reach the car. Without it ImGui takes keys
     # only while a widget such as a text field is active.
     io.config_flags &= ~imgui.ConfigFlags_.nav_enable_keyboard
+    io.config_flags |= imgui.ConfigFlags_.docking_enable        # the panels dock around the 3D view
 
 
 class NullRenderer:

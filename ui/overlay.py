@@ -18,6 +18,7 @@ from imgui_bundle import imgui, implot
 import sim
 from sim import advisor
 from sim import params as P
+from render.mathx import quat_matrix
 from sim.diagnosis import CAUSE_NAMES, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
     diagnose, force_was_cut, tire_curve
 
@@ -42,6 +43,9 @@ RED = (1.0, 0.45, 0.4, 1.0)
 AMBER = (0.95, 0.75, 0.30, 1.0)
 GREEN = (0.40, 0.85, 0.40, 1.0)
 GREY = (0.60, 0.60, 0.62, 1.0)
+LAYOUTS = {"auto": "compact below 1700 px of width, wide from there",
+           "compact": "fits 1280x720: grip on the right, telemetry and the map as tabs below it",
+           "wide": "for 1920x1080 and larger: every panel has its own place"}
 LOW_MARGIN = 2.0          # a parameter whose margin is below this gets its margin shown beside its field
 
 
@@ -55,8 +59,21 @@ def text_wrapped_colored(color, text: str) -> None:
     imgui.pop_style_color()
 
 
-CHANNELS = {"speed": ("km/h", 1), "rpm": ("rpm", 1), "Fz": ("N", 4), "kappa": ("-", 4), "alpha": ("deg", 4),
-            "Fx": ("N", 4), "Fy": ("N", 4)}
+# name: (unit, columns, plain description); one subplot per unit, so kappa never shares an axis with rpm
+CHANNELS = {"speed": ("km/h", 1, "speed along the heading"),
+            "rpm": ("rpm", 1, "engine speed"),
+            "Fz": ("N", 4, "each wheel's load"),
+            "Fx": ("N", 4, "each tire's limited longitudinal force"),
+            "Fy": ("N", 4, "each tire's limited lateral force"),
+            "kappa": ("-", 4, "each wheel's slip ratio"),
+            "alpha": ("deg", 4, "each wheel's slip angle"),
+            "steer": ("deg", 1, "the front wheels' mean steering angle"),
+            "beta": ("deg", 1, "body slip angle: between the heading and the direction of travel"),
+            "yaw rate": ("deg/s", 1, "how fast the car turns about its vertical axis"),
+            "a long": ("g", 1, "longitudinal acceleration in the car's frame (+ forward)"),
+            "a lat": ("g", 1, "lateral acceleration in the car's frame (+ left)")}
+G = 9.81
+MIN_PLOT_ROW = 70.0       # px: the least height of one unit's plot
 
 
 class History:
@@ -65,21 +82,39 @@ class History:
     def __init__(self, seconds: float, dt: float):
         self.cap = int(round(seconds / dt))
         self.t = np.zeros(self.cap)
-        self.data = {name: np.zeros((self.cap, width)) for name, (_, width) in CHANNELS.items()}
+        self.data = {name: np.zeros((self.cap, width)) for name, (_, width, _) in CHANNELS.items()}
         self.n = 0
+        self._v_prev: np.ndarray | None = None      # world velocity at the last sample (for the accelerations)
 
     def append(self, sim_) -> None:
-        tel = sim_.telemetry
+        tel, st = sim_.telemetry, sim_.state
         k = self.n % self.cap
+        rot = quat_matrix(st.orientation)[:3, :3]                 # body axes as columns
+        v = np.array(st.velocity, dtype=float)               # a copy: the state view changes in place
+        v_body = rot.T @ v
+        w_body = rot.T @ np.asarray(st.angular_velocity, float)
+        dt = sim_.time - self.t[(self.n - 1) % self.cap] if self.n else 0.0
+        a_body = rot.T @ (v - self._v_prev) / dt if self._v_prev is not None and dt > 0.0 else np.zeros(3)
+        self._v_prev = v
         self.t[k] = sim_.time
-        self.data["speed"][k, 0] = float(np.linalg.norm(sim_.state.velocity)) * sim.KMH
+        self.data["speed"][k, 0] = v_body[0] * sim.KMH
         self.data["rpm"][k, 0] = float(tel.rpm)
         self.data["Fz"][k] = tel.Fz
         self.data["kappa"][k] = tel.kappa
         self.data["alpha"][k] = np.degrees(tel.alpha)
         self.data["Fx"][k] = tel.Fx
         self.data["Fy"][k] = tel.Fy
+        self.data["steer"][k, 0] = math.degrees(0.5 * (float(tel.steer[0]) + float(tel.steer[1])))
+        self.data["beta"][k, 0] = math.degrees(math.atan2(v_body[1], v_body[0])) if abs(v_body[0]) > 1.0 \
+            else math.nan                                         # no meaning when hardly moving
+        self.data["yaw rate"][k, 0] = math.degrees(w_body[2])
+        self.data["a long"][k, 0] = a_body[0] / G
+        self.data["a lat"][k, 0] = a_body[1] / G
         self.n += 1
+
+    def restart(self) -> None:
+        """The state jumped: the next sample has no previous velocity to take an acceleration from."""
+        self._v_prev = None
 
     def forget_after(self, time: float) -> None:
         """Drop the samples later than `time` (the future a rewind abandons)."""
@@ -87,6 +122,7 @@ class History:
         idx = (np.arange(self.n - m, self.n)) % self.cap
         later = int(np.count_nonzero(self.t[idx] > time + 1e-9))
         self.n -= later
+        self._v_prev = None
 
     def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(times, values) in time order."""
@@ -144,10 +180,16 @@ class Overlay:
         self.arrow_scale = 0.25                               # m of arrow per kN
         self.history = History(20.0, session.sim.dt)
         self.channels = {name: name in ("speed", "kappa") for name in CHANNELS}
-        self.curve_wheel = 2
+        self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
+        self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
         self.plot_seconds = 10.0                              # s shown of the 20 s kept
-        self.show = {"Telemetry": True, "Grip": True, "Tuning": True, "Time": True, "Plots": True}
+        self.show = {"Telemetry": True, "Grip": True, "Tuning": True, "Time": True, "Plots": True, "Map": True}
         self.ini_path = str(ini_path) if ini_path else ""
+        self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
+        self.dockspace_id = 0
+        self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
+        self.arrows_on = True                         # force arrows and grip tints on the car
+        self.map_panel = None                         # set by the window: draws the map (Map panel)
 
     # -- parameters ---------------------------------------------------------------------------------
     @property
@@ -288,6 +330,7 @@ class Overlay:
         """The state jumped (scrub, reset): the monitor takes the new states without logging a change."""
         self._shown = None
         self.monitor.sync(self.shown())
+        self.history.restart()
         for trail in self.trails:
             trail.clear()
 
@@ -310,26 +353,84 @@ class Overlay:
 
     # -- drawing ------------------------------------------------------------------------------------
     def build(self) -> None:
-        """All panels, between imgui.new_frame() and imgui.render()."""
+        """All panels, between imgui.new_frame() and imgui.render(), docked around the 3D view."""
         if not self.visible:
+            self.central = None
             return
-        w, h = imgui.get_io().display_size
         if imgui.begin_main_menu_bar():
             if imgui.begin_menu("View"):
                 for name in self.show:
                     _, self.show[name] = imgui.menu_item(name, "", self.show[name])
+                imgui.separator()
+                _, self.arrows_on = imgui.menu_item("Force arrows and grip tints", "F3", self.arrows_on)
+                imgui.separator()
+                for kind, what in LAYOUTS.items():
+                    if imgui.menu_item(f"Layout: {kind}", "", False)[0]:
+                        self.layout_request = kind
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(what)
                 imgui.end_menu()
-            imgui.text_disabled("   F2 hides the overlay, F1 lists the keys")
+            imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
             imgui.end_main_menu_bar()
-        for name, panel in (("Telemetry", self.telemetry_panel), ("Grip", self.grip_panel),
-                            ("Tuning", self.tuning_panel), ("Time", self.time_panel), ("Plots", self.plots_panel)):
+        self.dockspace_id = imgui.dock_space_over_viewport(0, imgui.get_main_viewport(),
+                                                           imgui.DockNodeFlags_.passthru_central_node)
+        if self.layout_request:
+            self.dock_layout(self.layout_request)
+            self.layout_request = None
+        # the map first: where it shares a node with the telemetry, the telemetry (begun later) is in front
+        for name, panel in (("Map", self.map_panel_window), ("Telemetry", self.telemetry_panel),
+                            ("Grip", self.grip_panel), ("Tuning", self.tuning_panel), ("Time", self.time_panel),
+                            ("Plots", self.plots_panel)):
             if self.show[name]:
-                panel(w, h)
+                panel(*imgui.get_io().display_size)
+        node = imgui.internal.dock_builder_get_central_node(self.dockspace_id)
+        self.central = (node.pos.x, node.pos.y, node.size.x, node.size.y) if node is not None else None
+
+    def dock_layout(self, kind: str) -> None:
+        """Dock the panels around the 3D view (LAYOUTS says what each is); "auto" picks by width."""
+        w, h = imgui.get_main_viewport().work_size
+        if kind == "auto":
+            kind = "wide" if w >= 1700 else "compact"
+        ib = imgui.internal
+        root = self.dockspace_id
+        ib.dock_builder_remove_node(root)
+        ib.dock_builder_add_node(root, ib.DockNodeFlagsPrivate_.dock_space | imgui.DockNodeFlags_.passthru_central_node)
+        ib.dock_builder_set_node_size(root, (w, h))
+        left_w, right_w, bottom_h = (340.0, 430.0, 215.0) if kind == "compact" else (420.0, 520.0, 300.0)
+        _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
+        _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
+        _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)
+        _, left_bottom, left_top = ib.dock_builder_split_node_py(left, imgui.Dir.down, 150.0 / h)
+        ib.dock_builder_dock_window("Tuning", left_top)
+        ib.dock_builder_dock_window("Time", left_bottom)
+        if kind == "compact":
+            _, right_bottom, right_top = ib.dock_builder_split_node_py(right, imgui.Dir.down, 0.42)
+            ib.dock_builder_dock_window("Grip", right_top)
+            ib.dock_builder_dock_window("Map", right_bottom)
+            ib.dock_builder_dock_window("Telemetry", right_bottom)
+        else:
+            _, right_bottom, right_top = ib.dock_builder_split_node_py(right, imgui.Dir.down, 0.55)
+            ib.dock_builder_dock_window("Grip", right_top)
+            ib.dock_builder_dock_window("Telemetry", right_bottom)
+            ib.dock_builder_dock_window("Map", left_bottom)
+        ib.dock_builder_dock_window("Plots", bottom)
+        ib.dock_builder_finish(root)
+        self._front_tab = 2                           # frames until the telemetry tab is brought in front
+
+    def map_panel_window(self, w, h):
+        if self.begin("Map"):
+            if self.map_panel is not None:
+                self.map_panel()
+            else:
+                imgui.text_disabled("no map")
+        imgui.end()
 
     def begin(self, name: str) -> bool:
         """imgui.begin with a close button that hides the panel (View menu brings it back). A panel
         whose saved position lies outside a smaller window is pulled back inside it."""
         expanded, self.show[name] = imgui.begin(name, self.show[name])
+        if imgui.is_window_docked():
+            return expanded
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
         w, h = imgui.get_io().display_size
         x = min(max(pos.x, 0.0), max(w - min(size.x, w), 0.0))
@@ -339,6 +440,11 @@ class Overlay:
         return expanded
 
     def telemetry_panel(self, w, h):
+        front = getattr(self, "_front_tab", 0)
+        if front:
+            self._front_tab = front - 1
+            if front == 1:                            # once the docked layout exists
+                imgui.set_next_window_focus()
         imgui.set_next_window_pos((w - 470, 28), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((460, 482), imgui.Cond_.first_use_ever)
         if self.begin("Telemetry"):
@@ -385,8 +491,8 @@ class Overlay:
         imgui.set_next_window_pos((w - 470, 520), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((460, h - 530), imgui.Cond_.first_use_ever)
         if self.begin("Grip"):
-            imgui.text("Friction circles: radius mu Fz; hollow = raw force, filled = limited force")
-            size = 100.0
+            imgui.text_wrapped("Friction circles, radius mu Fz: hollow = raw force, filled = limited force")
+            size = max(48.0, min(100.0, (imgui.get_content_region_avail().x - 24.0) / 4.0))
             dl = imgui.get_window_draw_list()
             tel = self.session.sim.telemetry
             shown = self.shown()
@@ -414,9 +520,13 @@ class Overlay:
             imgui.dummy((4 * (size + 8), size + 20))
             for i, w_ in enumerate(shown):
                 text_wrapped_colored(STATE_COLORS[w_.state], f"{sim.WHEEL_NAMES[i]} {w_.name}: {w_.reason}")
+            right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
             imgui.text("Force arrows:")
             for kind in self.arrows:
-                imgui.same_line()
+                # on the same line while it fits, else on the next
+                width = imgui.calc_text_size(kind).x + imgui.get_frame_height() + 2 * imgui.get_style().item_spacing.x
+                if imgui.get_item_rect_max().x + width < right:
+                    imgui.same_line()
                 _, self.arrows[kind] = imgui.checkbox(kind, self.arrows[kind])
             imgui.set_next_item_width(200)
             _, self.arrow_scale = imgui.slider_float("arrow scale (m per kN)", self.arrow_scale, 0.02, 1.0, "%.2f")
@@ -426,7 +536,7 @@ class Overlay:
                 self.monitor.events.clear()
             imgui.begin_child("events")
             for e in reversed(self.monitor.events[-200:]):
-                imgui.text_colored(STATE_COLORS[e.after], e.text())
+                text_wrapped_colored(STATE_COLORS[e.after], e.text())
             imgui.end_child()
         imgui.end()
 
@@ -617,7 +727,7 @@ class Overlay:
             n = len(s.rewind)
             if n > 1:
                 dt = s.sim.dt
-                imgui.set_next_item_width(260)
+                imgui.set_next_item_width(-imgui.calc_text_size("rewind (s)").x - 12.0)
                 changed, back_s = imgui.slider_float("rewind (s)", -s.scrub * dt, -(n - 1) * dt, 0.0, "%.2f")
                 if changed:
                     s.scrub_to(int(round(-back_s / dt)))
@@ -628,62 +738,155 @@ class Overlay:
         imgui.end()
 
     def plots_panel(self, w, h):
-        # a strip along the bottom between the side columns, below where the chase camera puts the car
-        imgui.set_next_window_pos((420, h - 215), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((max(w - 420 - 480, 360), 205), imgui.Cond_.first_use_ever)
         if self.begin("Plots"):
-            for i, name in enumerate(CHANNELS):
-                if i:
-                    imgui.same_line()
-                _, self.channels[name] = imgui.checkbox(name, self.channels[name])
-            imgui.same_line()
-            imgui.set_next_item_width(60)
-            _, self.curve_wheel = imgui.combo("tire", self.curve_wheel, list(sim.WHEEL_NAMES))
-            imgui.same_line()
-            imgui.set_next_item_width(80)
-            _, self.plot_seconds = imgui.slider_float("s", self.plot_seconds, 1.0, 20.0, "%.0f")
-            if imgui.begin_table("plots", 3):
-                imgui.table_next_column()
-                chosen = [n for n, on in self.channels.items() if on]
-                if chosen and implot.begin_plot(f"last {self.plot_seconds:.0f} s", (-1, -1)):
-                    implot.setup_axes("t (s)", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
-                    for name in chosen:
-                        t, v = self.history.series(name)
-                        keep = t >= t[-1] - self.plot_seconds if len(t) else t > 0
-                        t, v = t[keep], v[keep]
-                        if len(t) < 2:
-                            continue
-                        buckets = max(16, int(imgui.get_content_region_avail().x))
-                        for j in range(v.shape[1]):
-                            label = f"{name} ({CHANNELS[name][0]})" if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
-                            implot.plot_line(label, *decimate(t, v[:, j], buckets))
-                    implot.end_plot()
-                self.tire_plots()
-                imgui.end_table()
+            if imgui.begin_tab_bar("plots"):
+                for name, body in (("Channels", self.channel_plots), ("Tires", self.tire_plots),
+                                   ("g-g", self.gg_plot), ("Steer vs lateral g", self.steer_plot)):
+                    flags = imgui.TabItemFlags_.set_selected if self.plot_tab_request == name else 0
+                    if imgui.begin_tab_item(name, None, flags)[0]:
+                        body()
+                        imgui.end_tab_item()
+                self.plot_tab_request = None
+                imgui.end_tab_bar()
         imgui.end()
 
-    def tire_plots(self):
+    def window_of_history(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(t, values) of the last plot_seconds up to the newest sample."""
+        t, v = self.history.series(name)
+        if not len(t):
+            return t, v
+        keep = t >= t[-1] - self.plot_seconds
+        return t[keep], v[keep]
+
+    def channel_plots(self):
+        """The chosen channels against time, one subplot per unit with linked time axes, the legends
+        outside, and a cursor at the time on show when paused or rewound."""
+        imgui.set_next_item_width(90)
+        _, self.plot_seconds = imgui.slider_float("s shown", self.plot_seconds, 1.0, 20.0, "%.0f")
+        imgui.same_line()
+        if imgui.button("channels..."):
+            imgui.open_popup("channels")
+        if imgui.begin_popup("channels"):
+            for name, (unit, _, what) in CHANNELS.items():
+                _, self.channels[name] = imgui.checkbox(f"{name} ({unit})", self.channels[name])
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip(what)
+            imgui.end_popup()
+        chosen = [n for n, on in self.channels.items() if on]
+        imgui.same_line()
+        imgui.text_disabled(", ".join(chosen) if chosen else "no channel chosen")
+        units = list(dict.fromkeys(CHANNELS[n][0] for n in chosen))
+        if not units:
+            return
+        s = self.session
+        cursor = s.sim.time if (s.paused or s.scrub) else None
+        t_all, _ = self.history.series("speed")
+        t1 = float(t_all[-1]) if len(t_all) else 0.0
+        flags = implot.SubplotFlags_.link_all_x | implot.SubplotFlags_.no_title
+        # at least MIN_PLOT_ROW px a unit: more units than fit scroll
+        avail = imgui.get_content_region_avail()
+        height = max(avail.y, MIN_PLOT_ROW * len(units))
+        if height > avail.y:
+            imgui.begin_child("##channel rows", (0, 0))
+        if implot.begin_subplots("##channels", len(units), 1, (-1, height), flags):
+            buckets = max(16, int(imgui.get_content_region_avail().x))
+            for unit in units:
+                if implot.begin_plot(f"##{unit}"):
+                    last = unit == units[-1]
+                    implot.setup_axes("t (s)" if last else "", unit,
+                                      0 if last else implot.AxisFlags_.no_tick_labels, implot.AxisFlags_.auto_fit)
+                    implot.setup_axis_limits(implot.ImAxis_.x1, t1 - self.plot_seconds, t1, implot.Cond_.always)
+                    implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
+                    for name in chosen:
+                        if CHANNELS[name][0] != unit:
+                            continue
+                        t, v = self.window_of_history(name)
+                        if len(t) < 2:
+                            continue
+                        for j in range(v.shape[1]):
+                            label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
+                            implot.plot_line(label, *decimate(t, v[:, j], buckets))
+                    if cursor is not None:
+                        implot.plot_inf_lines("##now", np.array([cursor]))
+                    implot.end_plot()
+            implot.end_subplots()
+        if height > avail.y:
+            imgui.end_child()
+
+    def tire_curve_cached(self, i: int, lateral: bool, span: float) -> tuple[np.ndarray, np.ndarray]:
+        """Wheel i's tire curve at its current load and mu (load to 1 %), over +-span."""
         s = self.session.sim
         tel = s.telemetry
-        i = self.curve_wheel
-        tire = s.vehicle.front_tire if i < 2 else s.vehicle.rear_tire
         fz, mu = float(tel.Fz[i]), float(tel.mu[i])
-        if fz <= 1.0 or mu <= 0.0:
-            imgui.table_next_column()
-            imgui.text_disabled(f"{sim.WHEEL_NAMES[i]} has no load: no curve")
+        key = (s.vehicle.front_tire if i < 2 else s.vehicle.rear_tire, lateral, span, round(math.log(fz) * 100),
+               round(mu, 3))
+        if key not in self._curves:
+            if len(self._curves) > 256:
+                self._curves.clear()
+            slips = np.linspace(-span, span, 81)
+            self._curves[key] = (np.degrees(slips) if lateral else slips, tire_curve(key[0], mu, fz, slips, lateral))
+        return self._curves[key]
+
+    def tire_plots(self):
+        """Fx against kappa and Fy against alpha over their whole range, one curve per wheel at its own load,
+        with each wheel's operating point (the limited force at its slip)."""
+        tel = self.session.sim.telemetry
+        loaded = [i for i in range(4) if tel.Fz[i] > 1.0 and tel.mu[i] > 0.0]
+        if not loaded:
+            imgui.text_disabled("no wheel has load: no curves")
             return
-        for lateral, title, span in ((False, "Fx (N) vs kappa", 1.0), (True, "Fy (N) vs alpha (deg)", 0.35)):
-            imgui.table_next_column()
-            slips = np.linspace(-span, span, 121)
-            force = tire_curve(tire, mu, fz, slips, lateral)
-            xs = np.degrees(slips) if lateral else slips
-            if implot.begin_plot(f"{sim.WHEEL_NAMES[i]} {title}", (-1, -1)):
-                implot.setup_axes("", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
-                implot.plot_line("curve", np.ascontiguousarray(xs), force)
-                slip_now = np.array([math.degrees(tel.alpha[i]) if lateral else tel.kappa[i]])
-                f_now = np.array([tel.Fy[i] if lateral else tel.Fx[i]])
-                implot.plot_scatter("now", np.clip(slip_now, xs[0], xs[-1]), f_now)
-                implot.end_plot()
+        kappa_span = max(1.0, 1.1 * float(np.max(np.abs(tel.kappa))))
+        alpha_span = max(math.radians(25.0), 1.1 * float(np.max(np.abs(tel.alpha))))
+        if implot.begin_subplots("##tires", 1, 2, (-1, -1), implot.SubplotFlags_.no_title):
+            for lateral, ylabel, xlabel, span in ((False, "Fx (N)", "kappa", kappa_span),
+                                                  (True, "Fy (N)", "alpha (deg)", alpha_span)):
+                if implot.begin_plot(f"##{ylabel}"):
+                    implot.setup_axes(xlabel, ylabel, implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+                    implot.setup_legend(implot.Location_.north_west)
+                    for i in loaded:
+                        xs, force = self.tire_curve_cached(i, lateral, span)
+                        implot.plot_line(sim.WHEEL_NAMES[i], np.ascontiguousarray(xs), force)
+                    for i in loaded:
+                        slip = math.degrees(tel.alpha[i]) if lateral else float(tel.kappa[i])
+                        implot.plot_scatter(f"{sim.WHEEL_NAMES[i]} now", np.array([slip]),
+                                            np.array([float(tel.Fy[i] if lateral else tel.Fx[i])]))
+                    implot.end_plot()
+            implot.end_subplots()
+
+    def gg_plot(self):
+        """Lateral against longitudinal acceleration (g) over the plotted seconds: the car's friction circle
+        as driven, with the tires' peak mu for reference."""
+        _, ax = self.window_of_history("a long")
+        _, ay = self.window_of_history("a lat")
+        if implot.begin_plot("##gg", (-1, -1), implot.Flags_.equal):
+            implot.setup_axes("lateral (g, + left)", "longitudinal (g, + forward)")
+            car = self.session.sim.vehicle
+            mu = max(car.front_tire.grip, car.rear_tire.grip)
+            ring = np.linspace(0.0, 2.0 * math.pi, 73)
+            implot.plot_line(f"mu {mu:.2f}", mu * np.cos(ring), mu * np.sin(ring))
+            if len(ax):
+                implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(ax[:, 0]))
+                implot.plot_scatter("now", np.array([ay[-1, 0]]), np.array([ax[-1, 0]]))
+            implot.end_plot()
+
+    def steer_plot(self):
+        """The front wheels' steering angle against lateral acceleration over the plotted seconds, with the
+        kinematic angle L a_y / v^2 at the current speed: above that line the car understeers."""
+        _, steer = self.window_of_history("steer")
+        _, ay = self.window_of_history("a lat")
+        _, speed = self.window_of_history("speed")
+        if implot.begin_plot("##steer", (-1, -1)):
+            implot.setup_axes("lateral acceleration (g, + left)", "steering angle (deg)",
+                              implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+            if len(steer):
+                implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(steer[:, 0]))
+                v = abs(float(speed[-1, 0])) / sim.KMH
+                if v > 3.0:
+                    span = max(0.2, float(np.nanmax(np.abs(ay[:, 0]))))
+                    g_line = np.array([-span, span])
+                    kin = np.degrees(self.session.sim.vehicle.wheelbase * g_line * G / (v * v))
+                    implot.plot_line(f"kinematic at {v * sim.KMH:.0f} km/h", g_line, kin)
+            implot.end_plot()
 
     def wheel_colors(self) -> list[tuple[float, float, float]]:
         """The grip state of each wheel as a tint for the 3D wheels."""

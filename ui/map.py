@@ -1,0 +1,75 @@
+"""The map panel: the world from above with its named features, the spawn points, the markings and the
+car; a click on a feature (or its name in the list) asks for a teleport to its approach point."""
+from __future__ import annotations
+
+import math
+
+from imgui_bundle import imgui
+
+from app.features import Feature
+
+
+def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_xy, car_yaw: float,
+             markings=(), spawns=()) -> Feature | None:
+    """Draw into the current window; returns the feature the user picked this frame, or None."""
+    picked = None
+    avail = imgui.get_content_region_avail()
+    list_w = 150.0 if avail.x > 420 else 0.0
+    size = max(80.0, min(avail.x - list_w - 8.0, avail.y - 4.0))
+    x0, y0, x1, y1 = box
+    scale = size / max(x1 - x0, y1 - y0)
+    origin = imgui.get_cursor_screen_pos()
+
+    def to_screen(x, y):            # north (+y) up, east (+x) right
+        return origin.x + (x - x0) * scale, origin.y + (y1 - y) * scale
+
+    dl = imgui.get_window_draw_list()
+    dl.add_rect_filled(origin, (origin.x + size, origin.y + size), imgui.get_color_u32((0.20, 0.21, 0.22, 1)))
+    for m in markings:
+        col = imgui.get_color_u32((*m.color, 0.8))
+        if m.kind == "circle":
+            dl.add_circle(to_screen(*m.center), m.radius * scale, col, 48, 1.0)
+        else:
+            dl.add_line(to_screen(*m.center), to_screen(*m.end), col, 1.0)
+    mouse = imgui.get_mouse_pos()
+    hovered = None
+    for f in feats:
+        pts = [to_screen(x, y) for x, y in f.corners]
+        inside = _inside(mouse, pts)
+        if inside:
+            hovered = f
+        col = imgui.get_color_u32((*[min(1.0, c * (1.4 if inside else 1.0)) for c in f.color], 1.0))
+        dl.add_convex_poly_filled(pts, col)
+        dl.add_polyline(pts, imgui.get_color_u32((0, 0, 0, 0.6)), 1.0, imgui.ImDrawFlags_.closed)
+    for sx, sy, _ in spawns:
+        dl.add_circle(to_screen(sx, sy), 3.0, imgui.get_color_u32((0.9, 0.9, 0.9, 0.8)), 12, 1.5)
+    cx, cy = to_screen(*car_xy)
+    c, s = math.cos(car_yaw), math.sin(car_yaw)
+    tri = [(cx + 9 * c, cy - 9 * s), (cx - 5 * c - 5 * s, cy + 5 * s - 5 * c), (cx - 5 * c + 5 * s, cy + 5 * s + 5 * c)]
+    dl.add_triangle_filled(*tri, imgui.get_color_u32((1.0, 0.3, 0.25, 1)))
+    imgui.invisible_button("map canvas", (size, size))
+    if hovered is not None and imgui.is_item_hovered():
+        imgui.set_tooltip(f"{hovered.name}: click to drive there")
+        if imgui.is_item_clicked():
+            picked = hovered
+    if list_w:
+        imgui.same_line()
+        imgui.begin_child("features", (list_w, size))
+        imgui.text_disabled("teleport to")
+        for f in feats:
+            if imgui.selectable(f.name, False)[0]:
+                picked = f
+        imgui.end_child()
+    return picked
+
+
+def _inside(p, pts) -> bool:
+    """Whether screen point p lies inside the convex polygon pts."""
+    sign = 0
+    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
+        cross = (bx - ax) * (p.y - ay) - (by - ay) * (p.x - ax)
+        if cross != 0:
+            if sign and (cross > 0) != (sign > 0):
+                return False
+            sign = 1 if cross > 0 else -1
+    return True
