@@ -18,6 +18,7 @@ import pygame
 import sim
 from app.input import Input, load_bindings
 from app.session import Session, Trace
+from sim.files import data_dir
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
 from render.arrows import force_arrows
 from render.mathx import quat_matrix
@@ -30,11 +31,6 @@ from ui.overlay import Overlay
 HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
               "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help", "overlay", "screenshot",
               "quit")
-
-
-def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "contactpatch"
 
 
 def open_window(size: tuple[int, int], fullscreen: bool) -> tuple[pygame.Surface, moderngl.Context]:
