@@ -1,0 +1,141 @@
+"""Saved presets as the user wrote them (issue 12): a save keeps the file's comments and layout and changes
+only what was edited, numbers are exact, saves go to the app's data folder, and the preset box shows what
+is loaded."""
+import os
+import tomllib
+from dataclasses import fields
+
+import pytest
+
+import sim
+from sim import params as P
+
+PRESETS = ["hatchback", "boxster_s"]
+
+
+def comment_lines(text):
+    return [line for line in text.splitlines() if line.strip().startswith("#")]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Round trip through the file the preset came from
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_saving_an_edited_preset_keeps_every_comment_and_changes_only_that_value(tmp_path, preset):
+    source = P.PRESET_DIR / f"{preset}.toml"
+    original = source.read_text()
+    car = sim.with_value(sim.load_vehicle(preset), "front_tire.grip", 0.6)
+    path = tmp_path / "mine.toml"
+    sim.save_vehicle(car, path, source=source)
+    saved = path.read_text()
+    before, after = original.splitlines(), saved.splitlines()
+    assert len(after) == len(before)
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert len(changed) == 1
+    old_line, new_line = changed[0]
+    assert new_line.startswith("grip = 0.6 ") and old_line.startswith("grip = ")
+    assert new_line.index("#") == old_line.index("#")                   # its comment stays where it was
+    assert new_line.split("#", 1)[1] == old_line.split("#", 1)[1]
+    assert comment_lines(saved) == comment_lines(original)
+    want = tomllib.loads(original)
+    want["front_tire"]["grip"] = 0.6
+    assert tomllib.loads(saved) == want
+    assert sim.load_vehicle(path) == car
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_saving_an_unedited_preset_writes_the_same_bytes(tmp_path, preset):
+    source = P.PRESET_DIR / f"{preset}.toml"
+    sim.save_vehicle(sim.load_vehicle(preset), tmp_path / "same.toml", source=source)
+    assert (tmp_path / "same.toml").read_bytes() == source.read_bytes()
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("from_file", [True, False])
+def test_save_then_load_gives_an_equal_vehicle(tmp_path, preset, from_file):
+    car = sim.load_vehicle(preset)
+    for path, value in (("front_suspension.c", 1234.5678901234567), ("rear_tire.grip", 0.1 + 0.2),
+                        ("gearbox.ratios", [3.1, 2.0, 1.3, 1.0]), ("engine.torque_nm", [150.0, 160.0, 190.0, 150.5]),
+                        ("drive.layout", "awd"), ("aero.downforce_rear", 1e-05), ("chassis.mass", 1500)):
+        car = sim.with_value(car, path, value)
+    target = tmp_path / "saved.toml"
+    sim.save_vehicle(car, target, source=P.PRESET_DIR / f"{preset}.toml" if from_file else None)
+    assert sim.load_vehicle(target) == car
+    text = target.read_text()
+    assert "0.30000000000000004" in text and "1234.5678901234567" in text      # shortest repr, exact
+
+
+def test_keys_missing_from_the_file_are_added_in_their_table(tmp_path):
+    original = (P.PRESET_DIR / "hatchback.toml").read_text().splitlines(keepends=True)
+    dropped = ("abs_slip =", "frontal_area =", "redline_rpm =")
+    source = tmp_path / "short.toml"
+    source.write_text("".join(line for line in original if not line.startswith(dropped)))
+    car = sim.load_vehicle("hatchback")
+    target = tmp_path / "full.toml"
+    sim.save_vehicle(car, target, source=source)
+    data = tomllib.loads(target.read_text())
+    assert data["brakes"]["abs_slip"] == 0.11 and data["aero"]["frontal_area"] == 2.1
+    assert data["engine"]["redline_rpm"] == 6500.0
+    assert comment_lines(target.read_text()) == comment_lines(source.read_text())     # added keys: own comments
+    assert sim.load_vehicle(target) == car
+
+
+def test_a_file_with_a_base_stays_short_and_finds_its_base_from_another_folder(tmp_path):
+    (tmp_path / "mine.toml").write_text('# my car\nname = "mine"\nbase = "hatchback"\n\n[chassis]\n'
+                                        'mass = 1300   # kg, with a passenger\n')
+    child = tmp_path / "child.toml"
+    child.write_text('base = "mine.toml"   # the file next to this one\n\n[aero]\ndrag_coefficient = 0.3\n')
+    car = sim.with_value(sim.load_vehicle(child), "front_tire.grip", 0.7)
+    (tmp_path / "elsewhere").mkdir()
+    target = tmp_path / "elsewhere" / "child.toml"
+    sim.save_vehicle(car, target, source=child)
+    data = tomllib.loads(target.read_text())
+    assert set(data) == {"base", "aero", "front_tire"}                 # only what differs from the base
+    assert data["front_tire"] == {"grip": 0.7}
+    assert sim.load_vehicle(target) == car
+    sim.save_vehicle(car, tmp_path / "mine.toml", source=child)     # over its own base: a whole file instead
+    assert sim.load_vehicle(tmp_path / "mine.toml") == car
+
+
+def test_a_source_that_is_gone_gives_a_fresh_file_that_still_loads_equal(tmp_path):
+    car = sim.with_value(sim.load_vehicle("hatchback"), "chassis.mass", 1250.0)
+    target = tmp_path / "car.toml"
+    sim.save_vehicle(car, target, source=tmp_path / "deleted.toml")
+    assert sim.load_vehicle(target) == car
+
+
+def test_a_fresh_file_comments_every_key_with_its_unit_and_range(tmp_path):
+    car = sim.load_vehicle("boxster_s")
+    target = tmp_path / "fresh.toml"
+    sim.save_vehicle(car, target)
+    lines = target.read_text().splitlines()
+    assert max(len(line) for line in lines) <= 120
+    for gname, gtype in P.GROUP_TYPES.items():
+        start = lines.index(f"[{gname}]")
+        for f in fields(gtype):
+            line = next(x for x in lines[start:] if x.startswith(f"{f.name} = "))
+            comment = line.split("#", 1)[1]
+            m = f.metadata
+            if m["kind"] in ("num", "curve") and m["unit"] != "-":
+                assert comment.strip().startswith(m["unit"] + ":"), line
+            if m["kind"] == "num":
+                assert f"{m['lo']:g} to" in line or f"{m['lo']:g} to" in " ".join(lines[start:]), line
+    assert sim.load_vehicle(target) == car
+
+
+# ----------------------------------------------------------------------------------------------------
+# Failures
+
+def test_a_save_failing_half_way_leaves_the_old_file_whole(tmp_path, monkeypatch):
+    target = tmp_path / "car.toml"
+    sim.save_vehicle(sim.load_vehicle("boxster_s"), target, source=P.PRESET_DIR / "boxster_s.toml")
+    before = target.read_bytes()
+
+    def broken_fsync(fd):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    car = sim.with_value(sim.load_vehicle("boxster_s"), "front_tire.grip", 0.6)
+    with pytest.raises(sim.ConfigError, match=r"car\.toml: cannot save: No space left on device"):
+        sim.save_vehicle(car, target, source=target)
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["car.toml"]
