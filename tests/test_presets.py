@@ -6,11 +6,31 @@ import tomllib
 from dataclasses import fields
 
 import pytest
+from imgui_bundle import imgui, implot
 
 import sim
+from app.session import Session
 from sim import params as P
+from ui.backend import NullRenderer, configure_io
+from ui.overlay import NUMBER_FORMAT, Overlay, typed_number
 
 PRESETS = ["hatchback", "boxster_s"]
+
+
+@pytest.fixture
+def gui():
+    ctx = imgui.create_context()
+    plot_ctx = implot.create_context()
+    imgui.get_io().set_ini_filename("")
+    configure_io((1280, 720))
+    yield NullRenderer()
+    implot.destroy_context(plot_ctx)
+    imgui.destroy_context(ctx)
+
+
+def make(vehicle="hatchback"):
+    s = Session(sim.load_vehicle(vehicle), sim.World.flat(), substeps=8, vehicle_name=vehicle)
+    return s, Overlay(s)
 
 
 def comment_lines(text):
@@ -121,6 +141,51 @@ def test_a_fresh_file_comments_every_key_with_its_unit_and_range(tmp_path):
             if m["kind"] == "num":
                 assert f"{m['lo']:g} to" in line or f"{m['lo']:g} to" in " ".join(lines[start:]), line
     assert sim.load_vehicle(target) == car
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exact values
+
+def type_into_field(gui, overlay, path, keys):
+    """Click into one parameter's number field (keyboard focus), select its text, type `keys`, press Enter."""
+    gname, _, fname = path.partition(".")
+    f = next(x for x in fields(P.GROUP_TYPES[gname]) if x.name == fname)
+    steps = [[], [("key", imgui.Key.mod_ctrl, True), ("key", imgui.Key.a, True)],
+             [("key", imgui.Key.mod_ctrl, False), ("key", imgui.Key.a, False)], [("text", keys)],
+             [("key", imgui.Key.enter, True)], [("key", imgui.Key.enter, False)], []]
+    for k, events in enumerate(steps):
+        io = imgui.get_io()
+        for e in events:
+            if e[0] == "key":
+                io.add_key_event(e[1], e[2])
+            else:
+                io.add_input_characters_utf8(e[1])
+        io.delta_time = 1 / 60
+        imgui.new_frame()
+        imgui.begin("Tuning")
+        if k == 0:
+            imgui.set_keyboard_focus_here()
+        overlay.field_editor(overlay.params, gname, f)
+        imgui.end()
+        imgui.render()
+        gui.render(imgui.get_draw_data())
+
+
+def test_a_typed_number_is_stored_exactly_and_saved_as_typed(gui, tmp_path):
+    s, o = make()
+    type_into_field(gui, o, "front_tire.grip", "0.6")
+    assert o.params.front_tire.grip == 0.6                            # not float32's 0.6000000238418579
+    assert o.save(str(tmp_path / "typed.toml"))
+    assert "grip = 0.6 " in (tmp_path / "typed.toml").read_text()
+
+
+def test_enter_on_an_untouched_number_field_keeps_the_precise_value():
+    precise = 1234.5678901234567
+    shown = float(NUMBER_FORMAT % precise)                 # what the field's text reads back as
+    assert shown != precise
+    assert typed_number(shown, precise) == precise
+    assert typed_number(0.6, 1.063) == 0.6
+    assert typed_number(1234.5, precise) == 1234.5
 
 
 # ----------------------------------------------------------------------------------------------------

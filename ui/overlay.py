@@ -90,6 +90,24 @@ def config_presets() -> list[str]:
     return sorted(p.stem for p in P.PRESET_DIR.glob("*.toml"))
 
 
+NUMBER_FORMAT = "%.10g"   # how a number field shows its value: ten significant digits, no trailing zeros
+
+
+def typed_number(new: float, current: float, fmt: str = NUMBER_FORMAT) -> float:
+    """The value a number field's edit stands for. The field is a double-precision input, so what was
+    typed arrives exactly (0.6 is 0.6; ImGui's float input gave float32's 0.6000000238418579). Enter on
+    an untouched field hands back the shown text, `current` printed with `fmt`: that rounded copy must
+    not replace the more precise value behind it, so it counts as no edit."""
+    return current if new == float(fmt % current) else float(new)
+
+
+def short_number(x: float) -> str:
+    """A number as a list field shows it: "%g" when that reads back as the same value, else the shortest
+    repr (an edit re-reads every number of the list, so none may be rounded on the way)."""
+    g = f"{x:g}"
+    return g if float(g) == x else repr(x)
+
+
 def decimate(t: np.ndarray, v: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """A line of at most 2 x buckets points that looks like (t, v) drawn `buckets` pixels wide: each
     bucket's lowest and highest sample, in time order, so spikes survive (thousands of segments per
@@ -516,9 +534,10 @@ class Overlay:
         label = f"{'* ' if changed_mark else ''}{f.name}"
         if m["kind"] == "num":
             imgui.set_next_item_width(130)
-            edited, new = imgui.input_float(label, float(value), 0.0, 0.0, "%.6g",
-                                            imgui.InputTextFlags_.enter_returns_true)
-            if edited and new != value:
+            edited, new = imgui.input_double(label, float(value), 0.0, 0.0, NUMBER_FORMAT,
+                                             imgui.InputTextFlags_.enter_returns_true)
+            new = typed_number(new, value) if edited else value
+            if new != value:
                 self.apply(path, new)
             hovered = imgui.is_item_hovered()
             imgui.same_line()
@@ -542,7 +561,7 @@ class Overlay:
                 self.apply(path, choices[idx])
         else:
             imgui.set_next_item_width(240)
-            edited, txt = imgui.input_text(label, ", ".join(f"{v:g}" for v in value),
+            edited, txt = imgui.input_text(label, ", ".join(short_number(v) for v in value),
                                            imgui.InputTextFlags_.enter_returns_true)
             if edited:
                 try:
