@@ -22,7 +22,7 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 
-from sim.files import ConfigError, atomic_write_bytes, build, read_text, read_toml, show, table
+from sim.files import ConfigError, atomic_write_bytes, build, data_dir, read_text, read_toml, show, table
 from sim.tables import MAX_CURVE, MAX_GEARS
 
 
@@ -476,7 +476,37 @@ def load_vehicle(name_or_path: str | os.PathLike = "hatchback", _depth: int = 0)
 
 
 # ----------------------------------------------------------------------------------------------------
-# Saving: the file a vehicle came from with only its changed values replaced, or a fresh commented file
+# Saved presets: where they go, how they are listed, and how they are written
+
+def user_vehicle_dir() -> Path:
+    """Where the user's own presets are saved and found: <data dir>/vehicles (see sim.files.data_dir)."""
+    return data_dir() / "vehicles"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One entry of the preset list: a built-in preset (config/vehicles) or one the user saved."""
+    name: str
+    path: Path
+    user: bool
+
+    @property
+    def label(self) -> str:
+        """How a picker shows it: the user's own presets are marked, so a saved "hatchback" is not
+        mistaken for the built-in one."""
+        return f"{self.name} (user)" if self.user else self.name
+
+
+def vehicle_presets() -> list[Preset]:
+    """The built-in presets, then the user's saved ones, each sorted by name. A user folder that does
+    not exist yet, or cannot be read, adds none."""
+    out = [Preset(p.stem, p, False) for p in sorted(PRESET_DIR.glob("*.toml"))]
+    try:
+        mine = sorted(p for p in user_vehicle_dir().glob("*.toml") if not p.name.startswith(".") and p.is_file())
+    except OSError:
+        mine = []
+    return out + [Preset(p.stem, p, True) for p in mine]
+
 
 def vehicle_to_dict(v: Vehicle) -> dict:
     out: dict[str, Any] = {"name": v.name}

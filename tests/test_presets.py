@@ -2,8 +2,10 @@
 only what was edited, numbers are exact, saves go to the app's data folder, and the preset box shows what
 is loaded."""
 import os
+import tempfile
 import tomllib
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 from imgui_bundle import imgui, implot
@@ -12,7 +14,7 @@ import sim
 from app.session import Session
 from sim import params as P
 from ui.backend import NullRenderer, configure_io
-from ui.overlay import NUMBER_FORMAT, Overlay, typed_number
+from ui.overlay import NUMBER_FORMAT, Overlay, config_presets, typed_number
 
 PRESETS = ["hatchback", "boxster_s"]
 
@@ -26,6 +28,14 @@ def gui():
     yield NullRenderer()
     implot.destroy_context(plot_ctx)
     imgui.destroy_context(ctx)
+
+
+@pytest.fixture
+def data_home(tmp_path, monkeypatch):
+    """The app's data folder in a temporary place (never the user's own)."""
+    home = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home / "contactpatch"
 
 
 def make(vehicle="hatchback"):
@@ -191,6 +201,34 @@ def test_enter_on_an_untouched_number_field_keeps_the_precise_value():
 # ----------------------------------------------------------------------------------------------------
 # Failures
 
+def test_a_save_into_an_unwritable_folder_names_the_file(tmp_path, monkeypatch):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    target = folder / "car.toml"
+    sim.save_vehicle(sim.load_vehicle("hatchback"), target)
+    before = target.read_bytes()
+    os.chmod(folder, 0o555)
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp(*a, **kw):                                   # root ignores the folder's mode: refuse as it would
+        if str(kw.get("dir")) == str(folder):
+            raise PermissionError(13, "Permission denied")
+        return real_mkstemp(*a, **kw)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    car = sim.with_value(sim.load_vehicle("hatchback"), "chassis.mass", 999.0)
+    try:
+        with pytest.raises(sim.ConfigError, match=r"locked/car\.toml: cannot save: Permission denied"):
+            sim.save_vehicle(car, target, source=P.PRESET_DIR / "hatchback.toml")
+        s, o = make()
+        o.apply("chassis.mass", 999.0)
+        assert not o.save(str(target))
+        assert "not saved" in o.status and "car.toml" in o.status and "Permission denied" in o.status
+    finally:
+        os.chmod(folder, 0o755)
+    assert target.read_bytes() == before
+    assert [p.name for p in folder.iterdir()] == ["car.toml"]
+
+
 def test_a_save_failing_half_way_leaves_the_old_file_whole(tmp_path, monkeypatch):
     target = tmp_path / "car.toml"
     sim.save_vehicle(sim.load_vehicle("boxster_s"), target, source=P.PRESET_DIR / "boxster_s.toml")
@@ -204,3 +242,64 @@ def test_a_save_failing_half_way_leaves_the_old_file_whole(tmp_path, monkeypatch
         sim.save_vehicle(car, target, source=target)
     assert target.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["car.toml"]
+
+
+def test_a_data_folder_that_cannot_be_made_is_reported(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder would go")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
+    s, o = make()
+    assert not o.save(o.default_save_path())
+    assert o.status.startswith("not saved: ") and "hatchback.toml" in o.status
+    assert not o.save("   ")
+    assert "no file name" in o.status
+
+
+# ----------------------------------------------------------------------------------------------------
+# Where saves go, what the preset box lists and shows
+
+def test_the_default_save_path_is_in_the_data_folder(data_home):
+    s, o = make("boxster_s")
+    assert Path(o.file_path).expanduser() == data_home / "vehicles" / "boxster_s.toml"
+    assert o.save(o.file_path)
+    assert sim.load_vehicle(data_home / "vehicles" / "boxster_s.toml") == o.params
+
+
+def test_a_saved_user_preset_is_listed_beside_the_built_in_ones(data_home):
+    s, o = make()
+    o.apply("rear_tire.grip", 0.9)
+    assert o.save(str(data_home / "vehicles" / "hatchback.toml"))
+    presets = config_presets()
+    assert [(p.name, p.user) for p in presets] == [("boxster_s", False), ("hatchback", False), ("hatchback", True)]
+    mine = presets[2]
+    assert mine.label == "hatchback (user)" and mine.path == data_home / "vehicles" / "hatchback.toml"
+    assert o.load(mine.path)
+    assert o.params.rear_tire.grip == 0.9
+    assert o.preset_label() == "hatchback (user)"
+    assert Path(o.file_path).expanduser() == mine.path               # the user's own file is saved back
+
+
+def test_the_preset_box_shows_what_is_loaded_and_when_it_was_edited(gui, data_home, tmp_path):
+    s, o = make()
+    assert o.preset_label() == "hatchback"
+    assert o.load("boxster_s")
+    assert o.preset_label() == "boxster_s"
+    assert Path(o.file_path).expanduser() == data_home / "vehicles" / "boxster_s.toml"
+    o.apply("front_tire.grip", 0.8)
+    s.frame(1 / 60, lambda dt: sim.Controls())
+    assert o.preset_label() == "boxster_s (edited)"
+    o.revert("front_tire.grip")
+    assert o.preset_label() == "boxster_s"
+    elsewhere = tmp_path / "track day.toml"
+    sim.save_vehicle(sim.with_value(o.params, "chassis.mass", 1400.0), elsewhere)
+    assert o.load(str(elsewhere))
+    assert o.preset_label() == "track day.toml" and o.source == elsewhere.resolve()
+    assert Path(o.file_path).expanduser() == elsewhere.resolve()
+    o.apply("chassis.mass", 1410.0)
+    assert o.preset_label() == "track day.toml (edited)"
+    assert not o.load(str(tmp_path / "missing.toml"))
+    assert o.preset_label() == "track day.toml (edited)"                # a failed load changes nothing
+    imgui.new_frame()
+    o.build()                                                          # the panel draws with a file loaded
+    imgui.render()
+    gui.render(imgui.get_draw_data())
