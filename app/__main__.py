@@ -102,8 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     from app.window import App, data_dir
     from config import CONFIG_DIR
     from sim.files import clean_stale_temps
-    # what saves interrupted by a kill left behind (presets, worlds, the default save folder, the app's data)
+    # what saves interrupted by a kill left behind (presets, worlds, the folder started in, the app's data
+    # and the user's saved presets in it)
     for folder in {CONFIG_DIR / "vehicles", CONFIG_DIR / "worlds", CONFIG_DIR, Path.cwd(), data_dir(),
+                   data_dir() / "vehicles",
                    *(Path(p).resolve().parent for p in (args.record, args.screenshot) if p)}:
         clean_stale_temps(folder)
     try:

@@ -19,6 +19,7 @@ import sim
 from app.features import bounds, features
 from app.input import Input, load_bindings
 from app.session import Session, Trace
+from sim.files import data_dir
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
 from render.arrows import force_arrows
 from render.mathx import quat_matrix
@@ -33,11 +34,6 @@ HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "cl
               "abs", "tc", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
               "overlay", "arrows", "map", "screenshot", "quit")
 LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D view
-
-
-def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "contactpatch"
 
 
 def open_window(size: tuple[int, int], fullscreen: bool) -> tuple[pygame.Surface, moderngl.Context]:

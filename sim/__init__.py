@@ -1,6 +1,6 @@
 """Contact Patch physics core: the seed-000 wheel chain on a rigid body, compiled and batched.
 
-`sim` imports only numpy, numba and the standard library (plus tomli-w for saving presets). It never
+`sim` imports only numpy, numba and the standard library (plus tomlkit for saving presets). It never
 reads a clock, draws, or imports pygame / moderngl / imgui.
 """
 from sim.params import ConfigError, Vehicle, atomic_write_bytes, get_value, load_vehicle, save_vehicle, validate, \

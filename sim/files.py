@@ -22,6 +22,14 @@ from typing import Any, Callable
 MAX_FILE_BYTES = 16 * 1024 * 1024      # a preset, world, bindings or trace file larger than this is refused
 
 
+def data_dir() -> Path:
+    """The app's own folder for what the user makes (saved presets, the overlay's layout, screenshots):
+    $XDG_DATA_HOME/contactpatch, or ~/.local/share/contactpatch when XDG_DATA_HOME is not set. Read anew
+    on every call, so a test (or a user) can point it elsewhere."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "contactpatch"
+
+
 class ConfigError(ValueError):
     """A file or a value that cannot be used; the message names file, key, value and what is allowed."""
 

@@ -131,8 +131,44 @@ class History:
         return self.t[idx], self.data[name][idx]
 
 
-def config_presets() -> list[str]:
-    return sorted(p.stem for p in P.PRESET_DIR.glob("*.toml"))
+def config_presets() -> list[P.Preset]:
+    """The preset box's entries: the built-in presets (config/vehicles), then the ones the user saved
+    (<data dir>/vehicles), which are marked as theirs."""
+    return P.vehicle_presets()
+
+
+NUMBER_FORMAT = "%.10g"   # how a number field shows its value: ten significant digits, no trailing zeros
+
+
+def typed_number(new: float, current: float, fmt: str = NUMBER_FORMAT) -> float:
+    """The value a number field's edit stands for. The field is a double-precision input, so what was
+    typed arrives exactly (0.6 is 0.6; ImGui's float input gave float32's 0.6000000238418579). Enter on
+    an untouched field hands back the shown text, `current` printed with `fmt`: that rounded copy must
+    not replace the more precise value behind it, so it counts as no edit."""
+    return current if new == float(fmt % current) else float(new)
+
+
+def short_number(x: float) -> str:
+    """A number as a list field shows it: "%g" when that reads back as the same value, else the shortest
+    repr (an edit re-reads every number of the list, so none may be rounded on the way)."""
+    g = f"{x:g}"
+    return g if float(g) == x else repr(x)
+
+
+def home_short(path: Path) -> str:
+    """A path as the save box shows it: the home folder as ~ (save and load expand it), so more of a
+    long path fits the field."""
+    try:
+        return "~" + os.sep + str(path.relative_to(Path.home()))
+    except (ValueError, RuntimeError):
+        return str(path)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def decimate(t: np.ndarray, v: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,14 +204,14 @@ class Overlay:
         self._ranges_for: tuple[sim.Vehicle, int] | None = None
         self._ranges: dict[str, tuple[float, float] | None] = {}
         self.status = ""
-        self.file_path = str(Path.cwd() / f"{self.baseline.name}-tuned.toml")
+        self.source = self._source_of(session)                # the file the baseline was loaded from, or None
+        self.file_path = self.default_save_path()             # the save box
+        self._edited: tuple[sim.Vehicle, sim.Vehicle, bool] | None = None
         self.monitor = GripMonitor()
         self._shown: tuple[int, float, list[WheelState]] | None = None     # (steps, time, diagnosis) on show
         session.on_jump.append(self.on_jump)
         session.on_truncate.append(self.on_truncate)
         self.trails = [deque(maxlen=40) for _ in range(4)]
-        presets = config_presets()
-        self.preset_index = presets.index(self.baseline.name) if self.baseline.name in presets else 0
         self.arrows = {"suspension": True, "longitudinal": True, "lateral": True, "raw": True}
         self.arrow_scale = 0.25                               # m of arrow per kN
         self.history = History(20.0, session.sim.dt)
@@ -270,26 +306,90 @@ class Overlay:
         else:
             self.apply(path, P.get_value(self.baseline, path))
 
-    def save(self, path: str) -> bool:
+    # -- presets and files ---------------------------------------------------------------------------
+    def _source_of(self, session) -> Path | None:
+        """The file the starting car came from: the session's vehicle name or path, if loading it gives
+        that car (a car built in code has none)."""
         try:
-            sim.save_vehicle(self.params, path)
+            path = P.resolve_preset(session.vehicle_name, P.PRESET_DIR, "vehicle")
+            return path.resolve() if sim.load_vehicle(path) == self.baseline else None
+        except (sim.ConfigError, OSError, TypeError):
+            return None
+
+    def default_save_path(self) -> str:
+        """What the save box proposes: the loaded file itself when it is the user's own, otherwise
+        <data dir>/vehicles/<preset name>.toml, so a built-in preset is never overwritten by default
+        and nothing lands in whatever folder the app was started from."""
+        if self.source is not None and not same_file(self.source.parent, P.PRESET_DIR):
+            return home_short(self.source)
+        stem = self.source.stem if self.source is not None else self.baseline.name
+        stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip(".") or "vehicle"
+        return home_short(P.user_vehicle_dir() / f"{stem}.toml")
+
+    def edited(self) -> bool:
+        """True when a parameter differs from the loaded preset (compared once per change)."""
+        car = self.params
+        if self._edited is None or self._edited[0] is not car or self._edited[1] is not self.baseline:
+            self._edited = (car, self.baseline, car != self.baseline)
+        return self._edited[2]
+
+    def preset_label(self) -> str:
+        """What the preset box shows: the loaded preset's name ("hatchback", "mine (user)"), a loaded
+        file's name, or the car's name when it came from no file; marked edited once a parameter differs
+        from it ("hatchback (edited)", "mine (user, edited)")."""
+        tags = []
+        if self.source is None:
+            label = self.baseline.name
+        elif same_file(self.source.parent, P.PRESET_DIR):
+            label = self.source.stem
+        elif same_file(self.source.parent, P.user_vehicle_dir()):
+            label, tags = self.source.stem, ["user"]
+        else:
+            label = self.source.name
+        if self.edited():
+            tags.append("edited")
+        return f"{label} ({', '.join(tags)})" if tags else label
+
+    def save(self, path: str) -> bool:
+        """Save the current parameters to `path`; False with the reason in `status` if not. A car loaded
+        from a file is saved as that file with only the changed values replaced (its comments and layout
+        stay); the user's preset folder is made when it is missing."""
+        target = Path(path.strip()).expanduser() if path.strip() else None
+        if target is None:
+            self.status = "not saved: no file name given"
+            return False
+        if same_file(target.parent, P.user_vehicle_dir()):
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self.status = f"not saved: {target}: cannot make the folder {target.parent}: {exc.strerror or exc}"
+                return False
+        try:
+            sim.save_vehicle(self.params, target, source=self.source)
         except sim.ConfigError as exc:
             self.status = f"not saved: {exc}"
             return False
-        self.status = f"saved {path}"
+        self.status = f"saved {target}"
         return True
 
-    def load(self, name_or_path: str) -> bool:
+    def load(self, name_or_path: str | os.PathLike) -> bool:
+        """Load a preset name or a vehicle file; it becomes the baseline that edits are marked against,
+        the preset box shows it and the save box proposes where to save it."""
+        if isinstance(name_or_path, str):
+            name_or_path = os.path.expanduser(name_or_path.strip())          # no preset name starts with ~
         try:
-            car = sim.load_vehicle(name_or_path)
+            path = P.resolve_preset(name_or_path, P.PRESET_DIR, "vehicle")
+            car = sim.load_vehicle(path)
             self._use(car)
         except sim.ConfigError as exc:
             self.status = f"not loaded: {exc}"
             return False
         self.baseline = car
+        self.source = path.resolve()
+        self.file_path = self.default_save_path()
         self.errors.clear()
         self.fixes.clear()
-        self.status = f"loaded {name_or_path}"
+        self.status = f"loaded {self.source}"
         return True
 
     # -- stability -----------------------------------------------------------------------------------
@@ -547,12 +647,12 @@ class Overlay:
             self.stability_section()
             imgui.separator()
             car = self.params
-            presets = config_presets()
-            before = self.preset_index
-            changed_preset, self.preset_index = imgui.combo("preset", self.preset_index, presets)
-            if changed_preset and not self.load(presets[self.preset_index]):
-                self.preset_index = before
-            _, self.file_path = imgui.input_text("file", self.file_path)
+            self.preset_box()
+            imgui.set_next_item_width(-1)                 # the whole width: a path is long
+            _, self.file_path = imgui.input_text_with_hint("##file", "file to save to, or a file or preset to load",
+                                                           self.file_path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"{self.file_path}\nsave writes this file; load reads it (or a preset name)")
             if imgui.button("save"):
                 self.save(self.file_path)
             imgui.same_line()
@@ -570,6 +670,25 @@ class Overlay:
                 for f in fields(gtype):
                     self.field_editor(car, gname, f)
         imgui.end()
+
+    def preset_box(self) -> None:
+        """The preset picker. Closed, it shows what is loaded (and, under it, the path of a file from
+        neither preset folder); open, it lists the built-in presets and the user's saved ones."""
+        if imgui.begin_combo("preset", self.preset_label()):
+            edited = self.edited()
+            for p in config_presets():
+                current = self.source is not None and same_file(p.path, self.source)
+                clicked, _ = imgui.selectable(p.label, current)
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip(str(p.path))
+                if clicked and (edited or not current):
+                    self.load(p.path)
+                if current:
+                    imgui.set_item_default_focus()
+            imgui.end_combo()
+        if self.source is not None and not any(same_file(self.source.parent, d)
+                                               for d in (P.PRESET_DIR, P.user_vehicle_dir())):
+            text_wrapped_colored(GREY, f"from {home_short(self.source)}")      # a file of no preset folder
 
     def stability_section(self):
         """The least stable part, the substeps, and every part's margin (sim.advisor)."""
@@ -664,9 +783,10 @@ class Overlay:
         label = f"{'* ' if changed_mark else ''}{f.name}"
         if m["kind"] == "num":
             imgui.set_next_item_width(130)
-            edited, new = imgui.input_float(label, float(value), 0.0, 0.0, "%.6g",
-                                            imgui.InputTextFlags_.enter_returns_true)
-            if edited and new != value:
+            edited, new = imgui.input_double(label, float(value), 0.0, 0.0, NUMBER_FORMAT,
+                                             imgui.InputTextFlags_.enter_returns_true)
+            new = typed_number(new, value) if edited else value
+            if new != value:
                 self.apply(path, new)
             hovered = imgui.is_item_hovered()
             imgui.same_line()
@@ -690,7 +810,7 @@ class Overlay:
                 self.apply(path, choices[idx])
         else:
             imgui.set_next_item_width(240)
-            edited, txt = imgui.input_text(label, ", ".join(f"{v:g}" for v in value),
+            edited, txt = imgui.input_text(label, ", ".join(short_number(v) for v in value),
                                            imgui.InputTextFlags_.enter_returns_true)
             if edited:
                 try:
