@@ -78,7 +78,7 @@ class ChaseCamera(Camera):
     JUMP_MARGIN = 1.0             # m: plus this much (frames of no time, interpolation)
 
     def __init__(self, distance: float = 7.5, height: float = 2.6, look_height: float = 0.6,
-                 yaw_rate: float = 3.0, follow_rate: float = 5.0, slack: float = 0.08, slack_z: float = 0.3,
+                 yaw_rate: float = 4.0, follow_rate: float = 5.0, slack: float = 0.08, slack_z: float = 0.3,
                  max_yaw_lag: float = math.radians(60.0)):
         super().__init__()
         self.distance = distance          # m behind the car, horizontally

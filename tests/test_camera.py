@@ -76,7 +76,7 @@ def test_in_a_steady_circle_the_car_stays_in_view():
         behind_at_distance(0.15)(cam, pos, fwd)
     cam = ChaseCamera()
     drive(cam, motion, 60, 10.0, check)
-    # the angle follower trails the heading by 2 r / omega in a steady turn: the car's outer side shows
+    # the angle follower trails the heading by 2 r / omega in a steady turn: the inside of the turn shows
     assert cam.yaw - rate * 10.0 == pytest.approx(-2.0 * rate / cam.yaw_rate, abs=1e-3)
 
 
