@@ -12,7 +12,7 @@ import moderngl
 import numpy as np
 
 import sim
-from render import meshes
+from render import carbody, meshes
 from render.interp import Pose
 from render.mathx import gl, pose_matrix, quat_matrix, rot_axis, scale, translate
 
@@ -139,6 +139,10 @@ class SceneRenderer:
                  else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
         self.shadow = Mesh(ctx, self.prog, meshes.quad(1.0, (0.0, 0.0, 0.0)))
+        self.body: Mesh | None = None                # the car's body, built for the parameters in _body_for
+        self.body_shape: carbody.CarShape | None = None
+        self._body_key = None
+        self._body_for = None
 
     # ------------------------------------------------------------------------------------------------
     def _draw(self, mesh: Mesh, model: np.ndarray, color=(1.0, 1.0, 1.0), grid: bool = False,
@@ -196,29 +200,31 @@ class SceneRenderer:
         ctx.disable(moderngl.BLEND)
         ctx.enable(moderngl.DEPTH_TEST)
 
+    def car_body(self, v: sim.Vehicle) -> carbody.CarShape:
+        """The body mesh for parameters `v`: built once, and again only when a parameter that shapes it
+        changes (the overlay's tuning hands over a new Vehicle for any edit; most leave the body alone)."""
+        if v is not self._body_for:
+            key = carbody.shape_key(v)
+            if key != self._body_key:
+                shape = carbody.build(v)
+                if self.body is not None:
+                    self.body.release()
+                self.body = Mesh(self.ctx, self.prog, shape.vertices)
+                self.body_shape, self._body_key = shape, key
+            self._body_for = v
+        return self.body_shape
+
     def draw_car(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, wheel_tints=None) -> None:
+        """The body (one draw), the four wheels where the suspension holds them, and a shadow."""
         ch = v.chassis
+        shape = self.car_body(v)
         body = pose_matrix(pose.position, pose.orientation)
-        ref = np.array([-ch.com_x, -ch.com_y, -ch.com_z])          # reference point in the body frame
-        lower_h = ch.height * 0.45
-        # drawn narrower than the wheels' outer faces so the wheels (steer, spin, travel) stay visible
-        track = min(v.front_axle.half_track, v.rear_axle.half_track)
-        width = min(ch.width, 2.0 * track - 0.12)
-        lower = translate(ref + [0.0, 0.0, ch.floor_z + lower_h / 2]) @ scale((ch.length, width, lower_h))
-        cabin_h = ch.height - lower_h
-        cabin = translate(ref + [-0.08 * ch.length, 0.0, ch.floor_z + lower_h + cabin_h / 2]) \
-            @ scale((0.55 * ch.length, 0.86 * width, cabin_h))
-        self._draw(self.cube, body @ lower, (0.78, 0.16, 0.12))
-        self._draw(self.cube, body @ cabin, (0.20, 0.24, 0.30))
-        nose = translate(ref + [0.5 * ch.length - 0.02, 0.0, ch.floor_z + lower_h * 0.6]) \
-            @ scale((0.06, 0.5 * width, 0.12))
-        self._draw(self.cube, body @ nose, (0.95, 0.92, 0.70))
+        self._draw(self.body, body)
         for i in range(len(sim.WHEEL_NAMES)):
             r = g.radius[i]
-            width = min(0.24, 0.8 * r)
             centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
             model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ rot_axis("x", g.camber[i]) \
-                @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, width, r))
+                @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, shape.tire_width[i], r))
             tint = (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]
             self._draw(self.wheel, model, tint)
         # a soft dark patch under the car, on the ground below its centre of mass
