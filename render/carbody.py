@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import sim
-from sim.advisor import static_loads
+from sim.diagnosis import static_loads
 
 # paints, indexed by crc32(name) % 8 (hatchback -> red, boxster_s -> yellow)
 PAINTS = ((0.10, 0.42, 0.22), (0.12, 0.28, 0.66), (0.92, 0.45, 0.10), (0.86, 0.86, 0.84),

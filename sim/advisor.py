@@ -34,6 +34,7 @@ import numpy as np
 
 from sim.files import ConfigError
 from sim.pack import hull_points, wheel_geometry
+from sim.diagnosis import static_loads
 from sim.params import Vehicle, field_info, get_value, with_value
 from sim.tire import load_factor
 
@@ -128,12 +129,6 @@ def blame(mode: np.ndarray, part_parameter: str) -> str:
     if weights[3:].sum() > 0.5:
         return INERTIA_NAMES[int(np.argmax(weights[3:]))]
     return part_parameter
-
-
-def static_loads(car: Vehicle, gravity: float = G) -> np.ndarray:
-    m = car.chassis.mass * gravity
-    front = m * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase
-    return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
 
 
 def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
