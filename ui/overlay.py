@@ -512,7 +512,9 @@ class Overlay:
             _, right_bottom, right_top = ib.dock_builder_split_node_py(right, imgui.Dir.down, 0.55)
             ib.dock_builder_dock_window("Grip", right_top)
             ib.dock_builder_dock_window("Telemetry", right_bottom)
-            ib.dock_builder_dock_window("Map", left_bottom)
+            _, map_node, left_top = ib.dock_builder_split_node_py(left_top, imgui.Dir.down, 0.4)
+            ib.dock_builder_dock_window("Map", map_node)
+            ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Plots", bottom)
         ib.dock_builder_finish(root)
         self._front_tab = 2                           # frames until the telemetry tab is brought in front
@@ -583,8 +585,9 @@ class Overlay:
                     imgui.text_disabled(unit)
                 imgui.end_table()
             if self.session.sim.vehicle.drive.mode == "engine":
-                imgui.text(f"engine {float(tel.rpm):6.0f} rpm   gear {int(tel.gear)}   clutch {float(tel.T_clutch):6.1f} N m"
-                           f"   diff lock {tel.diff_lock[0]:5.1f} / {tel.diff_lock[1]:5.1f} N m")
+                imgui.text_wrapped(f"engine {float(tel.rpm):.0f} rpm   gear {int(tel.gear)}   clutch "
+                                   f"{float(tel.T_clutch):.1f} N m   diff lock {tel.diff_lock[0]:.1f} / "
+                                   f"{tel.diff_lock[1]:.1f} N m")
         imgui.end()
 
     def grip_panel(self, w, h):
