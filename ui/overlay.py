@@ -171,6 +171,41 @@ def same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def arrow(dl, a, b, color, thickness: float, hollow: bool = False) -> None:
+    """A line from a to b (pixels) with a head at b; `hollow` outlines the head (the raw force's ghost)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    n = math.hypot(dx, dy)
+    if n < 2.0:
+        return
+    col = imgui.get_color_u32(color)
+    ux, uy = dx / n, dy / n
+    head = min(10.0, 0.4 * n)
+    left = (b[0] - head * ux + 0.5 * head * uy, b[1] - head * uy - 0.5 * head * ux)
+    right = (b[0] - head * ux - 0.5 * head * uy, b[1] - head * uy + 0.5 * head * ux)
+    dl.add_line(a, (b[0] - head * ux, b[1] - head * uy), col, thickness)
+    if hollow:
+        dl.add_triangle(b, left, right, col, 1.0)
+    else:
+        dl.add_triangle_filled(b, left, right, col)
+
+
+def plain_name(doc: str) -> str:
+    """A parameter's plain name from its description: the words before the first colon or semicolon."""
+    return doc.split(":")[0].split(";")[0].strip()
+
+
+def fit_text(text: str, width: float) -> str:
+    """`text`, shortened at a word with "..." if it is wider than `width` pixels (at least its first word)."""
+    if imgui.calc_text_size(text).x <= width:
+        return text
+    words = text.split(" ")
+    for n in range(len(words) - 1, 0, -1):
+        short = " ".join(words[:n]).rstrip(",") + "..."
+        if imgui.calc_text_size(short).x <= width:
+            return short
+    return words[0]
+
+
 def decimate(t: np.ndarray, v: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """A line of at most 2 x buckets points that looks like (t, v) drawn `buckets` pixels wide: each
     bucket's lowest and highest sample, in time order, so spikes survive (thousands of segments per
@@ -219,7 +254,8 @@ class Overlay:
         self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
         self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
         self.plot_seconds = 10.0                              # s shown of the 20 s kept
-        self.show = {"Telemetry": True, "Grip": True, "Tuning": True, "Time": True, "Plots": True, "Map": True}
+        self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
+                     "Map": True}
         self.ini_path = str(ini_path) if ini_path else ""
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
         self.dockspace_id = 0
@@ -479,8 +515,8 @@ class Overlay:
             self.layout_request = None
         # the map first: where it shares a node with the telemetry, the telemetry (begun later) is in front
         for name, panel in (("Map", self.map_panel_window), ("Telemetry", self.telemetry_panel),
-                            ("Grip", self.grip_panel), ("Tuning", self.tuning_panel), ("Time", self.time_panel),
-                            ("Plots", self.plots_panel)):
+                            ("Plan view", self.plan_panel), ("Grip", self.grip_panel), ("Tuning", self.tuning_panel),
+                            ("Time", self.time_panel), ("Plots", self.plots_panel)):
             if self.show[name]:
                 panel(*imgui.get_io().display_size)
         node = imgui.internal.dock_builder_get_central_node(self.dockspace_id)
@@ -505,11 +541,13 @@ class Overlay:
         ib.dock_builder_dock_window("Time", left_bottom)
         if kind == "compact":
             _, right_bottom, right_top = ib.dock_builder_split_node_py(right, imgui.Dir.down, 0.42)
+            ib.dock_builder_dock_window("Plan view", right_top)
             ib.dock_builder_dock_window("Grip", right_top)
             ib.dock_builder_dock_window("Map", right_bottom)
             ib.dock_builder_dock_window("Telemetry", right_bottom)
         else:
             _, right_bottom, right_top = ib.dock_builder_split_node_py(right, imgui.Dir.down, 0.55)
+            ib.dock_builder_dock_window("Plan view", right_top)
             ib.dock_builder_dock_window("Grip", right_top)
             ib.dock_builder_dock_window("Telemetry", right_bottom)
             _, map_node, left_top = ib.dock_builder_split_node_py(left_top, imgui.Dir.down, 0.4)
@@ -517,7 +555,70 @@ class Overlay:
             ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Plots", bottom)
         ib.dock_builder_finish(root)
-        self._front_tab = 2                           # frames until the telemetry tab is brought in front
+        self.bring_to_front("Telemetry")
+
+    def plan_panel(self, w, h):
+        """The car from above, where nothing hides the forces: each wheel at its place and steering angle,
+        tinted by its grip state, with the contact's velocity (blue), the raw force (hollow) and the limited
+        force (solid) on one scale, its load and slip angle. x forward is up, y left is left."""
+        if self.begin("Plan view"):
+            s = self.session.sim
+            tel, geo, shown = s.telemetry, s.wheel_geometry(), self.shown()
+            avail = imgui.get_content_region_avail()
+            size = max(80.0, min(avail.x, avail.y - 2 * imgui.get_text_line_height_with_spacing()))
+            o = imgui.get_cursor_screen_pos()
+            cx, cy = o.x + avail.x / 2, o.y + size / 2
+            xs, ys, radius = geo.anchor[:, 0], geo.anchor[:, 1], geo.radius
+            x_mid = 0.5 * (xs.max() + xs.min())
+            span = max(xs.max() - xs.min() + 2 * radius.max(), 2 * np.abs(ys).max() + 0.6) * 1.9
+            px = size / span                                               # pixels per metre
+
+            def at(x, y):
+                return cx - y * px, cy - (x - x_mid) * px
+
+            dl = imgui.get_window_draw_list()
+            body = [at(xs.max() + radius.max(), ys.max() - 0.1), at(xs.max() + radius.max(), ys.min() + 0.1),
+                    at(xs.min() - radius.max(), ys.min() + 0.1), at(xs.min() - radius.max(), ys.max() - 0.1)]
+            dl.add_convex_poly_filled(body, imgui.get_color_u32((1, 1, 1, 0.08)))
+            budgets = tel.mu * tel.Fz
+            f_ref = max(float(np.max(budgets)), float(np.max(np.hypot(tel.Fx_raw, tel.Fy_raw))), 1.0)
+            f_px = 0.30 * span * px / f_ref                                # pixels per newton, all wheels
+            v_px = 0.30 * span * px / max(float(np.max(np.hypot(tel.vx, tel.vy))), 5.0)
+            for i in range(4):
+                d = float(tel.steer[i])
+                u, v = (math.cos(d), math.sin(d)), (-math.sin(d), math.cos(d))
+                x, y = float(xs[i]), float(ys[i])
+                p0 = at(x, y)
+
+                def tip(a, b, scale):                                      # a along u, b along v, in pixels
+                    return p0[0] - (a * u[1] + b * v[1]) * scale, p0[1] - (a * u[0] + b * v[0]) * scale
+                col = STATE_COLORS[shown[i].state]
+                r = float(radius[i])
+                wheel = [at(x + r * u[0] + 0.1 * v[0], y + r * u[1] + 0.1 * v[1]),
+                         at(x + r * u[0] - 0.1 * v[0], y + r * u[1] - 0.1 * v[1]),
+                         at(x - r * u[0] - 0.1 * v[0], y - r * u[1] - 0.1 * v[1]),
+                         at(x - r * u[0] + 0.1 * v[0], y - r * u[1] + 0.1 * v[1])]
+                dl.add_convex_poly_filled(wheel, imgui.get_color_u32(col))
+                if tel.grounded[i] > 0.5:
+                    budget = float(budgets[i])
+                    dl.add_circle(p0, budget * f_px, imgui.get_color_u32((*col[:3], 0.35)), 40, 1.0)
+                    arrow(dl, p0, tip(float(tel.vx[i]), float(tel.vy[i]), v_px), (0.45, 0.7, 1.0, 0.9), 1.5)
+                    arrow(dl, p0, tip(float(tel.Fx_raw[i]), float(tel.Fy_raw[i]), f_px), (1, 1, 1, 0.55), 1.0,
+                          hollow=True)
+                    arrow(dl, p0, tip(float(tel.Fx[i]), float(tel.Fy[i]), f_px), col, 3.0)
+                label = (f"{sim.WHEEL_NAMES[i]} {float(tel.Fz[i]) / 1000:.2f} kN\n"
+                         f"alpha {math.degrees(float(tel.alpha[i])):+.1f} deg\nkappa {float(tel.kappa[i]):+.2f}")
+                ts = imgui.calc_text_size(label)
+                # front wheels' figures above them, rear wheels' below, the left ones ending at the wheel and
+                # the right ones starting there, kept inside the panel
+                lx = p0[0] - ts.x + 8 if y > 0 else p0[0] - 8
+                lx = min(max(lx, o.x), o.x + avail.x - ts.x)
+                ly = p0[1] - r * px - ts.y - 4 if i < 2 else p0[1] + r * px + 4
+                dl.add_text((lx, min(max(ly, o.y), o.y + size - ts.y)), imgui.get_color_u32((1, 1, 1, 0.85)), label)
+            imgui.dummy((avail.x, size))
+            text_wrapped_colored(GREY, f"circle: mu Fz; blue: contact velocity ({0.30 * span * px / v_px:.0f} m/s "
+                                       f"long); hollow: raw force, solid: limited ({f_ref / 1000:.1f} kN long)")
+        imgui.end()
 
     def map_panel_window(self, w, h):
         if self.begin("Map"):
@@ -527,9 +628,19 @@ class Overlay:
                 imgui.text_disabled("no map")
         imgui.end()
 
+    def bring_to_front(self, name: str, frames: int = 2) -> None:
+        """Show panel `name` in front of the panels it shares a dock node with, in `frames` frames (a
+        layout just built needs a frame or two to exist)."""
+        self._front_tab = (name, frames)
+
     def begin(self, name: str) -> bool:
         """imgui.begin with a close button that hides the panel (View menu brings it back). A panel
         whose saved position lies outside a smaller window is pulled back inside it."""
+        front = getattr(self, "_front_tab", None)
+        if front and front[0] == name:
+            self._front_tab = (name, front[1] - 1) if front[1] > 1 else None
+            if front[1] == 1:
+                imgui.set_next_window_focus()
         expanded, self.show[name] = imgui.begin(name, self.show[name])
         if imgui.is_window_docked():
             return expanded
@@ -542,11 +653,6 @@ class Overlay:
         return expanded
 
     def telemetry_panel(self, w, h):
-        front = getattr(self, "_front_tab", 0)
-        if front:
-            self._front_tab = front - 1
-            if front == 1:                            # once the docked layout exists
-                imgui.set_next_window_focus()
         imgui.set_next_window_pos((w - 470, 28), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((460, 482), imgui.Cond_.first_use_ever)
         if self.begin("Telemetry"):
@@ -783,7 +889,9 @@ class Overlay:
             if imgui.is_item_hovered():
                 imgui.set_tooltip(f"revert to {P.get_value(self.baseline, path)!r}")
             imgui.same_line()
-        label = f"{'* ' if changed_mark else ''}{f.name}"
+        # the symbol with its plain name beside it, shortened to the room there is (the tooltip has it all)
+        room = imgui.get_content_region_avail().x - (130.0 if m["kind"] != "list" else 240.0) - 70.0
+        label = fit_text(f"{'* ' if changed_mark else ''}{f.name}  {plain_name(m['doc'])}", room) + "###field"
         if m["kind"] == "num":
             imgui.set_next_item_width(130)
             edited, new = imgui.input_double(label, float(value), 0.0, 0.0, NUMBER_FORMAT,
@@ -801,7 +909,7 @@ class Overlay:
                 imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
                 hovered |= imgui.is_item_hovered()
             if hovered:
-                tip = f"{m['doc']}\nallowed: {P.describe_allowed(f)}"
+                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {P.describe_allowed(f)}"
                 if path in advisor.PARAMETERS:
                     tip += "\n" + self.range_tip(path, m["unit"])
                 imgui.set_tooltip(tip)
@@ -821,7 +929,7 @@ class Overlay:
                 except ValueError:
                     self.errors[path] = f"{txt!r} is not a list of numbers"
         if m["kind"] != "num" and imgui.is_item_hovered():
-            imgui.set_tooltip(f"{m['doc']}\nallowed: {P.describe_allowed(f)}")
+            imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {P.describe_allowed(f)}")
         if path in self.errors:
             text_wrapped_colored(RED, f"refused: {self.errors[path]}")
             if path in self.fixes:
