@@ -279,7 +279,7 @@ class Input:
         throttle = max(self.throttle, self.pad_axis["throttle"])
         brake = max(self.brake, self.pad_axis["brake"])
         if self.cruise is not None:
-            if brake > 0.05:
+            if "brake" in self.held or self.pad_axis["brake"] > 0.05:
                 self.set_cruise(None)                   # braking switches the cruise control off
             else:
                 error = self.cruise - self.speed

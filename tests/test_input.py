@@ -151,3 +151,46 @@ def test_bad_binding_names_file_and_key(tmp_path):
     p.write_text('[rates]\npedal_rise = -1\n')
     with pytest.raises(sim.ConfigError, match=r"rates\.pedal_rise = -1 is not allowed; expected a number in \[0\.1, 100\]"):
         load_bindings(p)
+
+
+def test_cruise_control_and_steering_hold_keep_a_steady_circle():
+    """Accelerate, switch the cruise control on (K), steer left for 0.1 s and hold the wheel (H), let go
+    of every key: the car then circles at the set speed, on a radius that stays put (v / yaw rate)."""
+    import numpy as np
+    import sim
+    from render.mathx import quat_matrix
+    inp = Input()
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=DT, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+
+    def forward():
+        return float(np.dot(s.state.velocity, quat_matrix(s.state.orientation)[:3, 0]))
+
+    def drive(seconds):
+        out = []
+        for _ in range(int(round(seconds / DT))):
+            s.step(inp.controls(DT, forward()))
+            out.append((forward(), float(s.state.angular_velocity[2])))
+        return np.array(out)
+    press(inp, pygame.K_UP)
+    drive(4.0)
+    press(inp, pygame.K_k)                                  # cruise at the speed reached
+    press(inp, pygame.K_UP, down=False)
+    target = inp.cruise
+    assert target is not None and target > 8.0
+    press(inp, pygame.K_LEFT)
+    drive(0.1)
+    press(inp, pygame.K_h)                                  # hold the wheel where it is
+    press(inp, pygame.K_LEFT, down=False)
+    held = inp.steer
+    drive(8.0)                                              # settle
+    run = drive(10.0)
+    assert inp.steer == held and 0.15 < held < 1.0
+    speed, yaw = run[:, 0], run[:, 1]
+    assert np.all(np.abs(speed - target) < 0.3)             # the cruise control holds the set speed
+    radius = speed / yaw
+    assert radius.max() / radius.min() < 1.02               # a steady circle
+    press(inp, pygame.K_DOWN)                               # the brake ends the cruise control
+    inp.controls(DT, forward())
+    assert inp.cruise is None
