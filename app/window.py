@@ -476,6 +476,8 @@ class App:
             x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w, oy + (0.5 - c[1] / c[3] * 0.5) * h
             size = imgui.calc_text_size(f.name)
             box = (x - size.x / 2 - 4, y - 2, x + size.x / 2 + 4, y + size.y + 2)
+            if box[0] < ox or box[2] > ox + w or box[1] < oy or box[3] > oy + h:
+                continue                                     # a label the view's edge would cut is left out
             if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
                 continue
             taken.append(box)

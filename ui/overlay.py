@@ -38,6 +38,21 @@ ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", 
         ("Fy", "Fy", "N", 1.0), ("grip scale", "grip_scale", "-", 1.0), ("T drive", "T_drive", "N m", 1.0),
         ("T brake", "T_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0), ("mu", "mu", "-", 1.0)]
 
+# what each telemetry row is, in plain words (docs/physics.md has the formulas)
+ROW_HELP = {"s": "distance from the suspension anchor to the ground along the suspension axis",
+            "a": "how square the ground meets the wheel (1: flat under it)",
+            "l": "suspension length", "x": "suspension compression", "xdot": "compression speed",
+            "Fs": "suspension force (spring, damper, bump stop, anti-roll bar)",
+            "Fz": "load: the ground's push on the tire along the contact normal",
+            "vx": "contact point's speed along the tire's heading", "vy": "contact point's speed sideways",
+            "kappa": "slip ratio (tread speed minus ground speed, over the ground speed)",
+            "alpha": "slip angle between the tire's heading and its direction of travel",
+            "Fx_raw": "longitudinal force the tire curve asks for", "Fy_raw": "lateral force the tire curve asks for",
+            "Fx": "longitudinal force after the combined friction limit",
+            "Fy": "lateral force after the combined friction limit",
+            "grip_scale": "how much the combined limit scaled the raw force (1: not at all)",
+            "T_drive": "drive torque at the wheel", "T_brake": "brake torque applied",
+            "omega": "wheel spin speed", "mu": "friction coefficient: surface x tire grip x load factor"}
 
 RED = (1.0, 0.45, 0.4, 1.0)
 AMBER = (0.95, 0.75, 0.30, 1.0)
@@ -73,7 +88,7 @@ CHANNELS = {"speed": ("km/h", 1, "speed along the heading"),
             "a long": ("g", 1, "longitudinal acceleration in the car's frame (+ forward)"),
             "a lat": ("g", 1, "lateral acceleration in the car's frame (+ left)")}
 G = 9.81
-MIN_PLOT_ROW = 70.0       # px: the least height of one unit's plot
+MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot
 
 
 class History:
@@ -187,6 +202,18 @@ def arrow(dl, a, b, color, thickness: float, hollow: bool = False) -> None:
         dl.add_triangle(b, left, right, col, 1.0)
     else:
         dl.add_triangle_filled(b, left, right, col)
+
+
+def compact_number(v: float) -> str:
+    """At most 7 characters, three significant decimals where they fit: a table column stays narrow."""
+    a = abs(v)
+    if a >= 9999.5:
+        return f"{v:.3g}"
+    if a >= 99.95:
+        return f"{v:.0f}"
+    if a >= 9.9995:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
 
 
 def plain_name(doc: str) -> str:
@@ -532,7 +559,7 @@ class Overlay:
         ib.dock_builder_remove_node(root)
         ib.dock_builder_add_node(root, ib.DockNodeFlagsPrivate_.dock_space | imgui.DockNodeFlags_.passthru_central_node)
         ib.dock_builder_set_node_size(root, (w, h))
-        left_w, right_w, bottom_h = (340.0, 430.0, 215.0) if kind == "compact" else (420.0, 520.0, 300.0)
+        left_w, right_w, bottom_h = (320.0, 410.0, 240.0) if kind == "compact" else (420.0, 520.0, 300.0)
         _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
         _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
         _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)
@@ -678,15 +705,17 @@ class Overlay:
                     imgui.table_next_row()
                     imgui.table_next_column()
                     imgui.text(label)
+                    if imgui.is_item_hovered() and name in ROW_HELP:
+                        imgui.set_tooltip(f"{label}: {ROW_HELP[name]} ({unit})")
                     for i in range(4):
                         imgui.table_next_column()
                         v = float(values[i]) * k
                         if tel.grounded[i] < 0.5:
-                            imgui.text_disabled(f"{v:9.3f}")
+                            imgui.text_disabled(compact_number(v))
                         elif name == "grip_scale" and force_was_cut(v):
-                            imgui.text_colored(STATE_COLORS[SATURATED], f"{v:9.3f}")
+                            imgui.text_colored(STATE_COLORS[SATURATED], compact_number(v))
                         else:
-                            imgui.text(f"{v:9.3f}" if abs(v) < 1000 else f"{v:9.0f}")
+                            imgui.text(compact_number(v))
                     imgui.table_next_column()
                     imgui.text_disabled(unit)
                 imgui.end_table()
@@ -822,7 +851,8 @@ class Overlay:
         if edited and n != s.substeps:
             self.set_substeps(n)
         imgui.same_line()
-        imgui.text_disabled(f"of dt {s.dt * 1e3:.3g} ms: h {r.h * 1e3:.3g} ms")
+        imgui.text_disabled(fit_text(f"h {r.h * 1e3:.3g} ms of dt {s.dt * 1e3:.3g} ms",
+                                     imgui.get_content_region_avail().x))
         if locked:
             text_wrapped_colored(GREY, f"substeps fixed: {locked}")
         if self.substeps_error:
@@ -1024,7 +1054,7 @@ class Overlay:
             for unit in units:
                 if implot.begin_plot(f"##{unit}"):
                     last = unit == units[-1]
-                    implot.setup_axes("t (s)" if last else "", unit,
+                    implot.setup_axes("", unit,
                                       0 if last else implot.AxisFlags_.no_tick_labels, implot.AxisFlags_.auto_fit)
                     implot.setup_axis_limits(implot.ImAxis_.x1, t1 - self.plot_seconds, t1, implot.Cond_.always)
                     implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
