@@ -34,6 +34,7 @@ NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "low use", "grip", "saturated")
 NO_CAUSE, LOCKED, SPINNING, OVERBRAKED, SLIDING, COMBINED = 0, 1, 2, 3, 4, 5
 CAUSE_NAMES = ("", "locked", "wheelspin", "braking past the peak", "sliding sideways", "combined limit")
+CAUSE_SHORT = ("", "locked", "spinning", "overbraked", "sliding", "combined")    # for narrow table cells
 MIN_LOAD_SHARE = 0.02      # -: Fz below this share of the wheel's static load counts as no load
 LOW_UTILISATION = 0.2      # -: |F_raw| / (mu Fz) below this is low use
 LOCK_RATIO = 0.05          # -: a tread speed below this share of the ground speed is a locked wheel

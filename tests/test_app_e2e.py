@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import pygame
 
 import sim
@@ -107,13 +108,13 @@ def test_screenshot_shows_ground_car_and_wheels():
         assert (around.max(axis=1) < 70).mean() > 0.1, f"no dark tire pixels near wheel {i}"
 
 
-def brake_and_turn_with_overlay(shot: str, data_home: str):
+def brake_and_turn_with_overlay(shot: str, data_home: str, size=(1280, 720)):
     """Child process: braking and turning hard with the overlay open; returns the grip states."""
     os.environ["XDG_DATA_HOME"] = data_home                   # the overlay's layout file goes here
     from app.session import Trace
     from app.window import App
     rows = [[1.0, 0.0, 0.0, 0.0, 0]] * 480 + [[0.0, 1.0, 0.8, 0.0, 0]] * 48
-    app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(1280, 720),
+    app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=size,
               frame_dt=1 / 60, quit_after=len(rows) / 240, screenshot=shot)
     app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", rows))
     assert app.run() == 0
@@ -125,12 +126,14 @@ def brake_and_turn_with_overlay(shot: str, data_home: str):
     return [int(x) for x in app.overlay.monitor.states], (vx, vy, vw, vh), car_px
 
 
-def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path):
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path, size):
     from render.arrows import ARROW_COLORS
     from sim.diagnosis import SATURATED
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / "e2e-overlay.png"
-    states, (vx, vy, vw, vh), (cx, cy) = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path))
+    shot = ARTIFACTS / f"e2e-overlay-{size[0]}x{size[1]}.png"
+    states, (vx, vy, vw, vh), (cx, cy) = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path),
+                                                          size)
     assert (tmp_path / "contactpatch" / "imgui.ini").exists()      # the layout persisted, not in the cwd
     img = load_png(shot)
     h, w, _ = img.shape

@@ -19,7 +19,7 @@ import sim
 from sim import advisor
 from sim import params as P
 from render.mathx import quat_matrix
-from sim.diagnosis import CAUSE_NAMES, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
+from sim.diagnosis import CAUSE_SHORT, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
     diagnose, force_was_cut, tire_curve
 
 # low use is neutral (a rolling or parked wheel is healthy); no load and saturation are the warnings
@@ -696,7 +696,7 @@ class Overlay:
                 for i in range(4):
                     imgui.table_next_column()
                     w_ = shown[i]
-                    imgui.text_colored(STATE_COLORS[w_.state], CAUSE_NAMES[w_.cause] or STATE_NAMES[w_.state])
+                    imgui.text_colored(STATE_COLORS[w_.state], CAUSE_SHORT[w_.cause] or STATE_NAMES[w_.state])
                     if imgui.is_item_hovered():
                         imgui.set_tooltip(f"{w_.name}: {w_.reason}")
                 imgui.table_next_column()
