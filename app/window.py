@@ -16,12 +16,13 @@ import numpy as np
 import pygame
 
 import sim
+from sim.diagnosis import static_loads
 from app.features import bounds, features
 from app.input import Input, load_bindings
 from app.session import Session, Trace
 from sim.files import data_dir
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
-from render.arrows import force_arrows
+from render.arrows import force_arrows, on_screen_scale
 from render.mathx import quat_matrix
 from render.scene import SceneRenderer
 from imgui_bundle import imgui, implot
@@ -461,6 +462,35 @@ class App:
         x0, y0 = max(0, int(c[0])), max(0, int(c[1]))
         return x0, y0, max(1, min(w - x0, int(round(c[2])))), max(1, min(h - y0, int(round(c[3]))))
 
+    def force_tooltip(self, vp: np.ndarray, rect) -> None:
+        """Hovering near a wheel's contact in the 3D view shows its forces in numbers."""
+        io = imgui.get_io()
+        if io.want_capture_mouse:
+            return
+        ox, oy, w, h = rect
+        mx, my = io.mouse_pos.x, io.mouse_pos.y
+        if not (ox <= mx < ox + w and oy <= my < oy + h):
+            return
+        tel = self.session.sim.telemetry
+        best, best_d = None, 40.0                             # px
+        for i in range(4):
+            if tel.grounded[i] < 0.5:
+                continue
+            c = vp @ np.array([*np.asarray(tel.Q[i], float), 1.0])
+            if c[3] <= 0.1:
+                continue
+            x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w, oy + (0.5 - c[1] / c[3] * 0.5) * h
+            d = float(np.hypot(x - mx, y - my))
+            if d < best_d:
+                best, best_d = i, d
+        if best is not None:
+            i = best
+            state = self.overlay.shown()[i]
+            imgui.set_tooltip(f"{sim.WHEEL_NAMES[i]}: {state.name}\n"
+                              f"Fz {tel.Fz[i] / 1000:.2f} kN (budget mu Fz {tel.mu[i] * tel.Fz[i] / 1000:.2f} kN)\n"
+                              f"Fx {tel.Fx[i] / 1000:+.2f} kN (raw {tel.Fx_raw[i] / 1000:+.2f})\n"
+                              f"Fy {tel.Fy[i] / 1000:+.2f} kN (raw {tel.Fy_raw[i] / 1000:+.2f})\n{state.reason}")
+
     def feature_labels(self, vp: np.ndarray, eye: np.ndarray, rect) -> None:
         """Each named feature's name over it in the 3D view (those in front of the camera and near)."""
         ox, oy, w, h = rect
@@ -494,9 +524,11 @@ class App:
         # panels), so the car sits in the middle of what is visible and no pixel is drawn under a panel
         vx, vy, vw, vh = self.view_rect()
         aspect = vw / max(vh, 1)
-        arrows = force_arrows(self.session.sim.telemetry, self.overlay.arrows, self.overlay.arrow_scale) \
-            if self.overlay.arrows_on else ()
         car = self.session.sim
+        reference = float(np.mean(static_loads(car.vehicle))) / 1000.0
+        scale, widen = on_screen_scale(self.overlay.arrow_scale, float(np.linalg.norm(cam.eye - pose.position)),
+                                       reference)
+        arrows = force_arrows(car.telemetry, self.overlay.arrows, scale, widen) if self.overlay.arrows_on else ()
         t0 = time.perf_counter()
         self.target.begin(self.size)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
@@ -510,6 +542,8 @@ class App:
         io.delta_time = max(frame_dt, 1e-4)
         imgui.new_frame()
         self.feature_labels(cam.projection(aspect) @ cam.view(), cam.eye, (vx, vy, vw, vh))
+        if self.overlay.arrows_on:
+            self.force_tooltip(cam.projection(aspect) @ cam.view(), (vx, vy, vw, vh))
         self.overlay.build()
         # the HUD and the messages go through ImGui too (no texture to rewrite when a number changes), in
         # the 3D view's corner; the messages in front of the panels

@@ -24,8 +24,9 @@ def arrow_matrix(start: np.ndarray, vec: np.ndarray, width: float) -> np.ndarray
     return m
 
 
-def force_arrows(tel, kinds: dict[str, bool], scale_m_per_kn: float):
-    """[(model, colour, alpha)] for the enabled kinds, raw ghosts included when kinds['raw']."""
+def force_arrows(tel, kinds: dict[str, bool], scale_m_per_kn: float, width_scale: float = 1.0):
+    """[(model, colour, alpha)] for the enabled kinds, raw ghosts included when kinds['raw']; widths
+    (0.05 m solid, 0.09 m ghost) times `width_scale`."""
     out = []
     k = scale_m_per_kn / 1000.0
     for i in range(4):
@@ -42,11 +43,21 @@ def force_arrows(tel, kinds: dict[str, bool], scale_m_per_kn: float):
         if kinds.get("lateral"):
             items.append(("lateral", b * tel.Fy[i] * k, b * tel.Fy_raw[i] * k))
         for kind, limited, raw in items:
-            m = arrow_matrix(q, limited, 0.05)
+            m = arrow_matrix(q, limited, 0.05 * width_scale)
             if m is not None:
                 out.append((m, ARROW_COLORS[kind], 1.0))
             if raw is not None and kinds.get("raw"):
-                g = arrow_matrix(q, raw, 0.09)
+                g = arrow_matrix(q, raw, 0.09 * width_scale)
                 if g is not None:
                     out.append((g, ARROW_COLORS[kind], 0.3))
     return out
+
+
+def on_screen_scale(scale_m_per_kn: float, distance: float, reference_kn: float,
+                    min_share: float = 0.08) -> tuple[float, float]:
+    """(m per kN, width factor) so that an arrow of `reference_kn` (a wheel's static load) is at least
+    `min_share` of the camera distance long: from afar the arrows keep a readable size on screen."""
+    floor = min_share * distance / max(reference_kn, 1e-3)
+    if scale_m_per_kn >= floor:
+        return scale_m_per_kn, 1.0
+    return floor, floor / scale_m_per_kn

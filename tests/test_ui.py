@@ -427,3 +427,12 @@ def test_every_plot_tab_builds_with_the_derived_channels(gui):
     assert yaw[-1, 0] > 3.0                                            # turning left, deg/s
     assert ay[-1, 0] == pytest.approx(expected[1], rel=0.02)
     assert ax[-1, 0] == pytest.approx(expected[0], abs=0.01)
+
+
+def test_force_arrows_keep_a_readable_size_from_afar():
+    """The user's scale holds near the car; from afar the scale grows so that a wheel's static load is at
+    least 8 % of the camera distance long, and the arrows widen by the same factor."""
+    from render.arrows import on_screen_scale
+    assert on_screen_scale(0.25, 5.0, 3.0) == (0.25, 1.0)             # 0.75 m >= 0.08 x 5 m
+    scale, widen = on_screen_scale(0.25, 60.0, 3.0)
+    assert scale * 3.0 == pytest.approx(0.08 * 60.0) and widen == pytest.approx(scale / 0.25)
