@@ -3,3 +3,20 @@ import os
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def gui():
+    """A headless ImGui and ImPlot context with a renderer that draws nothing (the overlay's tests)."""
+    from imgui_bundle import imgui, implot
+    from ui.backend import NullRenderer, configure_io
+    ctx = imgui.create_context()
+    plot_ctx = implot.create_context()
+    imgui.get_io().set_ini_filename("")
+    configure_io((1280, 720))
+    yield NullRenderer()
+    implot.destroy_context(plot_ctx)
+    imgui.destroy_context(ctx)

@@ -8,26 +8,14 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from imgui_bundle import imgui, implot
+from imgui_bundle import imgui
 
 import sim
 from app.session import Session
 from sim import params as P
-from ui.backend import NullRenderer, configure_io
 from ui.overlay import NUMBER_FORMAT, Overlay, config_presets, typed_number
 
 PRESETS = ["hatchback", "boxster_s"]
-
-
-@pytest.fixture
-def gui():
-    ctx = imgui.create_context()
-    plot_ctx = implot.create_context()
-    imgui.get_io().set_ini_filename("")
-    configure_io((1280, 720))
-    yield NullRenderer()
-    implot.destroy_context(plot_ctx)
-    imgui.destroy_context(ctx)
 
 
 @pytest.fixture

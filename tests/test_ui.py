@@ -3,24 +3,12 @@ import os
 
 import numpy as np
 import pytest
-from imgui_bundle import imgui, implot
+from imgui_bundle import imgui
 
 import sim
 from app.session import Session
-from ui.backend import NullRenderer, configure_io
 from ui.overlay import CHANNELS, STATE_COLORS, Overlay
 from sim.diagnosis import SATURATED
-
-
-@pytest.fixture
-def gui():
-    ctx = imgui.create_context()
-    plot_ctx = implot.create_context()
-    imgui.get_io().set_ini_filename("")
-    configure_io((1280, 720))
-    yield NullRenderer()
-    implot.destroy_context(plot_ctx)
-    imgui.destroy_context(ctx)
 
 
 def frame(overlay, renderer):
