@@ -273,8 +273,10 @@ class Input:
         rate = r["steer_rate"] if target != 0.0 else r["steer_return"]
         if target != 0.0 and target * self.steer < 0.0:
             rate = max(rate, r["steer_return"])
-        if self.steer_hold and target == 0.0:
-            rate = 0.0                                  # held: the wheel stays where the keys left it
+        if self.steer_hold:
+            # held: the wheel stays where the keys left it, and the keys move it at a quarter of the rate,
+            # so a circle's steering angle can be set finely
+            rate = 0.0 if target == 0.0 else 0.25 * r["steer_rate"]
         self.steer = sim.approach(float(self.steer), target, rate * dt)
         throttle = max(self.throttle, self.pad_axis["throttle"])
         brake = max(self.brake, self.pad_axis["brake"])

@@ -233,6 +233,8 @@ class Session:
             self.physics_step(controls_for_step)
             if self.blown_up:
                 return 1.0
+            if self.paused and scale > 0.0:
+                return 1.0                  # paused by a step (the grip monitor): show that very step
         return alpha
 
     def physics_step(self, controls_for_step: Callable[[float], sim.Controls]) -> None:

@@ -424,3 +424,23 @@ def test_force_arrows_keep_a_readable_size_from_afar():
     assert on_screen_scale(0.25, 5.0, 3.0) == (0.25, 1.0)             # 0.75 m >= 0.08 x 5 m
     scale, widen = on_screen_scale(0.25, 60.0, 3.0)
     assert scale * 3.0 == pytest.approx(0.08 * 60.0) and widen == pytest.approx(scale / 0.25)
+
+
+def test_the_auto_pause_stops_on_the_step_that_lost_grip(gui):
+    """A frame of 1/30 s holds 8 physics steps; the pause on the first loss of grip stops at the step the
+    log names, not at the end of the frame, so the panels show the moment the banner describes."""
+    s, o = make()
+    o.monitor.pause_on_loss = True
+    for _ in range(60):
+        s.frame(1 / 30, lambda dt: sim.Controls(throttle=1.0))
+        if s.paused:                                       # the launch may already spin a wheel
+            s.toggle_pause()
+    o.monitor.events.clear()
+    for _ in range(60):
+        s.frame(1 / 30, lambda dt: sim.Controls(brake=1.0, steer=0.6))
+        frame(o, gui)
+        if s.paused:
+            break
+    assert s.paused and o.monitor.pause_event is not None
+    assert s.sim.time == pytest.approx(o.monitor.pause_event.time)
+    assert s.pause_reason.endswith(o.monitor.pause_event.reason)

@@ -14,8 +14,9 @@ def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_x
     """Draw into the current window; returns the feature the user picked this frame, or None."""
     picked = None
     avail = imgui.get_content_region_avail()
-    list_w = 150.0 if avail.x > 420 else 0.0
-    size = max(80.0, min(avail.x - list_w - 8.0, avail.y - 4.0))
+    beside = avail.x > 420                         # the names beside the map, else below it
+    list_w = 150.0 if beside else 0.0
+    size = max(80.0, min(avail.x - list_w - 8.0, avail.y - (4.0 if beside else 90.0)))
     x0, y0, x1, y1 = box
     scale = size / max(x1 - x0, y1 - y0)
     origin = imgui.get_cursor_screen_pos()
@@ -35,7 +36,7 @@ def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_x
     hovered = None
     for f in feats:
         pts = [to_screen(x, y) for x, y in f.corners]
-        inside = _inside(mouse, pts)
+        inside = hovered is None and (_inside(mouse, pts) or _near(mouse, pts, 6.0))   # thin ones: near is enough
         if inside:
             hovered = f
         col = imgui.get_color_u32((*[min(1.0, c * (1.4 if inside else 1.0)) for c in f.color], 1.0))
@@ -46,21 +47,38 @@ def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_x
     cx, cy = to_screen(*car_xy)
     c, s = math.cos(car_yaw), math.sin(car_yaw)
     tri = [(cx + 9 * c, cy - 9 * s), (cx - 5 * c - 5 * s, cy + 5 * s - 5 * c), (cx - 5 * c + 5 * s, cy + 5 * s + 5 * c)]
+    dl.add_circle_filled((cx, cy), 11.0, imgui.get_color_u32((0, 0, 0, 0.5)))
     dl.add_triangle_filled(*tri, imgui.get_color_u32((1.0, 0.3, 0.25, 1)))
+    dl.add_triangle(*tri, imgui.get_color_u32((1, 1, 1, 1)), 1.5)
     imgui.invisible_button("map canvas", (size, size))
     if hovered is not None and imgui.is_item_hovered():
         imgui.set_tooltip(f"{hovered.name}: click to drive there")
         if imgui.is_item_clicked():
             picked = hovered
-    if list_w:
+    if beside:
         imgui.same_line()
-        imgui.begin_child("features", (list_w, size))
-        imgui.text_disabled("teleport to")
-        for f in feats:
-            if imgui.selectable(f.name, False)[0]:
-                picked = f
-        imgui.end_child()
+    imgui.begin_child("features", (list_w if beside else 0.0, size if beside else 0.0))
+    imgui.text_disabled("teleport to:")
+    for k, f in enumerate(feats):
+        if not beside and k:
+            label_w = imgui.calc_text_size(f.name).x + 2 * imgui.get_style().item_spacing.x + 8.0
+            if imgui.get_item_rect_max().x + label_w < imgui.get_window_pos().x + imgui.get_window_size().x:
+                imgui.same_line()
+        if imgui.small_button(f.name):
+            picked = f
+    imgui.end_child()
     return picked
+
+
+def _near(p, pts, pixels: float) -> bool:
+    """Whether screen point p lies within `pixels` of the polygon's outline."""
+    for (ax, ay), (bx, by) in zip(pts, pts[1:] + pts[:1]):
+        dx, dy = bx - ax, by - ay
+        n2 = dx * dx + dy * dy
+        t = 0.0 if n2 == 0.0 else max(0.0, min(1.0, ((p.x - ax) * dx + (p.y - ay) * dy) / n2))
+        if math.hypot(p.x - ax - t * dx, p.y - ay - t * dy) <= pixels:
+            return True
+    return False
 
 
 def _inside(p, pts) -> bool:

@@ -88,6 +88,7 @@ CHANNELS = {"speed": ("km/h", 1, "speed along the heading"),
             "a long": ("g", 1, "longitudinal acceleration in the car's frame (+ forward)"),
             "a lat": ("g", 1, "lateral acceleration in the car's frame (+ left)")}
 G = 9.81
+MIN_SPAN = {"km/h": 2.0, "rpm": 200.0, "N": 200.0, "-": 0.02, "deg": 1.0, "deg/s": 2.0, "g": 0.05}
 MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot
 
 
@@ -202,6 +203,13 @@ def arrow(dl, a, b, color, thickness: float, hollow: bool = False) -> None:
         dl.add_triangle(b, left, right, col, 1.0)
     else:
         dl.add_triangle_filled(b, left, right, col)
+
+
+def thin(values: np.ndarray, most: int = 400) -> np.ndarray:
+    """Every k-th sample, at most `most` of them: a scatter of thousands of markers costs a software
+    renderer tens of milliseconds a frame, and 400 show the same cloud."""
+    k = max(1, -(-len(values) // most))
+    return values[::k]
 
 
 def compact_number(v: float) -> str:
@@ -756,6 +764,10 @@ class Overlay:
                     dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)), 12, 1.5)
                     dl.add_circle_filled((cx - tel.Fy[i] / budget * r, cy - tel.Fx[i] / budget * r), 4.5, col)
             imgui.dummy((4 * (size + 8), size + 20))
+            _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip", self.monitor.pause_on_loss)
+            imgui.same_line()
+            if imgui.button("clear log"):
+                self.monitor.events.clear()
             for i, w_ in enumerate(shown):
                 text_wrapped_colored(STATE_COLORS[w_.state], f"{sim.WHEEL_NAMES[i]} {w_.name}: {w_.reason}")
             right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
@@ -768,11 +780,7 @@ class Overlay:
                 _, self.arrows[kind] = imgui.checkbox(kind, self.arrows[kind])
             imgui.set_next_item_width(200)
             _, self.arrow_scale = imgui.slider_float("arrow scale (m per kN)", self.arrow_scale, 0.02, 1.0, "%.2f")
-            _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip", self.monitor.pause_on_loss)
-            imgui.same_line()
-            if imgui.button("clear log"):
-                self.monitor.events.clear()
-            imgui.begin_child("events")
+            imgui.begin_child("events", (0, max(imgui.get_content_region_avail().y, 90.0)))
             for e in reversed(self.monitor.events[-200:]):
                 text_wrapped_colored(STATE_COLORS[e.after], e.text())
             imgui.end_child()
@@ -993,9 +1001,10 @@ class Overlay:
                 if changed:
                     s.scrub_to(int(round(-back_s / dt)))
                 if s.scrub:
-                    imgui.same_line()
                     if imgui.button("drive from here"):
                         s.resume_from_scrub()
+                    imgui.same_line()
+                    imgui.text_disabled(f"(P) at {s.scrub * dt:.2f} s back")
         imgui.end()
 
     def plots_panel(self, w, h):
@@ -1054,8 +1063,10 @@ class Overlay:
             for unit in units:
                 if implot.begin_plot(f"##{unit}"):
                     last = unit == units[-1]
-                    implot.setup_axes("", unit,
-                                      0 if last else implot.AxisFlags_.no_tick_labels, implot.AxisFlags_.auto_fit)
+                    lo, hi = self.channel_range(chosen, unit)
+                    implot.setup_axes("", "ratio" if unit == "-" else unit,
+                                      0 if last else implot.AxisFlags_.no_tick_labels, 0)
+                    implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
                     implot.setup_axis_limits(implot.ImAxis_.x1, t1 - self.plot_seconds, t1, implot.Cond_.always)
                     implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
                     for name in chosen:
@@ -1073,6 +1084,21 @@ class Overlay:
             implot.end_subplots()
         if height > avail.y:
             imgui.end_child()
+
+    def channel_range(self, chosen: list[str], unit: str) -> tuple[float, float]:
+        """The y range of one unit's subplot: the data's, but never narrower than MIN_SPAN of that unit,
+        so numerical noise at rest draws as a flat line and not as a wild trace."""
+        lo, hi = math.inf, -math.inf
+        for name in chosen:
+            if CHANNELS[name][0] == unit:
+                _, v = self.window_of_history(name)
+                if len(v) and np.isfinite(v).any():
+                    lo, hi = min(lo, float(np.nanmin(v))), max(hi, float(np.nanmax(v)))
+        if not math.isfinite(lo):
+            lo, hi = 0.0, 0.0
+        span = max(hi - lo, MIN_SPAN.get(unit, 1.0))
+        mid = 0.5 * (lo + hi)
+        return mid - 0.55 * span, mid + 0.55 * span
 
     def tire_curve_cached(self, i: int, lateral: bool, span: float) -> tuple[np.ndarray, np.ndarray]:
         """Wheel i's tire curve at its current load and mu (load to 1 %), over +-span."""
@@ -1103,14 +1129,18 @@ class Overlay:
                                                   (True, "Fy (N)", "alpha (deg)", alpha_span)):
                 if implot.begin_plot(f"##{ylabel}"):
                     implot.setup_axes(xlabel, ylabel, implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
-                    implot.setup_legend(implot.Location_.north_west)
+                    implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
                     for i in loaded:
                         xs, force = self.tire_curve_cached(i, lateral, span)
                         implot.plot_line(sim.WHEEL_NAMES[i], np.ascontiguousarray(xs), force)
-                    for i in loaded:
+                        color = implot.get_last_item_color()
+                        # the wheel's operating point in its curve's colour, with no legend entry of its own
                         slip = math.degrees(tel.alpha[i]) if lateral else float(tel.kappa[i])
-                        implot.plot_scatter(f"{sim.WHEEL_NAMES[i]} now", np.array([slip]),
-                                            np.array([float(tel.Fy[i] if lateral else tel.Fx[i])]))
+                        implot.plot_scatter(f"##{sim.WHEEL_NAMES[i]} now", np.array([slip]),
+                                            np.array([float(tel.Fy[i] if lateral else tel.Fx[i])]),
+                                            spec=implot.Spec(marker=implot.Marker_.circle, marker_size=5,
+                                                             marker_fill_color=color, marker_line_color=color,
+                                                             flags=implot.ItemFlags_.no_legend))
                     implot.end_plot()
             implot.end_subplots()
 
@@ -1119,14 +1149,23 @@ class Overlay:
         as driven, with the tires' peak mu for reference."""
         _, ax = self.window_of_history("a long")
         _, ay = self.window_of_history("a lat")
-        if implot.begin_plot("##gg", (-1, -1), implot.Flags_.equal):
-            implot.setup_axes("lateral (g, + left)", "longitudinal (g, + forward)")
-            car = self.session.sim.vehicle
-            mu = max(car.front_tire.grip, car.rear_tire.grip)
+        car = self.session.sim.vehicle
+        mu = max(car.front_tire.grip, car.rear_tire.grip)
+        avail = imgui.get_content_region_avail()
+        side = max(120.0, min(avail.x - 90.0, avail.y))         # square (the legend beside), so the circle is round
+        if implot.begin_plot("##gg", (side, side)):
+            implot.setup_axes("lateral g (+ left)", "long. g (+ fwd)")
+            implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
+            reach = 1.25 * max(mu, float(np.nanmax(np.abs(ax))) if len(ax) else 0.0,
+                               float(np.nanmax(np.abs(ay))) if len(ay) else 0.0)
+            implot.setup_axis_limits(implot.ImAxis_.x1, -reach, reach, implot.Cond_.always)
+            implot.setup_axis_limits(implot.ImAxis_.y1, -reach, reach, implot.Cond_.always)
+            ax, ay = thin(ax), thin(ay)
             ring = np.linspace(0.0, 2.0 * math.pi, 73)
             implot.plot_line(f"mu {mu:.2f}", mu * np.cos(ring), mu * np.sin(ring))
             if len(ax):
-                implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(ax[:, 0]))
+                implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(ax[:, 0]),
+                                    spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
                 implot.plot_scatter("now", np.array([ay[-1, 0]]), np.array([ax[-1, 0]]))
             implot.end_plot()
 
@@ -1137,10 +1176,12 @@ class Overlay:
         _, ay = self.window_of_history("a lat")
         _, speed = self.window_of_history("speed")
         if implot.begin_plot("##steer", (-1, -1)):
-            implot.setup_axes("lateral acceleration (g, + left)", "steering angle (deg)",
-                              implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+            implot.setup_axes("lateral g (+ left)", "steer (deg)", implot.AxisFlags_.auto_fit,
+                              implot.AxisFlags_.auto_fit)
             if len(steer):
-                implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(steer[:, 0]))
+                implot.plot_scatter("driven", np.ascontiguousarray(thin(ay)[:, 0]),
+                                    np.ascontiguousarray(thin(steer)[:, 0]),
+                                    spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
                 v = abs(float(speed[-1, 0])) / sim.KMH
                 if v > 3.0:
                     span = max(0.2, float(np.nanmax(np.abs(ay[:, 0]))))
