@@ -43,6 +43,14 @@ DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 s
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in[:1] == ["test"]:                      # contactpatch test NAME|all ...: headless test drives
+        from sim.manoeuvres import cli
+        try:
+            return cli(args_in[1:])
+        except BrokenPipeError:                      # the output went to `head` or a closed pager
+            sys.stderr.close()
+            return 0
     ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0])
     ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
     ap.add_argument("--world", help="world preset name or TOML file (default proving_ground)")
@@ -62,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--benchmark", action="store_true",
                     help="drive a scripted 10 s lap as fast as the machine allows and print the frame-time "
                          "percentiles and where the time goes")
-    args = ap.parse_args(argv)
+    args = ap.parse_args(args_in)
     if args.benchmark:
         args.frame_dt = args.frame_dt or 1.0 / 60.0
         args.quit_after = 10.0 if args.quit_after is None else args.quit_after

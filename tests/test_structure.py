@@ -83,8 +83,9 @@ def sim_imports(path: Path) -> list[str]:
     return out
 
 
-PUBLIC_MODULES = ("sim.params", "sim.diagnosis", "sim.files")   # parameter metadata for the editors; grip
-                                                               # diagnosis; reading files with clear messages
+# parameter metadata for the editors; grip diagnosis; reading files with clear messages; test drives, their
+# driver model and telemetry logs
+PUBLIC_MODULES = ("sim.params", "sim.diagnosis", "sim.files", "sim.manoeuvres", "sim.driver", "sim.logs")
 
 
 def test_app_ui_and_render_use_only_the_api():

@@ -1,0 +1,394 @@
+"""Standard test drives, driven by the driver model (sim/driver.py), each reporting the numbers it exists
+for and its telemetry log (sim/logs.py):
+
+    settle      the car left on flat ground: each wheel's load against M g b / L / 2, and the sag
+    step-steer  ISO 7401 step steer at a speed: steady yaw-rate gain, response time, overshoot
+    circle      ISO 4138 constant radius with a slowly rising speed: lateral limit, understeer, roll and
+                body-slip gradients
+    braking     full braking from 100 km/h with ABS on; braking-no-abs the same with ABS off: distance,
+                mean deceleration, time with a wheel locked
+
+`run(name, car)` gives a Result; `compare(a, b)` puts two side by side with their difference (the same
+drive before and after a tuning change). `python -m sim.manoeuvres` and `contactpatch test` run them from
+the command line.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sim.driver import Driver, OpenLoop, PathFollower, SpeedPI
+from sim.files import ConfigError
+from sim.logs import TelemetryLog
+from sim.pack import rest_com_height
+from sim.params import Vehicle, load_vehicle, with_value
+from sim.simulation import Controls, Simulation
+from sim.world import World
+
+G = 9.81
+DT = 1.0 / 240.0
+SUBSTEPS = 2
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float
+    unit: str
+    low: float | None = None          # pass limits (None: not judged)
+    high: float | None = None
+    source: str = ""                  # where the limit comes from
+
+    @property
+    def passed(self) -> bool | None:
+        if self.low is None and self.high is None:
+            return None
+        if not math.isfinite(self.value):
+            return False
+        return (self.low is None or self.value >= self.low) and (self.high is None or self.value <= self.high)
+
+
+@dataclass
+class Result:
+    name: str
+    vehicle: str
+    figures: list[Figure]
+    log: TelemetryLog = field(repr=False)
+    seconds: float = 0.0              # wall time the drive took
+
+    def value(self, name: str) -> float:
+        for f in self.figures:
+            if f.name == name:
+                return f.value
+        raise KeyError(f"{self.name} has no figure {name!r}; it has {', '.join(f.name for f in self.figures)}")
+
+    @property
+    def passed(self) -> bool:
+        return all(f.passed is not False for f in self.figures)
+
+    def table(self) -> str:
+        rows = [f"### {self.name} ({self.vehicle})", "", "| figure | value | unit | limit | |", "|---|---|---|---|---|"]
+        for f in self.figures:
+            limit = "" if f.passed is None else f"{'' if f.low is None else f'>= {f.low:g}'}" \
+                f"{' and ' if f.low is not None and f.high is not None else ''}" \
+                f"{'' if f.high is None else f'<= {f.high:g}'}"
+            mark = "" if f.passed is None else ("ok" if f.passed else "FAIL")
+            rows.append(f"| {f.name} | {f.value:.4g} | {f.unit} | {limit} | {mark} |")
+        return "\n".join(rows)
+
+
+def compare(before: Result, after: Result) -> list[tuple[str, float, float, float, str]]:
+    """(figure, before, after, after - before, unit) for every figure both results have."""
+    out = []
+    for f in before.figures:
+        try:
+            b = after.value(f.name)
+        except KeyError:
+            continue
+        out.append((f.name, f.value, b, b - f.value, f.unit))
+    return out
+
+
+def compare_table(before: Result, after: Result, labels=("before", "after")) -> str:
+    rows = [f"| {before.name} | {labels[0]} | {labels[1]} | difference | unit |", "|---|---|---|---|---|"]
+    for name, a, b, d, unit in compare(before, after):
+        rel = f" ({100 * d / a:+.1f} %)" if a not in (0.0,) and math.isfinite(a) and math.isfinite(d) else ""
+        rows.append(f"| {name} | {a:.4g} | {b:.4g} | {d:+.4g}{rel} | {unit} |")
+    return "\n".join(rows)
+
+
+# -- helpers ------------------------------------------------------------------------------------------
+
+def _sim(car: Vehicle, speed: float = 0.0, gear: int | None = None, substeps: int = SUBSTEPS) -> Simulation:
+    s = Simulation(car, World.flat(), dt=DT, substeps=substeps)
+    kw = {} if gear is None else {"gear": gear}
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=speed, **kw)
+    return s
+
+
+def _gear_for(car: Vehicle, speed: float) -> int:
+    """The highest gear whose engine speed at `speed` stays above the automatic's downshift speed."""
+    if car.drive.mode != "engine":
+        return 1
+    g = car.gearbox
+    omega_w = speed / car.rear_tire.radius
+    for gear in range(len(g.ratios), 0, -1):
+        if omega_w * g.ratios[gear - 1] * g.final_drive * 60.0 / (2.0 * math.pi) > g.shift_down_rpm + 500.0:
+            return gear
+    return 1
+
+
+def _drive(s: Simulation, driver: Driver, seconds: float, log: TelemetryLog, every=None) -> None:
+    for _ in range(int(round(seconds / s.dt))):
+        c = driver.controls(s)
+        s.step(c)
+        log.add(s, c)
+        if every is not None and every(s):
+            break
+
+
+def front_steer_angle(s: Simulation) -> float:
+    """Mean road-wheel angle of the front wheels (rad)."""
+    st = np.asarray(s.telemetry.steer, dtype=float).reshape(-1, 4)[0]
+    return float(0.5 * (st[0] + st[1]))
+
+
+def bicycle_yaw_gain(car: Vehicle, speed: float) -> float:
+    """Steady-state yaw rate per road-wheel angle (1/s) of the single-track model with the linear tires'
+    axle cornering stiffnesses C = 2 ca: r / delta = v / (L + K v^2), K = m (b / Cf - a / Cr) / L."""
+    m, L = car.chassis.mass, car.wheelbase
+    a = car.front_axle.x - car.chassis.com_x
+    b = car.chassis.com_x - car.rear_axle.x
+    cf, cr = 2.0 * car.front_tire.ca, 2.0 * car.rear_tire.ca
+    k = m * (b / cf - a / cr) / L
+    return speed / (L + k * speed * speed)
+
+
+# -- the manoeuvres -----------------------------------------------------------------------------------
+
+def settle(car: Vehicle, seconds: float = 3.0) -> Result:
+    """Left alone on flat ground: each wheel's load against its static share M g b / L / 2 (front) and
+    M g a / L / 2 (rear), and each axle's sag (compression)."""
+    s = _sim(car)
+    log = TelemetryLog()
+    _drive(s, Driver(OpenLoop(lambda t: 0.0)), seconds, log)
+    m = car.chassis.mass * G
+    a = car.front_axle.x - car.chassis.com_x
+    b = car.chassis.com_x - car.rear_axle.x
+    share = [m * b / car.wheelbase / 2] * 2 + [m * a / car.wheelbase / 2] * 2
+    fz = np.asarray(s.telemetry.Fz, dtype=float)
+    x = np.asarray(s.telemetry.x, dtype=float)
+    figs = [Figure(f"load {w}", float(fz[i]), "N", share[i] * 0.99, share[i] * 1.01, "M g b / L / 2 +- 1 %")
+            for i, w in enumerate(("FL", "FR", "RL", "RR"))]
+    figs += [Figure("sag front", float(x[:2].mean()) * 1000, "mm"), Figure("sag rear", float(x[2:].mean()) * 1000, "mm")]
+    return Result("settle", car.name, figs, log)
+
+
+def step_steer(car: Vehicle, speed: float = 20.0, steer: float = 0.05, at: float = 2.0,
+               seconds: float = 6.0) -> Result:
+    """ISO 7401 step steer: straight at `speed`, then the steering input steps to `steer` in 0.05 s. Steady
+    yaw-rate gain (yaw rate per road-wheel angle, 1/s), response time (from half the steering input to
+    90 % of the steady yaw rate) and overshoot of the yaw rate."""
+    s = _sim(car, speed=speed, gear=_gear_for(car, speed))
+    log = TelemetryLog()
+    driver = Driver(OpenLoop.step(at, steer), SpeedPI(speed))
+    _drive(s, driver, seconds, log)
+    t, r = log.column("time"), log.column("yaw_rate")
+    late = t >= seconds - 1.0
+    r_ss = float(r[late].mean())
+    delta_ss = float(np.mean(_front_angles(log)[late]))
+    gain = r_ss / delta_ss if delta_ss else math.nan
+    t_half = at + 0.025
+    reached = np.flatnonzero((t > at) & (np.abs(r) >= 0.9 * abs(r_ss)))
+    response = float(t[reached[0]] - t_half) if len(reached) else math.nan
+    after = t > at
+    overshoot = (float(np.max(np.abs(r[after]))) / abs(r_ss) - 1.0) * 100.0 if r_ss else math.nan
+    figs = [Figure("yaw-rate gain", gain, "1/s"), Figure("steady yaw rate", r_ss, "rad/s"),
+            Figure("road-wheel angle", math.degrees(delta_ss), "deg"),
+            Figure("response time", response, "s"), Figure("yaw-rate overshoot", overshoot, "%"),
+            Figure("lateral acceleration", float(log.column("a_lat")[late].mean()), "g")]
+    if car.front_tire.model == "linear" and car.rear_tire.model == "linear":
+        ref = bicycle_yaw_gain(car, speed)
+        figs.append(Figure("bicycle-model gain", ref, "1/s"))
+        figs[0] = Figure("yaw-rate gain", gain, "1/s", 0.97 * ref, 1.03 * ref, "single-track model +- 3 %")
+    return Result("step-steer", car.name, figs, log)
+
+
+def _front_angles(log: TelemetryLog) -> np.ndarray:
+    return 0.5 * (log.column("steer FL") + log.column("steer FR"))
+
+
+def constant_radius(car: Vehicle, radius: float = 40.0, ramp_g_per_s: float = 0.004,
+                    start_g: float = 0.1) -> Result:
+    """ISO 4138 constant radius: a left circle of `radius` with the target lateral acceleration rising
+    from `start_g` at `ramp_g_per_s`. Lateral limit: the largest 1 s mean of the path's lateral
+    acceleration (speed x the turning rate of the velocity) while the car stayed within 0.5 m of the
+    circle and 0.15 m/s of the target speed (as sim.validation's skidpad);
+    gradients of the road-wheel angle (the understeer gradient, as the radius is constant), roll and
+    body slip against lateral acceleration, fitted from 0.1 g to 0.4 g or 80 % of the limit."""
+    v0 = math.sqrt(start_g * G * radius)
+    s = _sim(car, speed=v0, gear=_gear_for(car, v0))
+    # start on the circle about (0, R), heading +x at the origin: a left turn
+    log = TelemetryLog()
+    target = lambda t: math.sqrt((start_g + ramp_g_per_s * t) * G * radius)  # noqa: E731
+    follow = PathFollower(car, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius)
+    speed = SpeedPI(target, kp=0.6, ki=0.4)
+    window = int(round(1.0 / DT))
+    held = []
+    ay_last = np.zeros(window)                # v x the velocity's turning rate over the last second, a ring
+    course_prev = None
+    best = 0.0
+    failing = 0
+    while True:
+        t_now = s.time
+        if start_g + ramp_g_per_s * t_now > 1.6:
+            break
+        follow.lookahead = max(6.0, 0.4 * float(np.linalg.norm(s.state.velocity)))
+        driver = Driver(follow, speed)
+        c = driver.controls(s)
+        s.step(c)
+        log.add(s, c)
+        p = np.asarray(s.state.position[:2], dtype=float)
+        error = float(np.linalg.norm(p - np.array([0.0, radius]))) - radius
+        v = float(np.linalg.norm(s.state.velocity))
+        held.append(abs(error) < 0.5 and abs(v - target(s.time)) < 0.15)
+        # the path's own lateral acceleration: speed x the turning rate of the velocity (v x yaw rate
+        # counts a body that swings out, its slip angle growing, as more cornering than there is)
+        vel = np.asarray(s.state.velocity[:2], dtype=float)
+        course = math.atan2(vel[1], vel[0])
+        turn = (course - course_prev + math.pi) % (2.0 * math.pi) - math.pi if course_prev is not None else 0.0
+        course_prev = course
+        ay_last[len(held) % window] = v * turn / DT
+        if len(held) >= window and all(held[-window:]):
+            best = max(best, float(ay_last.mean()) / G)
+        failing = 0 if held[-1] or s.time < 3.0 else failing + 1     # 3 s to settle onto the circle
+        if failing * DT > 1.0:
+            break
+    ay = log.column("speed") * log.column("yaw_rate") / G
+    top = min(0.4, 0.8 * best) if best > 0 else 0.4
+    fit = (ay >= 0.1) & (ay <= top) & np.array(held)
+    grads = {}
+    for name, series in (("understeer gradient", np.degrees(_front_angles(log))),
+                         ("roll gradient", np.degrees(log.column("roll"))),
+                         ("body slip gradient", np.degrees(log.column("beta")))):
+        ok = fit & np.isfinite(series)
+        grads[name] = float(np.polyfit(ay[ok], series[ok], 1)[0]) if ok.sum() > 50 else math.nan
+    figs = [Figure("lateral limit", best, "g"),
+            Figure("understeer gradient", grads["understeer gradient"], "deg/g"),
+            Figure("roll gradient", grads["roll gradient"], "deg/g"),
+            Figure("body slip gradient", grads["body slip gradient"], "deg/g"),
+            Figure("kinematic steer angle", math.degrees(math.atan(car.wheelbase / radius)), "deg")]
+    return Result("circle", car.name, figs, log)
+
+
+def steady_circle(car: Vehicle, radius: float = 40.0, lateral_g: float = 0.4, seconds: float = 12.0) -> Result:
+    """A circle of `radius` held at the speed of `lateral_g`: roll angle, body slip and road-wheel angle
+    there (the last 2 s), e.g. to compare the roll of two spring rates."""
+    v = math.sqrt(lateral_g * G * radius)
+    s = _sim(car, speed=v, gear=_gear_for(car, v))
+    log = TelemetryLog()
+    driver = Driver(PathFollower(car, lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
+                    SpeedPI(v, kp=0.6, ki=0.4))
+    _drive(s, driver, seconds, log)
+    late = log.column("time") >= seconds - 2.0
+    figs = [Figure("lateral acceleration", float(np.mean(log.column("speed")[late] * log.column("yaw_rate")[late]))
+                   / G, "g"),
+            Figure("roll angle", math.degrees(float(np.mean(log.column("roll")[late]))), "deg"),
+            Figure("body slip", math.degrees(float(np.nanmean(log.column("beta")[late]))), "deg"),
+            Figure("road-wheel angle", math.degrees(float(np.mean(_front_angles(log)[late]))), "deg")]
+    return Result("steady-circle", car.name, figs, log)
+
+
+def braking(car: Vehicle, v0: float = 100.0 / 3.6, abs_on: bool = True) -> Result:
+    """Straight-line braking from v0 with the pedal fully down after 2 s at v0: stopping distance, mean
+    deceleration, and the time any wheel was locked (turning under 5 % of its free-rolling speed)."""
+    s = _sim(car, speed=v0, gear=_gear_for(car, v0))
+    log = TelemetryLog()
+    _drive(s, Driver(OpenLoop(lambda t: 0.0), SpeedPI(v0, kp=2.0, ki=1.0)), 2.0, log)
+    p0 = np.array(s.state.position[:2], dtype=float)
+    v_start = float(np.linalg.norm(s.state.velocity))
+    t0 = s.time
+    locked = 0
+    for _ in range(int(round(30.0 / DT))):
+        c = Controls(brake=1.0, abs=abs_on)
+        s.step(c)
+        log.add(s, c)
+        tel = s.telemetry
+        v = float(np.linalg.norm(s.state.velocity))
+        rolling = np.abs(np.asarray(tel.omega) * np.asarray(tel.rho))
+        if v > 1.0 and np.any((rolling < 0.05 * v) & (np.asarray(tel.grounded) > 0.5)):
+            locked += 1
+        if v < 0.1:
+            break
+    dist = float(np.linalg.norm(np.asarray(s.state.position[:2]) - p0)) * (v0 / v_start) ** 2
+    t_stop = s.time - t0
+    mu = car.front_tire.grip * car.front_tire.dx
+    ideal = v0 * v0 / (2.0 * mu * G)
+    figs = [Figure("stopping distance", dist, "m", None, 1.10 * ideal if abs_on else None,
+                   "v^2 / (2 mu_peak g) + 10 %" if abs_on else ""),
+            Figure("ideal distance v^2 / (2 mu g)", ideal, "m"),
+            Figure("mean deceleration", v_start / t_stop / G if t_stop > 0 else math.nan, "g"),
+            Figure("time with a wheel locked", locked * DT, "s")]
+    return Result("braking" if abs_on else "braking-no-abs", car.name, figs, log)
+
+
+SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
+         "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False)}
+
+
+def run(name: str, car: Vehicle) -> Result:
+    if name not in SUITE:
+        raise ConfigError(f"test drive {name!r} is not known; expected one of {', '.join(SUITE)} or all")
+    t0 = time.perf_counter()
+    r = SUITE[name](car)
+    r.seconds = time.perf_counter() - t0
+    return r
+
+
+def _apply_sets(car: Vehicle, sets: list[str]) -> Vehicle:
+    for item in sets:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r} is not allowed; expected path=value, e.g. front_tire.grip=1.1")
+        path, text = item.split("=", 1)
+        try:
+            value: object = float(text)
+        except ValueError:
+            value = text
+        car = with_value(car, path.strip(), value)
+    return car
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """contactpatch test NAME|all [--vehicle V] [--set path=value ...] [--log DIR]"""
+    ap = argparse.ArgumentParser(prog="contactpatch test", description="Run standard test drives and print "
+                                 "their figures (Markdown); write each drive's telemetry log as CSV.")
+    ap.add_argument("name", help=f"one of {', '.join(SUITE)}, or all")
+    ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file")
+    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                    help="change a parameter first, e.g. --set front_tire.grip=1.1 (repeatable)")
+    ap.add_argument("--compare", action="store_true",
+                    help="run each drive with the preset as it is and with the --set changes, side by side")
+    ap.add_argument("--log", metavar="DIR", help="write each drive's telemetry log (CSV) into DIR")
+    ap.add_argument("--log-rate", type=float, default=60.0, metavar="HZ",
+                    help="rows per second in the log (default 60; 240 for every physics step)")
+    args = ap.parse_args(argv)
+    try:
+        base = load_vehicle(args.vehicle)
+        car = _apply_sets(base, args.set)
+        names = list(SUITE) if args.name == "all" else [args.name]
+        for n in names:
+            if n not in SUITE:
+                raise ConfigError(f"test drive {n!r} is not known; expected one of {', '.join(SUITE)} or all")
+    except ConfigError as exc:
+        print(f"contactpatch test: {exc}", file=sys.stderr)
+        return 2
+    failed = False
+    for n in names:
+        r = run(n, car)
+        if args.compare:
+            before = run(n, base)
+            print(compare_table(before, r, ("as loaded", "with --set")))
+        else:
+            print(r.table())
+        print(f"\n({len(r.log)} logged steps, {r.seconds:.1f} s)\n")
+        failed |= not r.passed
+        if args.log:
+            path = Path(args.log) / f"{n}-{car.name}.csv"
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                r.log.write_csv(path, every=max(1, round(1.0 / (DT * max(args.log_rate, 1e-3)))))
+            except OSError as exc:
+                print(f"contactpatch test: {path}: cannot write the log: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+            print(f"log: {path}\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

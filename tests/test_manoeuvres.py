@@ -1,0 +1,97 @@
+"""Test drives (sim.manoeuvres) driven by the driver model, their figures against physics, telemetry
+logs, before/after comparison, and the `contactpatch test` command line."""
+import csv
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import sim
+from sim import manoeuvres as M
+from sim import validation as V
+from sim.logs import TelemetryLog
+
+
+def linear(car):
+    for axle in ("front_tire", "rear_tire"):
+        car = sim.with_value(car, f"{axle}.model", "linear")
+    return car
+
+
+def test_step_steer_yaw_gain_matches_the_single_track_model_on_linear_tires():
+    """r / delta = v / (L + K v^2), K = m (b / Cf - a / Cr) / L with Cf, Cr = 2 ca (the bicycle model)."""
+    car = linear(sim.load_vehicle("hatchback"))
+    r = M.step_steer(car, speed=20.0, steer=0.05)
+    assert r.value("yaw-rate gain") == pytest.approx(M.bicycle_yaw_gain(car, 20.0), rel=0.03)
+    assert r.passed
+    assert 0.05 < r.value("response time") < 1.0
+
+
+def test_circle_lateral_limit_matches_the_constant_radius_run_within_one_percent():
+    car = sim.load_vehicle("boxster_s")
+    by_hand = V.skidpad_limit(car, substeps=M.SUBSTEPS)          # the validation's closed-loop skidpad
+    r = M.constant_radius(car)
+    assert r.value("lateral limit") == pytest.approx(by_hand, rel=0.01)
+    assert r.value("roll gradient") > 0.0                        # a left turn rolls the body right side down
+
+
+def test_a_stiffer_spring_shows_less_roll_in_the_comparison():
+    car = sim.load_vehicle("hatchback")
+    stiff = car
+    for axle in ("front_suspension", "rear_suspension"):
+        stiff = sim.with_value(stiff, f"{axle}.k", 2.0 * getattr(car, axle).k)
+    before, after = M.steady_circle(car), M.steady_circle(stiff)
+    rows = {name: (a, b, d) for name, a, b, d, _ in M.compare(before, after)}
+    a, b, d = rows["roll angle"]
+    assert a > 0.5 and d < 0.0                                   # the stiffer car rolls less
+    # roll stiffness from springs alone doubles: the roll angle roughly halves (the tires' own give aside)
+    assert b / a == pytest.approx(0.5, abs=0.12)
+    assert "roll angle" in M.compare_table(before, after)
+
+
+def test_settle_loads_match_the_static_shares_and_braking_meets_its_limit():
+    car = sim.load_vehicle("hatchback")
+    assert M.settle(car).passed                                  # each load within 1 % of M g b / L / 2
+    r = M.braking(car)
+    ideal = r.value("ideal distance v^2 / (2 mu g)")
+    assert ideal < r.value("stopping distance") < 1.10 * ideal
+    assert r.value("time with a wheel locked") < 0.2             # ABS keeps the wheels turning
+    assert M.braking(car, abs_on=False).value("time with a wheel locked") > 1.0
+
+
+def test_the_csv_log_has_units_and_one_row_per_logged_step(tmp_path):
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    log = TelemetryLog(every=4)
+    c = sim.Controls(throttle=0.4, steer=0.2)
+    for _ in range(240):
+        s.step(c)
+        log.add(s, c)
+    path = tmp_path / "run.csv"
+    log.write_csv(path)
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    names, units, data = rows[0], rows[1], rows[2:]
+    assert len(data) == 60 and len(names) == len(units) == len(data[0])
+    assert units[names.index("time")] == "s" and units[names.index("Fz FL")] == "N"
+    t = np.array([float(r[0]) for r in data])
+    assert np.allclose(np.diff(t), 4 / 240)
+    try:
+        import pandas as pd
+    except ImportError:
+        return
+    frame = pd.read_csv(path, header=[0, 1])
+    assert frame.shape == (60, len(names)) and ("Fz FL", "N") in frame.columns
+
+
+def test_the_command_line_prints_the_table_writes_the_log_and_names_bad_input(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "app", "test", "settle", "--vehicle", "boxster_s",
+                          "--set", "front_suspension.k=40000", "--log", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "| load FL |" in out.stdout and (tmp_path / "settle-boxster_s.csv").exists()
+    bad = subprocess.run([sys.executable, "-m", "app", "test", "settle", "--set", "front_suspension.k=-5"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "front_suspension.k" in bad.stderr and "Traceback" not in bad.stderr
