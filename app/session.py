@@ -10,11 +10,15 @@ from typing import Callable
 import numpy as np
 
 import sim
+import sim.logs
 from app.loop import FixedStepLoop
 from app.trace import TRACE_COLUMNS, TRACE_FORMAT, Trace  # noqa: F401  (where the app and tests look for them)
 from render.interp import Pose, blend, capture
 
 SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
+LOG_RATE = 60.0            # rows per second the app's telemetry recording keeps
+LOG_MAX_MINUTES = 15.0     # the recording stops there (about 140 kB a second of driving: 125 MB)
+LOG_MAX_ROWS = int(LOG_MAX_MINUTES * 60 * LOG_RATE)
 
 
 class Rewind:
@@ -77,6 +81,7 @@ class Session:
         self.on_jump: list[Callable[[], None]] = []      # the state jumped (scrub, reset, back from a blow-up)
         self.on_truncate: list[Callable[[float], None]] = []   # the future after this time is forgotten
         self.pause_reason = ""                          # why the session paused by itself ("" otherwise)
+        self.telemetry_log: sim.logs.TelemetryLog | None = None   # recording the telemetry while driving
         self.rewind = Rewind(self.sim, 30.0)
         self.scrub = 0                                  # steps back from the newest while inspecting the past
         self.vehicle_name = vehicle_name or vehicle.name
@@ -201,6 +206,30 @@ class Session:
     def replaying(self) -> bool:
         return self.replay is not None and self.replay_pos < len(self.replay.rows)
 
+    # -- telemetry logs ----------------------------------------------------------------------------
+    def start_telemetry_log(self) -> None:
+        """Record every channel at LOG_RATE rows per second from the next step (bounded: LOG_MAX_MINUTES)."""
+        self.telemetry_log = sim.logs.TelemetryLog(every=max(1, round(1.0 / (self.sim.dt * LOG_RATE))))
+        self.recorded_log: sim.logs.TelemetryLog | None = None
+
+    def stop_telemetry_log(self) -> None:
+        self.recorded_log, self.telemetry_log = self.telemetry_log, None
+
+    def rewind_log(self, seconds: float | None = None) -> "sim.logs.TelemetryLog":
+        """The rewind buffer's last `seconds` (all of it by default) as a telemetry log, one row per stored
+        step, read from the stored states and telemetry (nothing is simulated again)."""
+        n = len(self.rewind)
+        if seconds is not None:
+            n = min(n, int(round(seconds / self.sim.dt)))
+        scratch = sim.Simulation(self.sim.vehicle, self.world, dt=self.sim.dt, substeps=self.sim.substeps,
+                                 watchdog=False, check_stability=False)
+        log = sim.logs.TelemetryLog()
+        for back in range(n - 1, -1, -1):
+            snap = self.rewind.snaps[self.rewind.index(back)]
+            scratch.restore(snap)
+            log.add(scratch, sim.Controls.from_row(snap.controls[0]))
+        return log
+
     # -- substeps -----------------------------------------------------------------------------------
     @property
     def substeps_locked(self) -> str:
@@ -268,6 +297,12 @@ class Session:
         self.prev = self.curr
         self.curr = capture(self.sim)
         self.rewind.push(self.sim)
+        if self.telemetry_log is not None:
+            self.telemetry_log.add(self.sim, c)
+            if len(self.telemetry_log) >= LOG_MAX_ROWS:
+                self.message = (f"The telemetry recording stopped at its {LOG_MAX_MINUTES:g} minutes; save it "
+                                f"(Time panel) and start another.")
+                self.stop_telemetry_log()
         for callback in self.on_step:
             callback()
 

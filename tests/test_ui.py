@@ -444,3 +444,28 @@ def test_the_auto_pause_stops_on_the_step_that_lost_grip(gui):
     assert s.paused and o.monitor.pause_event is not None
     assert s.sim.time == pytest.approx(o.monitor.pause_event.time)
     assert s.pause_reason.endswith(o.monitor.pause_event.reason)
+
+
+def test_telemetry_recording_and_the_rewind_export_write_csv_rows_per_step(gui, tmp_path, monkeypatch):
+    """Recording keeps 60 rows a second of driving; the rewind export has one row per stored step, with the
+    stored step's own numbers (its load and speed, read back from the snapshot, not simulated again)."""
+    import csv
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    s, o = make()
+    s.start_telemetry_log()
+    for _ in range(30):                                                   # 1 s of driving at 30 frames/s
+        s.frame(1 / 30, lambda dt: sim.Controls(throttle=0.5, steer=0.2))
+        frame(o, gui)
+    s.stop_telemetry_log()
+    assert len(s.recorded_log) == 60
+    log = s.rewind_log(seconds=0.5)
+    assert len(log) == 120
+    assert log.column("time")[-1] == pytest.approx(s.sim.time)
+    assert log.column("Fz FL")[-1] == pytest.approx(float(s.sim.telemetry.Fz[0]))
+    assert log.column("speed")[-1] == pytest.approx(float(np.linalg.norm(s.sim.state.velocity)))
+    message = o.save_log(log, "rewind")
+    path = tmp_path / "contactpatch" / "logs"
+    files = list(path.glob("rewind-*.csv"))
+    assert len(files) == 1 and str(files[0]) in message
+    with open(files[0], newline="") as fh:
+        assert len(list(csv.reader(fh))) == 2 + 120

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections import deque
 from dataclasses import fields
 from pathlib import Path
@@ -18,6 +19,7 @@ from imgui_bundle import imgui, implot
 import sim
 from sim import advisor
 from sim import params as P
+from sim.files import data_dir
 from render.mathx import quat_matrix
 from sim.diagnosis import CAUSE_SHORT, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
     diagnose, force_was_cut, tire_curve
@@ -274,6 +276,7 @@ class Overlay:
         self._ranges_for: tuple[sim.Vehicle, int] | None = None
         self._ranges: dict[str, tuple[float, float] | None] = {}
         self.status = ""
+        self.log_status = ""                          # what the last log save did
         self.source = self._source_of(session)                # the file the baseline was loaded from, or None
         self.file_path = self.default_save_path()             # the save box
         self._edited: tuple[sim.Vehicle, sim.Vehicle, bool] | None = None
@@ -1005,7 +1008,41 @@ class Overlay:
                         s.resume_from_scrub()
                     imgui.same_line()
                     imgui.text_disabled(f"(P) at {s.scrub * dt:.2f} s back")
+            self.log_controls()
         imgui.end()
+
+    def log_controls(self) -> None:
+        """Record the telemetry while driving (bounded) and save it, or save the rewind buffer, as CSV."""
+        s = self.session
+        if s.telemetry_log is None:
+            if imgui.button("record telemetry"):
+                s.start_telemetry_log()
+        else:
+            seconds = len(s.telemetry_log) * s.telemetry_log.every * s.sim.dt
+            if imgui.button(f"stop recording ({seconds:.0f} s)"):
+                s.stop_telemetry_log()
+        recorded = getattr(s, "recorded_log", None)
+        if recorded is not None and len(recorded):
+            imgui.same_line()
+            if imgui.button("save recording"):
+                self.log_status = self.save_log(recorded, "recording")
+        imgui.same_line()
+        if imgui.button("save rewind buffer") and len(s.rewind):
+            self.log_status = self.save_log(s.rewind_log(), "rewind")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(f"the last {len(s.rewind) * s.sim.dt:.0f} s, every physics step, as CSV")
+        if self.log_status:
+            text_wrapped_colored(GREY, self.log_status)
+
+    def save_log(self, log, kind: str) -> str:
+        """Write `log` as CSV into the data folder's logs/; returns what happened, for the panel."""
+        path = data_dir() / "logs" / time.strftime(f"{kind}-%Y%m%d-%H%M%S.csv")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            log.write_csv(path)
+        except OSError as exc:
+            return f"{path}: cannot write the log: {exc.strerror or exc}"
+        return f"saved {len(log)} rows: {path}"
 
     def plots_panel(self, w, h):
         if self.begin("Plots"):
