@@ -331,6 +331,48 @@ def run(name: str, car: Vehicle) -> Result:
     return r
 
 
+# the channels each drive's plot shows: (x channel, [(y channel, scale, label)])
+PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL (N)")]),
+         "step-steer": ("time", [("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
+                                 ("a_lat", 1.0, "lateral acceleration (g)")]),
+         "circle": ("a_lat", [("steer FL", 180.0 / math.pi, "FL road-wheel angle (deg)"),
+                              ("roll", 180.0 / math.pi, "roll (deg)"), ("beta", 180.0 / math.pi, "body slip (deg)")]),
+         "steady-circle": ("time", [("roll", 180.0 / math.pi, "roll (deg)"), ("a_lat", 1.0, "lateral g")]),
+         "braking": ("time", [("speed", 3.6, "speed (km/h)"), ("kappa FL", 1.0, "kappa FL"),
+                              ("a_long", 1.0, "longitudinal g")]),
+         "braking-no-abs": ("time", [("speed", 3.6, "speed (km/h)"), ("kappa FL", 1.0, "kappa FL"),
+                                     ("a_long", 1.0, "longitudinal g")])}
+
+
+def plot(results: list[Result], path, labels: list[str] | None = None) -> None:
+    """A PNG of the drive's key channels, one panel each, every result overlaid (before/after); needs
+    matplotlib (pip install -e '.[plots]'), raises ConfigError without it."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ConfigError("--plot needs matplotlib: pip install -e '.[plots]'") from None
+    name = results[0].name
+    xname, ys = PLOTS.get(name, ("time", [("speed", 1.0, "speed (m/s)")]))
+    fig, axes = plt.subplots(len(ys), 1, figsize=(8, 2.4 * len(ys)), sharex=True, squeeze=False)
+    for r, label in zip(results, labels or [r.vehicle for r in results]):
+        x = r.log.column(xname)
+        for ax, (ch, k, ylabel) in zip(axes[:, 0], ys):
+            ax.plot(x, r.log.column(ch) * k, label=label, linewidth=1.0)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel({"time": "time (s)", "a_lat": "lateral acceleration (g)"}.get(xname, xname))
+    axes[0, 0].set_title(f"{name}: " + ", ".join(f"{f.name} {f.value:.3g} {f.unit}" for f in results[-1].figures[:2]))
+    if len(results) > 1:
+        axes[0, 0].legend()
+    fig.tight_layout()
+    tmp = Path(path).with_name(f".{Path(path).stem}.cp-tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    tmp.replace(path)
+
+
 def _apply_sets(car: Vehicle, sets: list[str]) -> Vehicle:
     for item in sets:
         if "=" not in item:
@@ -355,6 +397,8 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", action="store_true",
                     help="run each drive with the preset as it is and with the --set changes, side by side")
     ap.add_argument("--log", metavar="DIR", help="write each drive's telemetry log (CSV) into DIR")
+    ap.add_argument("--plot", action="store_true", help="also a PNG of the key channels beside each log "
+                    "(needs --log and matplotlib: pip install -e '.[plots]')")
     ap.add_argument("--log-rate", type=float, default=60.0, metavar="HZ",
                     help="rows per second in the log (default 60; 240 for every physics step)")
     args = ap.parse_args(argv)
@@ -368,9 +412,13 @@ def cli(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"contactpatch test: {exc}", file=sys.stderr)
         return 2
+    if args.plot and not args.log:
+        print("contactpatch test: --plot needs --log DIR (the plot is written beside the log)", file=sys.stderr)
+        return 2
     failed = False
     for n in names:
         r = run(n, car)
+        before = None
         if args.compare:
             before = run(n, base)
             print(compare_table(before, r, ("as loaded", "with --set")))
@@ -387,6 +435,15 @@ def cli(argv: list[str] | None = None) -> int:
                 print(f"contactpatch test: {path}: cannot write the log: {exc.strerror or exc}", file=sys.stderr)
                 return 2
             print(f"log: {path}\n")
+            if args.plot:
+                png = path.with_suffix(".png")
+                try:
+                    plot([before, r] if args.compare else [r], png,
+                         ["as loaded", "with --set"] if args.compare else None)
+                except ConfigError as exc:
+                    print(f"contactpatch test: {exc}", file=sys.stderr)
+                    return 2
+                print(f"plot: {png}\n")
     return 1 if failed else 0
 
 

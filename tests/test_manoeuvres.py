@@ -95,3 +95,14 @@ def test_the_command_line_prints_the_table_writes_the_log_and_names_bad_input(tm
     bad = subprocess.run([sys.executable, "-m", "app", "test", "settle", "--set", "front_suspension.k=-5"],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "front_suspension.k" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_compare_with_a_plot_writes_both_runs(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = subprocess.run([sys.executable, "-m", "app", "test", "settle", "--set", "front_suspension.k=62000",
+                          "--compare", "--log", str(tmp_path), "--plot"], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "| load FL |" in out.stdout and "difference" in out.stdout
+    png = tmp_path / "settle-hatchback.png"
+    assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
