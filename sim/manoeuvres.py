@@ -267,22 +267,34 @@ def constant_radius(car: Vehicle, radius: float = 40.0, ramp_g_per_s: float = 0.
     return Result("circle", car.name, figs, log)
 
 
-def steady_circle(car: Vehicle, radius: float = 40.0, lateral_g: float = 0.4, seconds: float = 12.0) -> Result:
+def steady_circle(car: Vehicle | list[Vehicle], radius: float = 40.0, lateral_g: float = 0.4,
+                  seconds: float = 12.0) -> Result | list[Result]:
     """A circle of `radius` held at the speed of `lateral_g`: roll angle, body slip and road-wheel angle
-    there (the last 2 s), e.g. to compare the roll of two spring rates."""
+    there (the last 2 s), e.g. to compare the roll of two spring rates. A list of cars is driven as one
+    batch (one Simulation, one driver call per step for all of them) and gives a list of Results."""
+    cars = car if isinstance(car, list) else [car]
     v = math.sqrt(lateral_g * G * radius)
-    s = _sim(car, speed=v, gear=_gear_for(car, v))
-    log = TelemetryLog()
-    driver = Driver(PathFollower(car, lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
+    s = Simulation(cars, World.flat(), dt=DT, substeps=SUBSTEPS, n_vehicles=len(cars))
+    z = max(rest_com_height(c) for c in cars)
+    s.reset(position=[(0.0, 0.0, z)] * len(cars), speed=v, gear=_gear_for(cars[0], v))
+    logs = [TelemetryLog(vehicle=i) for i in range(len(cars))]
+    driver = Driver(PathFollower(cars[0], lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
                     SpeedPI(v, kp=0.6, ki=0.4))
-    _drive(s, driver, seconds, log)
-    late = log.column("time") >= seconds - 2.0
-    figs = [Figure("lateral acceleration", float(np.mean(log.column("speed")[late] * log.column("yaw_rate")[late]))
-                   / G, "g"),
-            Figure("roll angle", math.degrees(float(np.mean(log.column("roll")[late]))), "deg"),
-            Figure("body slip", math.degrees(float(np.nanmean(log.column("beta")[late]))), "deg"),
-            Figure("road-wheel angle", math.degrees(float(np.mean(_front_angles(log)[late]))), "deg")]
-    return Result("steady-circle", car.name, figs, log)
+    for _ in range(int(round(seconds / s.dt))):
+        c = driver.controls(s)
+        s.step(c)
+        for log in logs:
+            log.add(s, c)
+    out = []
+    for c, log in zip(cars, logs):
+        late = log.column("time") >= seconds - 2.0
+        ay = float(np.mean(log.column("speed")[late] * log.column("yaw_rate")[late])) / G
+        figs = [Figure("lateral acceleration", ay, "g"),
+                Figure("roll angle", math.degrees(float(np.mean(log.column("roll")[late]))), "deg"),
+                Figure("body slip", math.degrees(float(np.nanmean(log.column("beta")[late]))), "deg"),
+                Figure("road-wheel angle", math.degrees(float(np.mean(_front_angles(log)[late]))), "deg")]
+        out.append(Result("steady-circle", c.name, figs, log))
+    return out if isinstance(car, list) else out[0]
 
 
 def braking(car: Vehicle, v0: float = 100.0 / 3.6, abs_on: bool = True) -> Result:
