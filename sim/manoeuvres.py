@@ -25,7 +25,7 @@ import numpy as np
 
 from sim.driver import Driver, OpenLoop, PathFollower, SpeedPI
 from sim.files import ConfigError
-from sim.logs import TelemetryLog
+from sim.logs import TelemetryLog, write_parquet
 from sim.pack import rest_com_height
 from sim.params import Vehicle, load_vehicle, with_value
 from sim.simulation import Controls, Simulation
@@ -411,6 +411,8 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", metavar="DIR", help="write each drive's telemetry log (CSV) into DIR")
     ap.add_argument("--plot", action="store_true", help="also a PNG of the key channels beside each log "
                     "(needs --log and matplotlib: pip install -e '.[plots]')")
+    ap.add_argument("--log-format", choices=("csv", "parquet"), default="csv",
+                    help="csv (units in the second row) or parquet (units in the field metadata; pyarrow)")
     ap.add_argument("--log-rate", type=float, default=60.0, metavar="HZ",
                     help="rows per second in the log (default 60; 240 for every physics step)")
     args = ap.parse_args(argv)
@@ -439,12 +441,19 @@ def cli(argv: list[str] | None = None) -> int:
         print(f"\n({len(r.log)} logged steps, {r.seconds:.1f} s)\n")
         failed |= not r.passed
         if args.log:
-            path = Path(args.log) / f"{n}-{car.name}.csv"
+            path = Path(args.log) / f"{n}-{car.name}.{args.log_format}"
+            every = max(1, round(1.0 / (DT * max(args.log_rate, 1e-3))))
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                r.log.write_csv(path, every=max(1, round(1.0 / (DT * max(args.log_rate, 1e-3)))))
+                if args.log_format == "parquet":
+                    write_parquet(r.log, path, every)
+                else:
+                    r.log.write_csv(path, every)
             except OSError as exc:
                 print(f"contactpatch test: {path}: cannot write the log: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+            except ConfigError as exc:
+                print(f"contactpatch test: {exc}", file=sys.stderr)
                 return 2
             print(f"log: {path}\n")
             if args.plot:

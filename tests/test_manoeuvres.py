@@ -119,3 +119,14 @@ def test_a_batch_of_variants_is_driven_at_once_and_matches_single_runs():
         single = M.steady_circle(c, seconds=6.0)
         assert [f.value for f in b.figures] == [f.value for f in single.figures]
     assert batch[0].value("roll angle") > batch[1].value("roll angle")
+
+
+def test_a_parquet_log_keeps_every_channel_and_its_unit(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = subprocess.run([sys.executable, "-m", "app", "test", "settle", "--log", str(tmp_path),
+                          "--log-format", "parquet", "--log-rate", "240"], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    table = pq.read_table(tmp_path / "settle-hatchback.parquet")
+    assert table.num_rows == 720                                  # 3 s at 240 steps a second
+    assert table.schema.field("Fz FL").metadata[b"unit"] == b"N"
