@@ -5,6 +5,7 @@ The window (app/window.py) feeds it frame times and controls; tests drive it dir
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -54,6 +55,14 @@ class Rewind:
         self.count -= back
 
 
+@dataclass
+class BranchReference:
+    """The run a branch replay departed from: the step it branched at and the original poses after it."""
+    start: int
+    poses: list[Pose]
+    speeds: list[float]            # m/s
+
+
 def ground_height(world: sim.World, x: float, y: float) -> float:
     """Height of the highest supporting surface under (x, y) (0 if there is none)."""
     hit = world.ray_cast((x, y, 1000.0), (0.0, 0.0, -1.0), 2000.0)
@@ -82,6 +91,7 @@ class Session:
         self.on_truncate: list[Callable[[float], None]] = []   # the future after this time is forgotten
         self.pause_reason = ""                          # why the session paused by itself ("" otherwise)
         self.telemetry_log: sim.logs.TelemetryLog | None = None   # recording the telemetry while driving
+        self.reference: BranchReference | None = None    # the run a branch replay departed from
         self.rewind = Rewind(self.sim, 30.0)
         self.scrub = 0                                  # steps back from the newest while inspecting the past
         self.vehicle_name = vehicle_name or vehicle.name
@@ -118,6 +128,7 @@ class Session:
 
     def place(self, pos, yaw: float) -> None:
         self.sim.reset(position=pos, yaw=yaw)
+        self.reference = None                            # a branch's reference run ends with a new start
         self.prev = self.curr = capture(self.sim)
         self.blown_up = False
         self.message = ""
@@ -205,6 +216,53 @@ class Session:
     @property
     def replaying(self) -> bool:
         return self.replay is not None and self.replay_pos < len(self.replay.rows)
+
+    # -- branch replay -----------------------------------------------------------------------------
+    def branch_replay(self) -> str:
+        """From the step being inspected, drive the recorded inputs again with the parameters in use now
+        (edit them while rewound first); the original run stays as the reference: its poses (the ghost
+        car) and speeds, step by step. Returns "" or why not."""
+        if not self.scrub:
+            return "rewind to the moment to branch from first"
+        if self.recording is not None or self.replaying:
+            return "no branch while a trace is recorded or replayed"
+        backs = range(self.scrub - 1, -1, -1)                    # the later steps, oldest first
+        snaps = [self.rewind.snaps[self.rewind.index(b)] for b in backs]
+        rows = [list(map(float, snap.controls[0])) + [0.0] for snap in snaps]
+        scratch = sim.Simulation(self.sim.vehicle, self.world, dt=self.sim.dt, substeps=self.sim.substeps,
+                                 watchdog=False, check_stability=False)
+        poses, speeds = [], []
+        for snap in snaps:
+            scratch.restore(snap)
+            poses.append(capture(scratch))
+            speeds.append(float(np.linalg.norm(scratch.state.velocity)))
+        start = self.sim.steps
+        self.resume_from_scrub()
+        self.replay = Trace(self.sim.dt, self.sim.substeps, self.vehicle_name, self.world_name, rows)
+        self.replay_pos = 0
+        self.reference = BranchReference(start, poses, speeds)
+        return ""
+
+    def ghost(self) -> Pose | None:
+        """The reference run's pose at the step on show (None without a branch, or past its end)."""
+        ref = getattr(self, "reference", None)
+        if ref is None:
+            return None
+        j = self.sim.steps - ref.start - 1
+        return ref.poses[j] if 0 <= j < len(ref.poses) else None
+
+    def branch_gap(self) -> tuple[float, float, float] | None:
+        """(distance m, speed difference m/s, heading difference rad) from the reference run, now."""
+        g = self.ghost()
+        if g is None:
+            return None
+        ref = self.reference
+        j = self.sim.steps - ref.start - 1
+        d = float(np.linalg.norm(np.asarray(self.sim.state.position) - g.position))
+        dv = float(np.linalg.norm(self.sim.state.velocity)) - ref.speeds[j]
+        yaw = lambda q: math.atan2(2 * (q[0] * q[3] + q[1] * q[2]), 1 - 2 * (q[2] ** 2 + q[3] ** 2))  # noqa: E731
+        dyaw = (yaw(np.asarray(self.sim.state.orientation)) - yaw(g.orientation) + math.pi) % (2 * math.pi) - math.pi
+        return d, dv, dyaw
 
     # -- telemetry logs ----------------------------------------------------------------------------
     def start_telemetry_log(self) -> None:

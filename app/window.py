@@ -533,7 +533,7 @@ class App:
         self.target.begin(self.size)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
-                        viewport=(vx, self.size[1] - vy - vh, vw, vh))
+                        viewport=(vx, self.size[1] - vy - vh, vw, vh), ghost=self.session.ghost())
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)

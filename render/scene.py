@@ -154,7 +154,8 @@ class SceneRenderer:
         mesh.vao.render(mode)
 
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
-             vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=(), viewport=None) -> None:
+             vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=(), viewport=None,
+             ghost: Pose | None = None) -> None:
         """The world, then the car as the physics has it: the parameters in use (`vehicle`) and where its
         wheels hang (`wheels`), posed by `pose`; into `viewport` (x, y from the bottom, w, h; default the
         whole window)."""
@@ -184,7 +185,27 @@ class SceneRenderer:
         if self.markings is not None:                # painted 12 mm above the pad
             self._draw(self.markings, np.eye(4))
         self.draw_car(pose, vehicle, wheels, wheel_tints)
+        if ghost is not None:
+            self.draw_ghost(ghost, vehicle, wheels)
         self.draw_arrows(arrows)
+
+    def draw_ghost(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry) -> None:
+        """A translucent copy of the car at `pose` (the reference run of a before/after comparison): seen
+        through, and hiding nothing (no depth writes)."""
+        ctx = self.ctx
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        ctx.depth_mask = False
+        shape = self.car_body(v)
+        body = pose_matrix(pose.position, pose.orientation)
+        self._draw(self.body, body, (0.55, 0.8, 1.0), alpha=0.35)
+        for i in range(len(sim.WHEEL_NAMES)):
+            r = g.radius[i]
+            centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
+            model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ scale((r, shape.tire_width[i], r))
+            self._draw(self.wheel, model, (0.55, 0.8, 1.0), alpha=0.35)
+        ctx.depth_mask = True
+        ctx.disable(moderngl.BLEND)
 
     def draw_arrows(self, arrows) -> None:
         """[(model, colour, alpha)], drawn over everything (a debug view must not hide inside the

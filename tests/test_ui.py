@@ -469,3 +469,28 @@ def test_telemetry_recording_and_the_rewind_export_write_csv_rows_per_step(gui, 
     assert len(files) == 1 and str(files[0]) in message
     with open(files[0], newline="") as fh:
         assert len(list(csv.reader(fh))) == 2 + 120
+
+
+def test_a_branch_replay_reproduces_the_run_and_shows_the_gap_a_change_makes(gui):
+    """Rewind 1 s and branch: with the car unchanged the recorded inputs drive it bit for bit along the
+    original run (the ghost), a gap of exactly 0; with less tire grip the same inputs leave a gap."""
+    def drive_then_branch(change):
+        s, o = make()
+        for _ in range(75):
+            s.frame(1 / 30, lambda dt: sim.Controls(throttle=0.8, steer=0.5))
+            frame(o, gui)
+        s.scrub_to(240)                                          # 1 s back
+        if change:
+            for axle in ("front_tire", "rear_tire"):
+                s.sim.set_params(sim.with_value(s.sim.vehicle, f"{axle}.grip", 0.6))
+        assert s.branch_replay() == ""
+        gaps = []
+        for _ in range(30):                                      # the recorded second again
+            s.frame(1 / 30, lambda dt: sim.Controls())           # the user's input is ignored: it replays
+            frame(o, gui)
+            gaps.append(s.branch_gap())
+        return gaps
+    same = drive_then_branch(False)
+    assert all(g == (0.0, 0.0, 0.0) for g in same if g is not None) and same[-2] is not None
+    changed = drive_then_branch(True)
+    assert changed[-2][0] > 0.5                                  # half a metre off the original line

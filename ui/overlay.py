@@ -1007,7 +1007,19 @@ class Overlay:
                     if imgui.button("drive from here"):
                         s.resume_from_scrub()
                     imgui.same_line()
-                    imgui.text_disabled(f"(P) at {s.scrub * dt:.2f} s back")
+                    if imgui.button("branch replay"):
+                        self.log_status = s.branch_replay() or "replaying the recorded inputs with the " \
+                            "parameters now in use; the ghost is the original run"
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip("edit the car first (while rewound); then the recorded inputs drive it "
+                                          "again from here, and a ghost shows the original run")
+                    imgui.same_line()
+                    imgui.text_disabled(f"(P) {s.scrub * dt:.2f} s back")
+            gap = s.branch_gap()
+            if gap is not None:
+                d, dv, dyaw = gap
+                text_wrapped_colored(AMBER, f"vs the original run (the ghost): {d:.2f} m apart, speed "
+                                            f"{dv * 3.6:+.1f} km/h, heading {math.degrees(dyaw):+.1f} deg")
             self.log_controls()
         imgui.end()
 
