@@ -26,7 +26,7 @@ import numpy as np
 from sim.driver import Driver, OpenLoop, PathFollower, SpeedPI
 from sim.files import ConfigError
 from sim.logs import TelemetryLog, write_parquet
-from sim.pack import rest_com_height
+from sim.pack import rest_com_height, wheel_geometry
 from sim.params import Vehicle, load_vehicle, with_value
 from sim.simulation import Controls, Simulation
 from sim.world import World
@@ -330,8 +330,84 @@ def braking(car: Vehicle, v0: float = 100.0 / 3.6, abs_on: bool = True) -> Resul
     return Result("braking" if abs_on else "braking-no-abs", car.name, figs, log)
 
 
+def standing_start(car: Vehicle, target_kmh: float = 100.0, aids: bool = True) -> Result:
+    """Full throttle from rest (after 1 s to settle), ABS and traction control on: the time to
+    `target_kmh`, the gear changes, and the largest driven-wheel slip once moving."""
+    s = _sim(car)
+    log = TelemetryLog()
+    _drive(s, Driver(OpenLoop(lambda t: 0.0)), 1.0, log)
+    t0 = s.time
+    reached = math.inf
+    shifts = 0
+    gear = int(s.state.gear)
+    c = Controls(throttle=1.0, abs=aids, tc=aids)
+    for _ in range(int(round(30.0 / DT))):
+        s.step(c)
+        log.add(s, c)
+        if int(s.state.gear) != gear:
+            shifts += 1
+            gear = int(s.state.gear)
+        if float(np.linalg.norm(s.state.velocity)) * 3.6 >= target_kmh:
+            reached = s.time - t0
+            break
+    moving = log.column("speed") > 2.0
+    slip = max(float(np.max(np.abs(log.column(f"kappa {w}")[moving]))) if moving.any() else 0.0
+               for w in ("RL", "RR"))
+    return Result("standing-start", car.name, [Figure(f"0-{target_kmh:g} km/h", reached, "s"),
+                                               Figure("gear changes", float(shifts), "-"),
+                                               Figure("largest rear slip once moving", slip, "-")], log)
+
+
+def coast_down(car: Vehicle, v0: float = 30.0, v1: float = 20.0) -> Result:
+    """In neutral on flat ground from v0 to v1 (m/s): the deceleration at the middle speed against the
+    resistances, (m g c_rr + 1/2 rho Cd A v^2) / (m + sum Iw / r^2): the wheels' spin inertia slows too."""
+    s = _sim(car, speed=v0, gear=0)
+    log = TelemetryLog()
+    c = Controls(gear=0)
+    for _ in range(int(round(120.0 / DT))):
+        s.step(c)
+        log.add(s, c)
+        if float(np.linalg.norm(s.state.velocity)) < v1:
+            break
+    v, t = log.column("speed"), log.column("time")
+    mid = 0.5 * (v0 + v1)
+    near = np.abs(v - mid) < 1.0
+    decel = -float(np.polyfit(t[near], v[near], 1)[0]) if near.sum() > 10 else math.nan
+    m = car.chassis.mass
+    geo = wheel_geometry(car)
+    spin = sum(tire.wheel_inertia / r ** 2 for tire, r in zip((car.front_tire, car.front_tire, car.rear_tire,
+                                                              car.rear_tire), geo.radius))
+    c_rr = 0.5 * (car.front_tire.rolling + car.rear_tire.rolling)
+    a = car.aero
+    expected = (m * G * c_rr + 0.5 * a.air_density * a.drag_coefficient * a.frontal_area * mid * mid) / (m + spin)
+    return Result("coast-down", car.name, [
+        Figure(f"deceleration at {mid:g} m/s", decel, "m/s^2", 0.97 * expected, 1.03 * expected,
+               "(m g c_rr + drag) / (m + sum Iw / r^2) +- 3 %"),
+        Figure("expected", expected, "m/s^2"),
+        Figure(f"time {v0:g} -> {v1:g} m/s", float(t[-1] - t[0]), "s")], log)
+
+
+def parked(car: Vehicle, slope_deg: float = 15.0, seconds: float = 30.0) -> Result:
+    """Parked across a slope on the handbrake, in neutral: how far it moves after settling (static
+    friction holds it: nothing)."""
+    s = Simulation(car, World.flat(slope_deg=slope_deg), dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), yaw=math.pi / 2)
+    log = TelemetryLog()
+    c = Controls(handbrake=1.0, gear=0)
+    for _ in range(int(round(3.0 / DT))):
+        s.step(c)
+    p0 = np.array(s.state.position, dtype=float)
+    for _ in range(int(round(seconds / DT))):
+        s.step(c)
+        log.add(s, c)
+    moved = float(np.linalg.norm(np.asarray(s.state.position) - p0))
+    return Result("parked", car.name, [Figure(f"movement in {seconds:g} s on {slope_deg:g} deg", moved * 1000.0, "mm",
+                                              None, 1.0, "static friction: < 1 mm")], log)
+
+
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
-         "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False)}
+         "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
+         "standing-start": standing_start, "coast-down": coast_down, "parked": parked}
 
 
 def run(name: str, car: Vehicle) -> Result:
@@ -353,7 +429,11 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
          "braking": ("time", [("speed", 3.6, "speed (km/h)"), ("kappa FL", 1.0, "kappa FL"),
                               ("a_long", 1.0, "longitudinal g")]),
          "braking-no-abs": ("time", [("speed", 3.6, "speed (km/h)"), ("kappa FL", 1.0, "kappa FL"),
-                                     ("a_long", 1.0, "longitudinal g")])}
+                                     ("a_long", 1.0, "longitudinal g")]),
+         "standing-start": ("time", [("speed", 3.6, "speed (km/h)"), ("rpm", 1.0, "engine (rpm)"),
+                                     ("kappa RL", 1.0, "kappa RL")]),
+         "coast-down": ("time", [("speed", 3.6, "speed (km/h)"), ("a_long", 1.0, "longitudinal g")]),
+         "parked": ("time", [("x", 1000.0, "x (mm)"), ("y", 1000.0, "y (mm)")])}
 
 
 def plot(results: list[Result], path, labels: list[str] | None = None) -> None:

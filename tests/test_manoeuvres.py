@@ -130,3 +130,12 @@ def test_a_parquet_log_keeps_every_channel_and_its_unit(tmp_path):
     table = pq.read_table(tmp_path / "settle-hatchback.parquet")
     assert table.num_rows == 720                                  # 3 s at 240 steps a second
     assert table.schema.field("Fz FL").metadata[b"unit"] == b"N"
+
+
+def test_coast_down_standing_start_and_parking_match_their_physics():
+    car = sim.load_vehicle("boxster_s")
+    coast = M.coast_down(car)
+    assert coast.value("deceleration at 25 m/s") == pytest.approx(coast.value("expected"), rel=0.01)
+    launch = M.standing_start(car)
+    assert launch.value("0-100 km/h") == pytest.approx(V.launch(car, substeps=M.SUBSTEPS).seconds, rel=0.01)
+    assert M.parked(car).passed                                      # under 1 mm in 30 s across 15 deg
