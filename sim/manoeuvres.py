@@ -405,9 +405,41 @@ def parked(car: Vehicle, slope_deg: float = 15.0, seconds: float = 30.0) -> Resu
                                               None, 1.0, "static friction: < 1 mm")], log)
 
 
+def lane_change(car: Vehicle, speed_kmh: float = 60.0, offset: float = 3.5) -> Result:
+    """ISO 3888-1 double lane change at a held speed: 15 m straight, over 30 m to the left by `offset`, 25 m
+    there, 25 m back, then straight. The gates' widths follow the car's width w (section 1: 1.1 w + 0.25,
+    section 3: w + 1, section 5: 1.3 w + 0.25, ISO 3888-1); a gate counts as hit when the centre line of
+    the car strays from the gate's centre by more than (gate width - w) / 2 inside it."""
+    v = speed_kmh / 3.6
+    s = _sim(car, speed=v, gear=_gear_for(car, v))
+    x0 = 5.0                                                    # the first gate starts 5 m ahead
+    path = np.array([(-50.0, 0.0), (x0 + 15.0, 0.0), (x0 + 45.0, offset), (x0 + 70.0, offset),
+                     (x0 + 95.0, 0.0), (x0 + 250.0, 0.0)])
+    log = TelemetryLog()
+    driver = Driver(PathFollower(car, lookahead=max(5.0, 0.5 * v), points=path), SpeedPI(v, kp=0.8, ki=0.4))
+    _drive(s, driver, (x0 + 160.0) / v, log)
+    x, y = log.column("x"), log.column("y")
+    w = 2.0 * max(car.front_axle.half_track, car.rear_axle.half_track) + 0.2
+    gates = [("gate 1", x0, x0 + 15.0, 0.0, 1.1 * w + 0.25), ("gate 3", x0 + 45.0, x0 + 70.0, offset, w + 1.0),
+             ("gate 5", x0 + 95.0, x0 + 125.0, 0.0, 1.3 * w + 0.25)]
+    figs = []
+    hits = 0
+    for name, a, b, centre, width in gates:
+        inside = (x >= a) & (x <= b)
+        dev = float(np.max(np.abs(y[inside] - centre))) if inside.any() else math.nan
+        room = (width - w) / 2.0
+        hits += int(not dev <= room)
+        figs.append(Figure(f"{name}: largest offset", dev, "m", None, room, "(gate width - car width) / 2"))
+    figs += [Figure("gates hit", float(hits), "-", None, 0.0),
+             Figure("largest lateral acceleration", float(np.max(np.abs(log.column("a_lat")))), "g"),
+             Figure("largest yaw rate", math.degrees(float(np.max(np.abs(log.column("yaw_rate"))))), "deg/s"),
+             Figure("largest body slip", math.degrees(float(np.nanmax(np.abs(log.column("beta"))))), "deg")]
+    return Result("lane-change", car.name, figs, log)
+
+
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
          "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
-         "standing-start": standing_start, "coast-down": coast_down, "parked": parked}
+         "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change}
 
 
 def run(name: str, car: Vehicle) -> Result:
@@ -433,7 +465,9 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
          "standing-start": ("time", [("speed", 3.6, "speed (km/h)"), ("rpm", 1.0, "engine (rpm)"),
                                      ("kappa RL", 1.0, "kappa RL")]),
          "coast-down": ("time", [("speed", 3.6, "speed (km/h)"), ("a_long", 1.0, "longitudinal g")]),
-         "parked": ("time", [("x", 1000.0, "x (mm)"), ("y", 1000.0, "y (mm)")])}
+         "parked": ("time", [("x", 1000.0, "x (mm)"), ("y", 1000.0, "y (mm)")]),
+         "lane-change": ("x", [("y", 1.0, "lateral position (m)"), ("a_lat", 1.0, "lateral g"),
+                               ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)")])}
 
 
 def plot(results: list[Result], path, labels: list[str] | None = None) -> None:

@@ -139,3 +139,11 @@ def test_coast_down_standing_start_and_parking_match_their_physics():
     launch = M.standing_start(car)
     assert launch.value("0-100 km/h") == pytest.approx(V.launch(car, substeps=M.SUBSTEPS).seconds, rel=0.01)
     assert M.parked(car).passed                                      # under 1 mm in 30 s across 15 deg
+
+
+def test_the_driver_threads_the_iso_3888_lane_change_at_60_kmh():
+    """The path follower keeps each car inside the ISO 3888-1 gates sized by its own width."""
+    for name in ("hatchback", "boxster_s"):
+        r = M.lane_change(sim.load_vehicle(name))
+        assert r.value("gates hit") == 0.0 and r.passed
+        assert 0.2 < r.value("largest lateral acceleration") < 1.0
