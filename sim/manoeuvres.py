@@ -437,9 +437,45 @@ def lane_change(car: Vehicle, speed_kmh: float = 60.0, offset: float = 3.5) -> R
     return Result("lane-change", car.name, figs, log)
 
 
+def drop(car: Vehicle, height: float = 0.3, seconds: float = 4.0) -> Result:
+    """Released level `height` metres above where it rests: the speed the body meets the ground with against
+    free fall sqrt(2 g d) (d the fall of the body until the first wheel touches), the largest wheel load
+    against its static share, the body's undershoot below its rest height, and the time until it stays
+    within 2 mm of rest."""
+    z_rest = rest_com_height(car)
+    s = Simulation(car, World.flat(), dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, z_rest + height))
+    log = TelemetryLog()
+    z0 = float(s.state.position[2])
+    touch_speed = math.nan
+    fall = math.nan
+    c = Controls()
+    for _ in range(int(round(seconds / DT))):
+        vz, z_before = float(s.state.velocity[2]), float(s.state.position[2])
+        s.step(c)
+        log.add(s, c)
+        if math.isnan(touch_speed) and np.any(np.asarray(s.telemetry.grounded) > 0.5):
+            touch_speed, fall = -vz, z0 - z_before              # the state the step that touched began from
+    z, t = log.column("z"), log.column("time")
+    z_end = float(np.mean(z[-int(0.5 / DT):]))
+    outside = np.flatnonzero(np.abs(z - z_end) > 0.002)
+    settle_t = float(t[outside[-1]] - t[0]) if len(outside) else 0.0
+    m = car.chassis.mass * G
+    static = m / 4.0
+    peak = max(float(np.max(log.column(f"Fz {w}"))) for w in ("FL", "FR", "RL", "RR"))
+    free = math.sqrt(2.0 * G * fall) if math.isfinite(fall) else math.nan
+    return Result("drop", car.name, [
+        Figure("speed at the first touch", touch_speed, "m/s", 0.98 * free, 1.02 * free, "free fall sqrt(2 g d) +- 2 %"),
+        Figure("free fall sqrt(2 g d)", free, "m/s"),
+        Figure("largest wheel load / (M g / 4)", peak / static, "-"),
+        Figure("undershoot below rest", (z_end - float(np.min(z))) * 1000.0, "mm"),
+        Figure("settling time (2 mm)", settle_t, "s")], log)
+
+
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
          "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
-         "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change}
+         "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change,
+         "drop": drop}
 
 
 def run(name: str, car: Vehicle) -> Result:
@@ -466,6 +502,7 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
                                      ("kappa RL", 1.0, "kappa RL")]),
          "coast-down": ("time", [("speed", 3.6, "speed (km/h)"), ("a_long", 1.0, "longitudinal g")]),
          "parked": ("time", [("x", 1000.0, "x (mm)"), ("y", 1000.0, "y (mm)")]),
+         "drop": ("time", [("z", 1.0, "body height (m)"), ("Fz FL", 1.0, "Fz FL (N)")]),
          "lane-change": ("x", [("y", 1.0, "lateral position (m)"), ("a_lat", 1.0, "lateral g"),
                                ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)")])}
 

@@ -147,3 +147,10 @@ def test_the_driver_threads_the_iso_3888_lane_change_at_60_kmh():
         r = M.lane_change(sim.load_vehicle(name))
         assert r.value("gates hit") == 0.0 and r.passed
         assert 0.2 < r.value("largest lateral acceleration") < 1.0
+
+
+def test_a_dropped_car_meets_the_ground_at_free_fall_speed_and_settles():
+    r = M.drop(sim.load_vehicle("hatchback"))
+    assert r.value("speed at the first touch") == pytest.approx(r.value("free fall sqrt(2 g d)"), rel=0.01)
+    assert r.value("largest wheel load / (M g / 4)") > 1.5                # the landing loads the wheels
+    assert r.value("settling time (2 mm)") < 3.0
