@@ -478,6 +478,10 @@ SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, 
          "drop": drop}
 
 
+SUITE_HELP = {name: (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ") for name, fn in SUITE.items()}
+SUITE_HELP["braking-no-abs"] = "the braking drive with ABS off"
+
+
 def run(name: str, car: Vehicle) -> Result:
     if name not in SUITE:
         raise ConfigError(f"test drive {name!r} is not known; expected one of {', '.join(SUITE)} or all")

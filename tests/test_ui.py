@@ -6,6 +6,7 @@ import pytest
 from imgui_bundle import imgui
 
 import sim
+import sim.manoeuvres
 from app.session import Session
 from ui.overlay import CHANNELS, STATE_COLORS, Overlay
 from sim.diagnosis import SATURATED
@@ -494,3 +495,22 @@ def test_a_branch_replay_reproduces_the_run_and_shows_the_gap_a_change_makes(gui
     assert all(g == (0.0, 0.0, 0.0) for g in same if g is not None) and same[-2] is not None
     changed = drive_then_branch(True)
     assert changed[-2][0] > 0.5                                  # half a metre off the original line
+
+
+def test_a_test_drive_runs_from_the_panel_against_the_loaded_preset(gui):
+    """The Test drives panel runs a drive of the car as tuned now and of the preset as loaded, in a worker
+    thread, and shows both with their difference: a stiffer front spring sags less."""
+    s, o = make()
+    o.apply("front_suspension.k", 2.0 * s.sim.vehicle.front_suspension.k)
+    o.drive_index = list(sim.manoeuvres.SUITE).index("settle")
+    o.drive_compare = True
+    o.start_drive("settle")
+    o.drive_thread.join(timeout=120)
+    after, before = o.drive_result
+    rows = {name: (a, b, d) for name, a, b, d, _ in sim.manoeuvres.compare(before, after)}
+    a, b, d = rows["sag front"]
+    assert d < 0.0 and b == pytest.approx(a / 2.0, rel=0.05)      # twice the rate, half the sag
+    o.show["Test drives"] = True
+    o.bring_to_front("Test drives", 1)
+    for _ in range(3):
+        frame(o, gui)

@@ -18,6 +18,7 @@ from imgui_bundle import imgui, implot
 
 import sim
 from sim import advisor
+from sim import manoeuvres
 from sim import params as P
 from sim.files import data_dir
 from render.mathx import quat_matrix
@@ -293,7 +294,11 @@ class Overlay:
         self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
         self.plot_seconds = 10.0                              # s shown of the 20 s kept
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
-                     "Map": True}
+                     "Map": True, "Test drives": True}
+        self.drive_index = 0
+        self.drive_compare = True
+        self.drive_thread = None
+        self.drive_result = None                      # (result now, result of the loaded preset or None) or why not
         self.ini_path = str(ini_path) if ini_path else ""
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
         self.dockspace_id = 0
@@ -552,7 +557,8 @@ class Overlay:
             self.dock_layout(self.layout_request)
             self.layout_request = None
         # the map first: where it shares a node with the telemetry, the telemetry (begun later) is in front
-        for name, panel in (("Map", self.map_panel_window), ("Telemetry", self.telemetry_panel),
+        for name, panel in (("Map", self.map_panel_window), ("Test drives", self.drives_panel),
+                            ("Telemetry", self.telemetry_panel),
                             ("Plan view", self.plan_panel), ("Grip", self.grip_panel), ("Tuning", self.tuning_panel),
                             ("Time", self.time_panel), ("Plots", self.plots_panel)):
             if self.show[name]:
@@ -582,6 +588,7 @@ class Overlay:
             ib.dock_builder_dock_window("Plan view", right_top)
             ib.dock_builder_dock_window("Grip", right_top)
             ib.dock_builder_dock_window("Map", right_bottom)
+            ib.dock_builder_dock_window("Test drives", right_bottom)
             ib.dock_builder_dock_window("Telemetry", right_bottom)
         else:
             _, right_bottom, right_top = ib.dock_builder_split_node_py(right, imgui.Dir.down, 0.55)
@@ -590,6 +597,7 @@ class Overlay:
             ib.dock_builder_dock_window("Telemetry", right_bottom)
             _, map_node, left_top = ib.dock_builder_split_node_py(left_top, imgui.Dir.down, 0.4)
             ib.dock_builder_dock_window("Map", map_node)
+            ib.dock_builder_dock_window("Test drives", map_node)
             ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Plots", bottom)
         ib.dock_builder_finish(root)
@@ -657,6 +665,69 @@ class Overlay:
             text_wrapped_colored(GREY, f"circle: mu Fz; blue: contact velocity ({0.30 * span * px / v_px:.0f} m/s "
                                        f"long); hollow: raw force, solid: limited ({f_ref / 1000:.1f} kN long)")
         imgui.end()
+
+    def drives_panel(self, w, h):
+        """Test drives (sim.manoeuvres) of the car as tuned now, run in a worker thread (the window keeps
+        drawing); with "against the loaded preset" the same drive of the preset as loaded runs too, and
+        the figures are shown side by side with their difference."""
+        if self.begin("Test drives"):
+            names = list(manoeuvres.SUITE)
+            imgui.set_next_item_width(160)
+            _, self.drive_index = imgui.combo("drive", self.drive_index, names)
+            _, self.drive_compare = imgui.checkbox("against the loaded preset", self.drive_compare)
+            busy = self.drive_thread is not None and self.drive_thread.is_alive()
+            imgui.begin_disabled(busy)
+            if imgui.button("run" if not busy else "running..."):
+                self.start_drive(names[self.drive_index])
+            imgui.end_disabled()
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(manoeuvres.SUITE_HELP.get(names[self.drive_index], ""))
+            result = self.drive_result
+            if isinstance(result, str):
+                text_wrapped_colored(RED, result)
+            elif result is not None:
+                after, before = result
+                imgui.same_line()
+                if imgui.button("save its log"):
+                    self.log_status = self.save_log(after.log, f"drive-{after.name}")
+                flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
+                cols = ("figure", "preset", "now", "change", "unit") if before else ("figure", "value", "unit", "")
+                if imgui.begin_table("drive figures", len(cols), flags):
+                    for k, c in enumerate(cols):
+                        imgui.table_setup_column(c, imgui.TableColumnFlags_.width_stretch, 2.2 if k == 0 else 1.0)
+                    imgui.table_headers_row()
+                    rows = manoeuvres.compare(before, after) if before else \
+                        [(f.name, f.value, f.unit, f.passed) for f in after.figures]
+                    for row in rows:
+                        imgui.table_next_row()
+                        for k, cell in enumerate(row):
+                            imgui.table_next_column()
+                            if isinstance(cell, float):
+                                imgui.text(f"{cell:+.3g}" if before and k == 3 else f"{cell:.4g}")
+                            elif k == 0:
+                                imgui.text_wrapped(str(cell))
+                            elif cell is True or cell is False:
+                                imgui.text_colored(GREEN if cell else RED, "ok" if cell else "FAIL")
+                            else:
+                                imgui.text("" if cell is None else str(cell))
+                    imgui.end_table()
+        imgui.end()
+
+    def start_drive(self, name: str) -> None:
+        import threading
+        now, loaded = self.params, self.baseline
+        compare = self.drive_compare
+
+        def work():
+            try:
+                after = manoeuvres.run(name, now)
+                before = manoeuvres.run(name, loaded) if compare else None
+                self.drive_result = (after, before)
+            except (sim.ConfigError, sim.BlowUp, ValueError) as exc:
+                self.drive_result = f"{name}: {exc}"
+        self.drive_result = None
+        self.drive_thread = threading.Thread(target=work, daemon=True)
+        self.drive_thread.start()
 
     def map_panel_window(self, w, h):
         if self.begin("Map"):
