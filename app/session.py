@@ -61,6 +61,11 @@ class BranchReference:
     start: int
     poses: list[Pose]
     speeds: list[float]            # m/s
+    dt: float = 0.0
+    forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
+
+    def times(self) -> np.ndarray:
+        return (self.start + 1 + np.arange(len(self.poses))) * self.dt
 
 
 def ground_height(world: sim.World, x: float, y: float) -> float:
@@ -231,16 +236,18 @@ class Session:
         rows = [list(map(float, snap.controls[0])) + [0.0] for snap in snaps]
         scratch = sim.Simulation(self.sim.vehicle, self.world, dt=self.sim.dt, substeps=self.sim.substeps,
                                  watchdog=False, check_stability=False)
-        poses, speeds = [], []
+        poses, speeds, forward = [], [], []
         for snap in snaps:
             scratch.restore(snap)
             poses.append(capture(scratch))
             speeds.append(float(np.linalg.norm(scratch.state.velocity)))
+            forward.append(float(np.dot(scratch.state.velocity,
+                                        sim.logs.body_frame(scratch.state.orientation)[:, 0])))
         start = self.sim.steps
         self.resume_from_scrub()
         self.replay = Trace(self.sim.dt, self.sim.substeps, self.vehicle_name, self.world_name, rows)
         self.replay_pos = 0
-        self.reference = BranchReference(start, poses, speeds)
+        self.reference = BranchReference(start, poses, speeds, self.sim.dt, forward)
         return ""
 
     def ghost(self) -> Pose | None:

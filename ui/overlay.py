@@ -1198,6 +1198,10 @@ class Overlay:
                         for j in range(v.shape[1]):
                             label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
                             implot.plot_line(label, *decimate(t, v[:, j], buckets))
+                    ref = getattr(s, "reference", None)
+                    if ref is not None and ref.forward and unit == "km/h" and "speed" in chosen:
+                        # a branch replay's original run, for before/after
+                        implot.plot_line("speed, original run", ref.times(), np.asarray(ref.forward) * sim.KMH)
                     if cursor is not None:
                         implot.plot_inf_lines("##now", np.array([cursor]))
                     implot.end_plot()
