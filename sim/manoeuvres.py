@@ -472,10 +472,36 @@ def drop(car: Vehicle, height: float = 0.3, seconds: float = 4.0) -> Result:
         Figure("settling time (2 mm)", settle_t, "s")], log)
 
 
+def curb(car: Vehicle, speed_kmh: float = 30.0, height: float = 0.12) -> Result:
+    """The left wheels over a curb: straight at `speed_kmh` across a `height` m step 0.5 m wide laid square
+    to the path under the left wheels only. Whether each wheel kept contact, the largest load on the
+    front left against its static share, and the largest roll angle (a step under one side tilts the
+    body by about atan(height / track) while the springs take it)."""
+    from sim.world import Box, Surface
+    v = speed_kmh / 3.6
+    half = car.front_axle.half_track
+    world = World("curb", [Surface("asphalt", 1.0, (0.35, 0.35, 0.37)), Surface("curb", 1.0, (0.8, 0.2, 0.2))],
+                  planes=World.flat().planes,
+                  boxes=[Box("curb", (20.0, half + 0.4, height / 2), (0.5, 1.6, height), name="curb")])
+    s = Simulation(car, world, dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v, gear=_gear_for(car, v))
+    log = TelemetryLog()
+    _drive(s, Driver(OpenLoop(lambda t: 0.0), SpeedPI(v, kp=0.8, ki=0.4)), 30.0 / v + 2.0, log)
+    grounded = [float(np.mean(log.column(f"grounded {w}"))) for w in ("FL", "FR", "RL", "RR")]
+    m = car.chassis.mass * G
+    b = car.chassis.com_x - car.rear_axle.x
+    static_fl = m * b / car.wheelbase / 2
+    figs = [Figure(f"time in contact {w}", 100.0 * g, "%") for w, g in zip(("FL", "FR", "RL", "RR"), grounded)]
+    figs += [Figure("largest FL load / static", float(np.max(log.column("Fz FL"))) / static_fl, "-"),
+             Figure("largest roll", math.degrees(float(np.max(np.abs(log.column("roll"))))), "deg"),
+             Figure("atan(height / track)", math.degrees(math.atan(height / (2.0 * half))), "deg")]
+    return Result("curb", car.name, figs, log)
+
+
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
          "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
          "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change,
-         "drop": drop}
+         "drop": drop, "curb": curb}
 
 
 SUITE_HELP = {name: (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ") for name, fn in SUITE.items()}

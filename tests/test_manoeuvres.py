@@ -154,3 +154,10 @@ def test_a_dropped_car_meets_the_ground_at_free_fall_speed_and_settles():
     assert r.value("speed at the first touch") == pytest.approx(r.value("free fall sqrt(2 g d)"), rel=0.01)
     assert r.value("largest wheel load / (M g / 4)") > 1.5                # the landing loads the wheels
     assert r.value("settling time (2 mm)") < 3.0
+
+
+def test_a_curb_under_the_left_wheels_loads_them_and_rolls_the_body_less_than_the_step():
+    r = M.curb(sim.load_vehicle("hatchback"))
+    assert r.value("time in contact FR") == 100.0 and r.value("time in contact RR") == 100.0
+    assert r.value("largest FL load / static") > 1.5                      # the step pushes the wheel up
+    assert 0.2 < r.value("largest roll") < r.value("atan(height / track)")  # the springs take part of it
