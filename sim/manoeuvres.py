@@ -498,10 +498,56 @@ def curb(car: Vehicle, speed_kmh: float = 30.0, height: float = 0.12) -> Result:
     return Result("curb", car.name, figs, log)
 
 
+def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.3, at: float = 2.0,
+                    coast: bool = True) -> Result:
+    """The sine with dwell of FMVSS 126 / UN R140 (electronic stability control): from `speed_kmh`, the
+    steering input follows a 0.7 Hz sine of `amplitude` to the left, right, holds 0.5 s at the right peak,
+    and returns; the throttle is released at the start. Figures: the yaw rate 1.0 s and 1.75 s after the
+    steering completes, as a share of the yaw rate's peak in the opposite direction (the rules ask at
+    most 35 % and 20 %: the car stops turning), and the lateral displacement 1.07 s after the steering
+    starts (at least 1.83 m: it still responds)."""
+    f, dwell = 0.7, 0.5
+    period = 1.0 / f
+
+    def steer(t):
+        x = t - at
+        if x < 0.0:
+            return 0.0
+        if x < 0.75 * period:
+            return amplitude * math.sin(2.0 * math.pi * f * x)
+        if x < 0.75 * period + dwell:
+            return -amplitude
+        x -= dwell
+        return amplitude * math.sin(2.0 * math.pi * f * x) if x < period else 0.0
+    v = speed_kmh / 3.6
+    s = _sim(car, speed=v, gear=_gear_for(car, v))
+    log = TelemetryLog()
+    speed = SpeedPI(v, kp=0.8, ki=0.4)
+    hold = Driver(OpenLoop(lambda t: 0.0), speed)
+    _drive(s, hold, at, log)
+    y0 = float(s.state.position[1])
+    _drive(s, Driver(OpenLoop(steer), None, throttle=0.0), period + dwell + 3.0, log)
+    t, r, y = log.column("time"), log.column("yaw_rate"), log.column("y")
+    end = at + period + dwell                                   # completion of steer
+    second = (t > at + 0.25 * period) & (t <= end)
+    peak = float(np.min(r[second])) if second.any() else math.nan   # the right turn's peak (negative)
+
+    def at_time(series, when):
+        return float(np.interp(when, t, series))
+    ratio = lambda when: 100.0 * at_time(r, when) / peak if peak else math.nan  # noqa: E731
+    lateral = abs(at_time(y, at + 1.07) - y0)
+    figs = [Figure("yaw rate 1.0 s after the steering, share of its peak", ratio(end + 1.0), "%", None, 35.0,
+                   "FMVSS 126: <= 35 %"),
+            Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0, "FMVSS 126: <= 20 %"),
+            Figure("lateral displacement 1.07 s after the start", lateral, "m", 1.83, None, "FMVSS 126: >= 1.83 m"),
+            Figure("peak yaw rate", math.degrees(abs(peak)), "deg/s")]
+    return Result("sine-with-dwell", car.name, figs, log)
+
+
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
          "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
          "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change,
-         "drop": drop, "curb": curb}
+         "drop": drop, "curb": curb, "sine-with-dwell": sine_with_dwell}
 
 
 SUITE_HELP = {name: (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ") for name, fn in SUITE.items()}
@@ -533,6 +579,9 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
          "coast-down": ("time", [("speed", 3.6, "speed (km/h)"), ("a_long", 1.0, "longitudinal g")]),
          "parked": ("time", [("x", 1000.0, "x (mm)"), ("y", 1000.0, "y (mm)")]),
          "drop": ("time", [("z", 1.0, "body height (m)"), ("Fz FL", 1.0, "Fz FL (N)")]),
+         "sine-with-dwell": ("time", [("steer_input", 1.0, "steering input"),
+                                      ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
+                                      ("y", 1.0, "lateral position (m)")]),
          "lane-change": ("x", [("y", 1.0, "lateral position (m)"), ("a_lat", 1.0, "lateral g"),
                                ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)")])}
 

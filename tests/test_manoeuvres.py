@@ -161,3 +161,12 @@ def test_a_curb_under_the_left_wheels_loads_them_and_rolls_the_body_less_than_th
     assert r.value("time in contact FR") == 100.0 and r.value("time in contact RR") == 100.0
     assert r.value("largest FL load / static") > 1.5                      # the step pushes the wheel up
     assert 0.2 < r.value("largest roll") < r.value("atan(height / track)")  # the springs take part of it
+
+
+def test_a_gentle_sine_with_dwell_settles_and_a_larger_one_moves_the_car_further():
+    car = sim.load_vehicle("hatchback")
+    gentle, firm = M.sine_with_dwell(car, amplitude=0.1), M.sine_with_dwell(car, amplitude=0.2)
+    assert gentle.value("yaw rate 1.0 s after the steering, share of its peak") < 35.0
+    assert gentle.value("yaw rate 1.75 s after, share of its peak") < 20.0
+    assert firm.value("lateral displacement 1.07 s after the start") > \
+        gentle.value("lateral displacement 1.07 s after the start")
