@@ -217,11 +217,13 @@ class GripMonitor:
     causes: np.ndarray = field(default_factory=lambda: np.zeros(NW, dtype=int))
     events: list[GripEvent] = field(default_factory=list)
     pause_event: GripEvent | None = None     # the loss that asked for the last pause
+    last: tuple | None = None                # (key, diagnosis) of the last update, for whoever shows it
 
-    def update(self, time: float, car: Vehicle, tel) -> bool:
+    def update(self, time: float, car: Vehicle, tel, key=None) -> bool:
         """Classify this step; log the changes of state (with the cause and numbers at that step); True
         when the caller should pause (first loss of grip; `pause_event` says which)."""
         now = diagnose(car, tel)
+        self.last = (key, now) if key is not None else None
         pause = False
         for i, w in enumerate(now):
             if self.states[i] >= 0 and w.state != self.states[i]:

@@ -47,6 +47,19 @@ def attitude(rot: np.ndarray) -> tuple[float, float, float]:
     return yaw, pitch, roll
 
 
+def body_motion(orientation, velocity, angular_velocity, v_prev, dt: float):
+    """(body frame, velocity, angular velocity and acceleration in the body frame, body slip angle): the
+    acceleration is the change of the world velocity since `v_prev` over `dt`, turned into the body frame
+    (zero without a previous velocity); the slip angle is nan below 1 m/s, where it means nothing."""
+    rot = body_frame(orientation)
+    v = np.asarray(velocity, dtype=float)
+    v_body = rot.T @ v
+    w_body = rot.T @ np.asarray(angular_velocity, dtype=float)
+    a_body = rot.T @ (v - v_prev) / dt if v_prev is not None and dt > 0.0 else np.zeros(3)
+    beta = math.atan2(v_body[1], v_body[0]) if abs(v_body[0]) > 1.0 else math.nan
+    return rot, v_body, w_body, a_body, beta
+
+
 class TelemetryLog:
     """Rows of channels, one per logged step of one vehicle of a Simulation (`vehicle`), every `every`-th
     step (1: all of them)."""
@@ -83,17 +96,13 @@ class TelemetryLog:
             self._v_prev, self._t_prev = v_world, s.time
             return
         st, tel = s.state, s.telemetry
-        rot = body_frame(pick(st.orientation))
+        rot, v_body, w_body, a_body, beta = body_motion(pick(st.orientation), v_world, pick(st.angular_velocity),
+                                                        self._v_prev, s.time - self._t_prev)
         yaw, pitch, roll = attitude(rot)
-        v_body = rot.T @ v_world
-        w_body = rot.T @ np.asarray(pick(st.angular_velocity), dtype=float)
-        dt = s.time - self._t_prev
-        a_body = rot.T @ (v_world - self._v_prev) / dt if self._v_prev is not None and dt > 0 else np.zeros(3)
         self._v_prev, self._t_prev = v_world, s.time
         pos = pick(st.position)
         row = [s.time, pos[0], pos[1], pos[2], float(np.linalg.norm(v_world)), v_body[0], v_body[1],
-               a_body[0] / G, a_body[1] / G, yaw, w_body[2],
-               math.atan2(v_body[1], v_body[0]) if abs(v_body[0]) > 1.0 else math.nan, roll, pitch,
+               a_body[0] / G, a_body[1] / G, yaw, w_body[2], beta, roll, pitch,
                float(pick(tel.rpm)), float(pick(tel.gear)), float(pick(tel.T_engine)), float(pick(tel.T_clutch))]
         if controls is None:
             row += [math.nan] * len(INPUT_UNITS)

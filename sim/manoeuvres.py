@@ -112,7 +112,7 @@ def _sim(car: Vehicle, speed: float = 0.0, gear: int | None = None, substeps: in
     return s
 
 
-def _gear_for(car: Vehicle, speed: float) -> int:
+def gear_for(car: Vehicle, speed: float) -> int:
     """The highest gear whose engine speed at `speed` stays above the automatic's downshift speed."""
     if car.drive.mode != "engine":
         return 1
@@ -175,7 +175,7 @@ def step_steer(car: Vehicle, speed: float = 20.0, steer: float = 0.05, at: float
     """ISO 7401 step steer: straight at `speed`, then the steering input steps to `steer` in 0.05 s. Steady
     yaw-rate gain (yaw rate per road-wheel angle, 1/s), response time (from half the steering input to
     90 % of the steady yaw rate) and overshoot of the yaw rate."""
-    s = _sim(car, speed=speed, gear=_gear_for(car, speed))
+    s = _sim(car, speed=speed, gear=gear_for(car, speed))
     log = TelemetryLog()
     driver = Driver(OpenLoop.step(at, steer), SpeedPI(speed))
     _drive(s, driver, seconds, log)
@@ -213,7 +213,7 @@ def constant_radius(car: Vehicle, radius: float = 40.0, ramp_g_per_s: float = 0.
     gradients of the road-wheel angle (the understeer gradient, as the radius is constant), roll and
     body slip against lateral acceleration, fitted from 0.1 g to 0.4 g or 80 % of the limit."""
     v0 = math.sqrt(start_g * G * radius)
-    s = _sim(car, speed=v0, gear=_gear_for(car, v0))
+    s = _sim(car, speed=v0, gear=gear_for(car, v0))
     # start on the circle about (0, R), heading +x at the origin: a left turn
     log = TelemetryLog()
     target = lambda t: math.sqrt((start_g + ramp_g_per_s * t) * G * radius)  # noqa: E731
@@ -276,7 +276,7 @@ def steady_circle(car: Vehicle | list[Vehicle], radius: float = 40.0, lateral_g:
     v = math.sqrt(lateral_g * G * radius)
     s = Simulation(cars, World.flat(), dt=DT, substeps=SUBSTEPS, n_vehicles=len(cars))
     z = max(rest_com_height(c) for c in cars)
-    s.reset(position=[(0.0, 0.0, z)] * len(cars), speed=v, gear=_gear_for(cars[0], v))
+    s.reset(position=[(0.0, 0.0, z)] * len(cars), speed=v, gear=gear_for(cars[0], v))
     logs = [TelemetryLog(vehicle=i) for i in range(len(cars))]
     driver = Driver(PathFollower(cars[0], lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
                     SpeedPI(v, kp=0.6, ki=0.4))
@@ -300,7 +300,7 @@ def steady_circle(car: Vehicle | list[Vehicle], radius: float = 40.0, lateral_g:
 def braking(car: Vehicle, v0: float = 100.0 / 3.6, abs_on: bool = True) -> Result:
     """Straight-line braking from v0 with the pedal fully down after 2 s at v0: stopping distance, mean
     deceleration, and the time any wheel was locked (turning under 5 % of its free-rolling speed)."""
-    s = _sim(car, speed=v0, gear=_gear_for(car, v0))
+    s = _sim(car, speed=v0, gear=gear_for(car, v0))
     log = TelemetryLog()
     _drive(s, Driver(OpenLoop(lambda t: 0.0), SpeedPI(v0, kp=2.0, ki=1.0)), 2.0, log)
     p0 = np.array(s.state.position[:2], dtype=float)
@@ -411,7 +411,7 @@ def lane_change(car: Vehicle, speed_kmh: float = 60.0, offset: float = 3.5) -> R
     section 3: w + 1, section 5: 1.3 w + 0.25, ISO 3888-1); a gate counts as hit when the centre line of
     the car strays from the gate's centre by more than (gate width - w) / 2 inside it."""
     v = speed_kmh / 3.6
-    s = _sim(car, speed=v, gear=_gear_for(car, v))
+    s = _sim(car, speed=v, gear=gear_for(car, v))
     x0 = 5.0                                                    # the first gate starts 5 m ahead
     path = np.array([(-50.0, 0.0), (x0 + 15.0, 0.0), (x0 + 45.0, offset), (x0 + 70.0, offset),
                      (x0 + 95.0, 0.0), (x0 + 250.0, 0.0)])
@@ -484,7 +484,7 @@ def curb(car: Vehicle, speed_kmh: float = 30.0, height: float = 0.12) -> Result:
                   planes=World.flat().planes,
                   boxes=[Box("curb", (20.0, half + 0.4, height / 2), (0.5, 1.6, height), name="curb")])
     s = Simulation(car, world, dt=DT, substeps=SUBSTEPS)
-    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v, gear=_gear_for(car, v))
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v, gear=gear_for(car, v))
     log = TelemetryLog()
     _drive(s, Driver(OpenLoop(lambda t: 0.0), SpeedPI(v, kp=0.8, ki=0.4)), 30.0 / v + 2.0, log)
     grounded = [float(np.mean(log.column(f"grounded {w}"))) for w in ("FL", "FR", "RL", "RR")]
@@ -520,7 +520,7 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
         x -= dwell
         return amplitude * math.sin(2.0 * math.pi * f * x) if x < period else 0.0
     v = speed_kmh / 3.6
-    s = _sim(car, speed=v, gear=_gear_for(car, v))
+    s = _sim(car, speed=v, gear=gear_for(car, v))
     log = TelemetryLog()
     speed = SpeedPI(v, kp=0.8, ki=0.4)
     hold = Driver(OpenLoop(lambda t: 0.0), speed)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.manoeuvres import gear_for
 from sim.pack import rest_com_height, wheel_geometry
 from sim.params import Vehicle, load_vehicle, with_value
 from sim.simulation import Controls, Simulation
@@ -134,7 +135,7 @@ def skidpad_limit(car: Vehicle, radius: float = 40.0, substeps: int = 8, dt: flo
     within 0.15 m/s of the target speed, before the first second in which it could hold neither."""
     s = Simulation(car, World.flat(), dt=dt, substeps=substeps)
     v0 = math.sqrt(0.5 * G * radius)
-    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=max(1, _gear_for(car, v0)))
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=max(1, gear_for(car, v0)))
     driver = CircleDriver(radius, car)
     window = int(round(1.0 / dt))
     ay = np.zeros(window)
@@ -161,24 +162,13 @@ def skidpad_limit(car: Vehicle, radius: float = 40.0, substeps: int = 8, dt: flo
     return best
 
 
-def _gear_for(car: Vehicle, speed: float) -> int:
-    """The highest gear whose engine speed at `speed` stays above the automatic's downshift speed."""
-    g = car.gearbox
-    omega_w = speed / car.rear_tire.radius
-    for gear in range(len(g.ratios), 0, -1):
-        rpm = omega_w * g.ratios[gear - 1] * g.final_drive * 60.0 / (2.0 * math.pi)
-        if rpm > g.shift_down_rpm + 500.0:
-            return gear
-    return 1
-
-
 def braking_distance(car: Vehicle, v0: float = 26.8, abs_on: bool = True, substeps: int = 8,
                      dt: float = DT) -> float:
     """Distance (m) from v0 (m/s) to below 0.1 m/s with the brake pedal fully down. The car first cruises
     at v0 for 2 s (settled on its springs, speed held by a PI on the throttle); the distance is measured
     from the step the brake goes on and scaled by (v0 / v_start)^2 for the few mm/s the cruise misses by."""
     s = Simulation(car, World.flat(), dt=dt, substeps=substeps)
-    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=_gear_for(car, v0))
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=gear_for(car, v0))
     integral = 0.0
     for _ in range(int(round(2.0 / dt))):
         error = v0 - float(np.linalg.norm(s.state.velocity))

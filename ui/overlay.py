@@ -21,7 +21,7 @@ from sim import advisor
 from sim import manoeuvres
 from sim import params as P
 from sim.files import data_dir
-from render.mathx import quat_matrix
+from sim.logs import body_motion
 from sim.diagnosis import CAUSE_SHORT, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
     diagnose, force_was_cut, tire_curve
 
@@ -108,12 +108,9 @@ class History:
     def append(self, sim_) -> None:
         tel, st = sim_.telemetry, sim_.state
         k = self.n % self.cap
-        rot = quat_matrix(st.orientation)[:3, :3]                 # body axes as columns
         v = np.array(st.velocity, dtype=float)               # a copy: the state view changes in place
-        v_body = rot.T @ v
-        w_body = rot.T @ np.asarray(st.angular_velocity, float)
         dt = sim_.time - self.t[(self.n - 1) % self.cap] if self.n else 0.0
-        a_body = rot.T @ (v - self._v_prev) / dt if self._v_prev is not None and dt > 0.0 else np.zeros(3)
+        _, v_body, w_body, a_body, beta = body_motion(st.orientation, v, st.angular_velocity, self._v_prev, dt)
         self._v_prev = v
         self.t[k] = sim_.time
         self.data["speed"][k, 0] = v_body[0] * sim.KMH
@@ -124,8 +121,7 @@ class History:
         self.data["Fx"][k] = tel.Fx
         self.data["Fy"][k] = tel.Fy
         self.data["steer"][k, 0] = math.degrees(0.5 * (float(tel.steer[0]) + float(tel.steer[1])))
-        self.data["beta"][k, 0] = math.degrees(math.atan2(v_body[1], v_body[0])) if abs(v_body[0]) > 1.0 \
-            else math.nan                                         # no meaning when hardly moving
+        self.data["beta"][k, 0] = math.degrees(beta)
         self.data["yaw rate"][k, 0] = math.degrees(w_body[2])
         self.data["a long"][k, 0] = a_body[0] / G
         self.data["a lat"][k, 0] = a_body[1] / G
@@ -502,7 +498,9 @@ class Overlay:
         s = self.session.sim
         key = (s.steps, s.time)
         if self._shown is None or self._shown[:2] != key:
-            self._shown = (*key, diagnose(s.vehicle, s.telemetry))
+            # the monitor already diagnosed the step it last saw; a rewound step is diagnosed anew
+            done = self.monitor.last
+            self._shown = (*key, done[1] if done is not None and done[0] == key else diagnose(s.vehicle, s.telemetry))
         return self._shown[2]
 
     def on_jump(self) -> None:
@@ -522,7 +520,7 @@ class Overlay:
         """Called after every physics step: grip diagnosis, friction-circle trails, auto-pause."""
         s = self.session.sim
         tel = s.telemetry
-        if self.monitor.update(s.time, s.vehicle, tel):
+        if self.monitor.update(s.time, s.vehicle, tel, key=(s.steps, s.time)):
             self.session.pause_for(f"paused: {self.monitor.pause_event.headline()}")
         self.history.append(s)
         for i in range(4):
