@@ -63,9 +63,28 @@ class BranchReference:
     speeds: list[float]            # m/s
     dt: float = 0.0
     forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
+    label: str = "original run"          # what the run is, in the plots' legends
 
     def times(self) -> np.ndarray:
         return (self.start + 1 + np.arange(len(self.poses))) * self.dt
+
+
+def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchReference:
+    """A logged, replayable run (sim.logs.TelemetryLog(replayable=True)) as a branch reference: it is driven
+    again in a scratch simulation (no watchdog) for its poses and speeds, step by step after its start."""
+    inputs = log.inputs
+    start, rows = inputs.for_vehicle(vehicle)
+    scratch = sim.Simulation(start.params[0], inputs.world, dt=inputs.dt, substeps=inputs.substeps,
+                             watchdog=False, check_stability=False)
+    scratch.restore(start)
+    poses, speeds, forward = [], [], []
+    for row in rows:
+        scratch.step(sim.Controls.from_row(row))
+        poses.append(capture(scratch))
+        v = scratch.state.velocity
+        speeds.append(float(np.linalg.norm(v)))
+        forward.append(float(np.dot(v, sim.logs.body_frame(scratch.state.orientation)[:, 0])))
+    return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label)
 
 
 def ground_height(world: sim.World, x: float, y: float) -> float:
@@ -101,6 +120,8 @@ class Session:
         self.scrub = 0                                  # steps back from the newest while inspecting the past
         self.vehicle_name = vehicle_name or vehicle.name
         self.world_name = world_name or world.name
+        self.home = (world, substeps)                   # where leave_drive goes back to
+        self.watching = ""                              # the test drive being watched ("" when none)
         self.reset_car(spawn_index=0)
 
     # -- car placement ------------------------------------------------------------------------------
@@ -249,6 +270,59 @@ class Session:
         self.replay_pos = 0
         self.reference = BranchReference(start, poses, speeds, self.sim.dt, forward)
         return ""
+
+    # -- watching a test drive ---------------------------------------------------------------------
+    def watch_drive(self, result, other=None, other_label: str = "") -> str:
+        """Drive a test drive's run (a sim.manoeuvres Result) again here, bit for bit, in its own world: the
+        recorded driver's inputs are replayed from the state after its first step, so every panel, plot and
+        the rewind work on it as on a drive by hand. `other` (the same drive of other parameters) is the
+        ghost car and the reference of the plots. Returns "" or why not; `leave_drive` goes back."""
+        inputs = getattr(result.log, "inputs", None)
+        if inputs is None:
+            return f"the {result.name} run kept no inputs to watch"
+        if self.recording is not None:
+            return "no test drive to watch while a trace is recorded"
+        start, rows = inputs.for_vehicle(result.log.vehicle)
+        if not self.watching:
+            self.home = (self.world, self.sim.substeps)
+        self.sim = sim.Simulation(start.params[0], inputs.world, dt=inputs.dt, substeps=inputs.substeps)
+        self.world = inputs.world
+        self.loop = FixedStepLoop(inputs.dt)
+        self.sim.restore(start)
+        self.rewind = Rewind(self.sim, 30.0)
+        self.rewind.push(self.sim)
+        self.scrub = 0
+        self.reference = None
+        self.replay = Trace(inputs.dt, inputs.substeps, self.vehicle_name, self.world.name,
+                            [list(map(float, r)) + [0.0] for r in rows])
+        self.replay_pos = 0
+        self.watching = result.name + (f" (ghost: {other_label})" if other is not None and other_label else "")
+        if other is not None and getattr(other.log, "inputs", None) is not None:
+            self.reference = reference_run(other.log, other.log.vehicle, other_label or "other run")
+        self.prev = self.curr = capture(self.sim)
+        self.blown_up = False
+        self.paused = False
+        self.message = self.pause_reason = ""
+        self._jumped()
+        for callback in self.on_truncate:
+            callback(-math.inf)
+        return ""
+
+    def leave_drive(self) -> None:
+        """Back from a watched test drive to the world the session started in, at its first spawn point,
+        with the parameters now in use."""
+        car = self.sim.next_params()
+        substeps = self.home[1]
+        self.sim = sim.Simulation(car, self.home[0], dt=self.sim.dt, substeps=substeps)
+        self.world = self.home[0]
+        self.rewind = Rewind(self.sim, 30.0)
+        self.replay = None
+        self.scrub = 0
+        self.watching = ""
+        for callback in self.on_truncate:
+            callback(-math.inf)
+        self.reset_car(spawn_index=0)
+        self.paused = False
 
     def ghost(self) -> Pose | None:
         """The reference run's pose at the step on show (None without a branch, or past its end)."""

@@ -209,6 +209,7 @@ class App:
         self.input.direct_gears = vehicle.drive.mode == "direct"
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world)
+        self.scenes = {world.name: self.scene}           # a watched test drive's world gets its own
         self.target = SceneTarget(self.ctx, msaa=not software_renderer(self.ctx))
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
@@ -515,7 +516,22 @@ class App:
                                imgui.get_color_u32((0.05, 0.05, 0.06, 0.55)), 3.0)
             dl.add_text((x - size.x / 2, y), imgui.get_color_u32((1, 1, 1, 0.9)), f.name)
 
+    def use_world(self, world: sim.World) -> None:
+        """Draw `world` from now on (a watched test drive runs in its own): its scene is built once per
+        world name and kept, as are the map's features."""
+        key = world.name
+        if key not in self.scenes:
+            self.scenes[key] = SceneRenderer(self.ctx, world)
+        self.scene = self.scenes[key]
+        self.features = features(world)
+        self.map_bounds = bounds(world, self.features)
+        for cam in self.cameras:
+            if hasattr(cam, "primed"):
+                cam.primed = False                         # snap to the car in its new world
+
     def draw(self, alpha: float, frame_dt: float, frame_rtf: float) -> None:
+        if self.scene.world.name != self.session.world.name:
+            self.use_world(self.session.world)
         pose = self.session.pose(alpha)
         fwd = quat_matrix(pose.orientation)[:3, 0]
         cam = self.camera

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import math
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,15 +61,35 @@ def body_motion(orientation, velocity, angular_velocity, v_prev, dt: float):
     return rot, v_body, w_body, a_body, beta
 
 
+@dataclass
+class DriveInputs:
+    """What it takes to drive a logged run again bit for bit: its world, step and substeps, the state
+    after its first logged step (all vehicles) and the packed controls (N, CT_N) of every step after it."""
+    world: object
+    dt: float
+    substeps: int
+    start: object                         # sim.Snapshot
+    controls: list[np.ndarray]
+
+    def for_vehicle(self, i: int):
+        """(the start snapshot of vehicle i alone, its control rows (K, CT_N))."""
+        rows = np.array([c[i] for c in self.controls], dtype=float).reshape(-1, self.start.controls.shape[1])
+        return self.start.vehicle(i), rows
+
+
 class TelemetryLog:
     """Rows of channels, one per logged step of one vehicle of a Simulation (`vehicle`), every `every`-th
     step (1: all of them)."""
 
-    def __init__(self, every: int = 1, vehicle: int = 0):
+    def __init__(self, every: int = 1, vehicle: int = 0, replayable: bool = False):
         if every < 1:
             raise ValueError(f"every = {every} is not allowed; expected a whole number >= 1")
         self.every = int(every)
         self.vehicle = int(vehicle)
+        # with replayable=True: the world, the state after the first logged step and the controls of every
+        # later step, so that the run can be driven again bit for bit (the app watches a test drive so)
+        self.inputs: DriveInputs | None = None
+        self._replayable = replayable
         self.names: list[str] = list(BODY_UNITS) + list(INPUT_UNITS) + \
             [f"{c} {w}" for c in WHEEL_UNITS for w in WHEEL_NAMES]
         self.units = list(BODY_UNITS.values()) + list(INPUT_UNITS.values()) + \
@@ -89,6 +110,11 @@ class TelemetryLog:
     def add(self, s, controls=None) -> None:
         """Log the step just taken (call after each Simulation.step); `controls` are its inputs."""
         self._seen += 1
+        if self._replayable:
+            if self.inputs is None:
+                self.inputs = DriveInputs(s.world, s.dt, s.substeps, s.snapshot(telemetry=True), [])
+            else:
+                self.inputs.controls.append(s.tables.controls.copy())
         n = self.vehicle
         pick = (lambda a: np.asarray(a)[n]) if s.n > 1 else np.asarray
         v_world = np.array(pick(s.state.velocity), dtype=float)

@@ -112,6 +112,17 @@ def _sim(car: Vehicle, speed: float = 0.0, gear: int | None = None, substeps: in
     return s
 
 
+def _course(name: str, markings=()) -> World:
+    """Flat ground (as World.flat()) with paint that shows the course in the app (drawing only)."""
+    flat = World.flat()
+    return World(name, flat.surfaces, planes=flat.planes, markings=markings)
+
+
+def _circle_course(radius: float) -> World:
+    from sim.world import Marking
+    return _course(f"circle of {radius:g} m", [Marking("circle", (0.0, radius), radius, width=0.15)])
+
+
 def gear_for(car: Vehicle, speed: float) -> int:
     """The highest gear whose engine speed at `speed` stays above the automatic's downshift speed."""
     if car.drive.mode != "engine":
@@ -156,7 +167,7 @@ def settle(car: Vehicle, seconds: float = 3.0) -> Result:
     """Left alone on flat ground: each wheel's load against its static share M g b / L / 2 (front) and
     M g a / L / 2 (rear), and each axle's sag (compression)."""
     s = _sim(car)
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     _drive(s, Driver(OpenLoop(lambda t: 0.0)), seconds, log)
     m = car.chassis.mass * G
     a = car.front_axle.x - car.chassis.com_x
@@ -176,7 +187,7 @@ def step_steer(car: Vehicle, speed: float = 20.0, steer: float = 0.05, at: float
     yaw-rate gain (yaw rate per road-wheel angle, 1/s), response time (from half the steering input to
     90 % of the steady yaw rate) and overshoot of the yaw rate."""
     s = _sim(car, speed=speed, gear=gear_for(car, speed))
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     driver = Driver(OpenLoop.step(at, steer), SpeedPI(speed))
     _drive(s, driver, seconds, log)
     t, r = log.column("time"), log.column("yaw_rate")
@@ -213,9 +224,10 @@ def constant_radius(car: Vehicle, radius: float = 40.0, ramp_g_per_s: float = 0.
     gradients of the road-wheel angle (the understeer gradient, as the radius is constant), roll and
     body slip against lateral acceleration, fitted from 0.1 g to 0.4 g or 80 % of the limit."""
     v0 = math.sqrt(start_g * G * radius)
-    s = _sim(car, speed=v0, gear=gear_for(car, v0))
+    s = Simulation(car, _circle_course(radius), dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=gear_for(car, v0))
     # start on the circle about (0, R), heading +x at the origin: a left turn
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     target = lambda t: math.sqrt((start_g + ramp_g_per_s * t) * G * radius)  # noqa: E731
     follow = PathFollower(car, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius)
     speed = SpeedPI(target, kp=0.6, ki=0.4)
@@ -274,10 +286,10 @@ def steady_circle(car: Vehicle | list[Vehicle], radius: float = 40.0, lateral_g:
     batch (one Simulation, one driver call per step for all of them) and gives a list of Results."""
     cars = car if isinstance(car, list) else [car]
     v = math.sqrt(lateral_g * G * radius)
-    s = Simulation(cars, World.flat(), dt=DT, substeps=SUBSTEPS, n_vehicles=len(cars))
+    s = Simulation(cars, _circle_course(radius), dt=DT, substeps=SUBSTEPS, n_vehicles=len(cars))
     z = max(rest_com_height(c) for c in cars)
     s.reset(position=[(0.0, 0.0, z)] * len(cars), speed=v, gear=gear_for(cars[0], v))
-    logs = [TelemetryLog(vehicle=i) for i in range(len(cars))]
+    logs = [TelemetryLog(vehicle=i, replayable=True) for i in range(len(cars))]
     driver = Driver(PathFollower(cars[0], lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
                     SpeedPI(v, kp=0.6, ki=0.4))
     for _ in range(int(round(seconds / s.dt))):
@@ -301,7 +313,7 @@ def braking(car: Vehicle, v0: float = 100.0 / 3.6, abs_on: bool = True) -> Resul
     """Straight-line braking from v0 with the pedal fully down after 2 s at v0: stopping distance, mean
     deceleration, and the time any wheel was locked (turning under 5 % of its free-rolling speed)."""
     s = _sim(car, speed=v0, gear=gear_for(car, v0))
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     _drive(s, Driver(OpenLoop(lambda t: 0.0), SpeedPI(v0, kp=2.0, ki=1.0)), 2.0, log)
     p0 = np.array(s.state.position[:2], dtype=float)
     v_start = float(np.linalg.norm(s.state.velocity))
@@ -334,7 +346,7 @@ def standing_start(car: Vehicle, target_kmh: float = 100.0, aids: bool = True) -
     """Full throttle from rest (after 1 s to settle), ABS and traction control on: the time to
     `target_kmh`, the gear changes, and the largest driven-wheel slip once moving."""
     s = _sim(car)
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     _drive(s, Driver(OpenLoop(lambda t: 0.0)), 1.0, log)
     t0 = s.time
     reached = math.inf
@@ -362,7 +374,7 @@ def coast_down(car: Vehicle, v0: float = 30.0, v1: float = 20.0) -> Result:
     """In neutral on flat ground from v0 to v1 (m/s): the deceleration at the middle speed against the
     resistances, (m g c_rr + 1/2 rho Cd A v^2) / (m + sum Iw / r^2): the wheels' spin inertia slows too."""
     s = _sim(car, speed=v0, gear=0)
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     c = Controls(gear=0)
     for _ in range(int(round(120.0 / DT))):
         s.step(c)
@@ -392,7 +404,7 @@ def parked(car: Vehicle, slope_deg: float = 15.0, seconds: float = 30.0) -> Resu
     friction holds it: nothing)."""
     s = Simulation(car, World.flat(slope_deg=slope_deg), dt=DT, substeps=SUBSTEPS)
     s.reset(position=(0.0, 0.0, rest_com_height(car)), yaw=math.pi / 2)
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     c = Controls(handbrake=1.0, gear=0)
     for _ in range(int(round(3.0 / DT))):
         s.step(c)
@@ -410,18 +422,22 @@ def lane_change(car: Vehicle, speed_kmh: float = 60.0, offset: float = 3.5) -> R
     there, 25 m back, then straight. The gates' widths follow the car's width w (section 1: 1.1 w + 0.25,
     section 3: w + 1, section 5: 1.3 w + 0.25, ISO 3888-1); a gate counts as hit when the centre line of
     the car strays from the gate's centre by more than (gate width - w) / 2 inside it."""
+    from sim.world import Marking
     v = speed_kmh / 3.6
-    s = _sim(car, speed=v, gear=gear_for(car, v))
     x0 = 5.0                                                    # the first gate starts 5 m ahead
     path = np.array([(-50.0, 0.0), (x0 + 15.0, 0.0), (x0 + 45.0, offset), (x0 + 70.0, offset),
                      (x0 + 95.0, 0.0), (x0 + 250.0, 0.0)])
-    log = TelemetryLog()
-    driver = Driver(PathFollower(car, lookahead=max(5.0, 0.5 * v), points=path), SpeedPI(v, kp=0.8, ki=0.4))
-    _drive(s, driver, (x0 + 160.0) / v, log)
-    x, y = log.column("x"), log.column("y")
     w = 2.0 * max(car.front_axle.half_track, car.rear_axle.half_track) + 0.2
     gates = [("gate 1", x0, x0 + 15.0, 0.0, 1.1 * w + 0.25), ("gate 3", x0 + 45.0, x0 + 70.0, offset, w + 1.0),
              ("gate 5", x0 + 95.0, x0 + 125.0, 0.0, 1.3 * w + 0.25)]
+    paint = [Marking("line", (a, c + side * width / 2), end=(b, c + side * width / 2), width=0.12,
+                     color=(0.95, 0.55, 0.1)) for _, a, b, c, width in gates for side in (-1.0, 1.0)]
+    s = Simulation(car, _course("ISO 3888-1 lane change", paint), dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v, gear=gear_for(car, v))
+    log = TelemetryLog(replayable=True)
+    driver = Driver(PathFollower(car, lookahead=max(5.0, 0.5 * v), points=path), SpeedPI(v, kp=0.8, ki=0.4))
+    _drive(s, driver, (x0 + 160.0) / v, log)
+    x, y = log.column("x"), log.column("y")
     figs = []
     hits = 0
     for name, a, b, centre, width in gates:
@@ -445,7 +461,7 @@ def drop(car: Vehicle, height: float = 0.3, seconds: float = 4.0) -> Result:
     z_rest = rest_com_height(car)
     s = Simulation(car, World.flat(), dt=DT, substeps=SUBSTEPS)
     s.reset(position=(0.0, 0.0, z_rest + height))
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     z0 = float(s.state.position[2])
     touch_speed = math.nan
     fall = math.nan
@@ -485,7 +501,7 @@ def curb(car: Vehicle, speed_kmh: float = 30.0, height: float = 0.12) -> Result:
                   boxes=[Box("curb", (20.0, half + 0.4, height / 2), (0.5, 1.6, height), name="curb")])
     s = Simulation(car, world, dt=DT, substeps=SUBSTEPS)
     s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v, gear=gear_for(car, v))
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     _drive(s, Driver(OpenLoop(lambda t: 0.0), SpeedPI(v, kp=0.8, ki=0.4)), 30.0 / v + 2.0, log)
     grounded = [float(np.mean(log.column(f"grounded {w}"))) for w in ("FL", "FR", "RL", "RR")]
     m = car.chassis.mass * G
@@ -521,7 +537,7 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
         return amplitude * math.sin(2.0 * math.pi * f * x) if x < period else 0.0
     v = speed_kmh / 3.6
     s = _sim(car, speed=v, gear=gear_for(car, v))
-    log = TelemetryLog()
+    log = TelemetryLog(replayable=True)
     speed = SpeedPI(v, kp=0.8, ki=0.4)
     hold = Driver(OpenLoop(lambda t: 0.0), speed)
     _drive(s, hold, at, log)

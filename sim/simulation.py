@@ -165,6 +165,12 @@ class Snapshot:
     wheel_telemetry: np.ndarray | None = None
     body_telemetry: np.ndarray | None = None
 
+    def vehicle(self, i: int) -> "Snapshot":
+        """The snapshot of vehicle `i` alone (to continue it in a simulation of one vehicle)."""
+        cut = (lambda a: None if a is None else a[i:i + 1].copy())  # noqa: E731
+        return Snapshot(self.time, self.steps, cut(self.body_state), cut(self.drive_state), cut(self.wheel_state),
+                        cut(self.controls), (self.params[i],), cut(self.wheel_telemetry), cut(self.body_telemetry))
+
 
 WATCH_EVERY = 60            # steps: Simulation.run checks at least this often
 WATCH_POWER_FACTOR = 1.5    # -: the energy budget grows at this times the engine's peak power ...

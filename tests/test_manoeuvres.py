@@ -170,3 +170,27 @@ def test_a_gentle_sine_with_dwell_settles_and_a_larger_one_moves_the_car_further
     assert gentle.value("yaw rate 1.75 s after, share of its peak") < 20.0
     assert firm.value("lateral displacement 1.07 s after the start") > \
         gentle.value("lateral displacement 1.07 s after the start")
+
+
+def test_a_watched_drive_runs_again_bit_for_bit_with_the_other_run_as_the_ghost():
+    """The app's "watch it": the session replays a test drive's recorded inputs in the drive's own course
+    and lands on the logged states exactly; the other run (here: less front grip) is the ghost, whose
+    poses are that run's logged positions; leaving goes back to the session's own world."""
+    from app.session import Session
+    car = sim.load_vehicle("hatchback")
+    other = sim.with_value(car, "front_tire.grip", 0.8 * car.front_tire.grip)
+    after, before = M.lane_change(car), M.lane_change(other)
+    home = sim.World.flat(mu=0.9)
+    s = Session(car, home, substeps=4)
+    assert s.watch_drive(after, before, "less grip") == ""
+    assert s.world.name == "ISO 3888-1 lane change" and s.sim.substeps == M.SUBSTEPS
+    for _ in range(300):
+        s.frame(1 / 60, lambda dt: sim.Controls(throttle=1.0))   # the user's pedal waits for the replay's end
+    k = s.sim.steps - 1                                          # log row k is the state after step k + 1
+    assert np.array_equal(s.sim.state.position, [after.log.column(c)[k] for c in ("x", "y", "z")])
+    ghost = s.ghost()
+    assert np.array_equal(ghost.position, [before.log.column(c)[k] for c in ("x", "y", "z")])
+    gap = s.branch_gap()
+    assert gap[0] > 0.0                                          # the runs differ: less grip took another line
+    s.leave_drive()
+    assert s.world is home and s.sim.substeps == 4 and not s.watching and s.ghost() is None

@@ -295,6 +295,7 @@ class Overlay:
         self.drive_compare = True
         self.drive_thread = None
         self.drive_result = None                      # (result now, result of the loaded preset or None) or why not
+        self.drive_status = ""                        # why a drive cannot be watched ("" when it can)
         self.ini_path = str(ini_path) if ini_path else ""
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
         self.dockspace_id = 0
@@ -686,8 +687,24 @@ class Overlay:
             elif result is not None:
                 after, before = result
                 imgui.same_line()
+                if imgui.button("watch it"):
+                    why = self.session.watch_drive(after, before, "loaded preset")
+                    self.drive_status = why or ""
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip("Drive this run again here, step for step, in its own course: every panel, "
+                                      "plot and the rewind work on it" + (", and the loaded preset's run is the "
+                                      "ghost car and the plots' reference" if before else ""))
+                imgui.same_line()
                 if imgui.button("save its log"):
                     self.log_status = self.save_log(after.log, f"drive-{after.name}")
+            if self.session.watching:
+                text_wrapped_colored(AMBER, f"watching the {self.session.watching}; the driver's recorded "
+                                            f"inputs drive the car, and you drive on after them")
+                if imgui.button(f"back to {self.session.home[0].name}"):
+                    self.session.leave_drive()
+            if self.drive_status:
+                text_wrapped_colored(RED, self.drive_status)
+            if result is not None and not isinstance(result, str):
                 flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
                 cols = ("figure", "preset", "now", "change", "unit") if before else ("figure", "value", "unit", "")
                 if imgui.begin_table("drive figures", len(cols), flags):
@@ -1087,7 +1104,7 @@ class Overlay:
             gap = s.branch_gap()
             if gap is not None:
                 d, dv, dyaw = gap
-                text_wrapped_colored(AMBER, f"vs the original run (the ghost): {d:.2f} m apart, speed "
+                text_wrapped_colored(AMBER, f"vs the {s.reference.label} (the ghost): {d:.2f} m apart, speed "
                                             f"{dv * 3.6:+.1f} km/h, heading {math.degrees(dyaw):+.1f} deg")
             self.log_controls()
         imgui.end()
@@ -1199,7 +1216,7 @@ class Overlay:
                     ref = getattr(s, "reference", None)
                     if ref is not None and ref.forward and unit == "km/h" and "speed" in chosen:
                         # a branch replay's original run, for before/after
-                        implot.plot_line("speed, original run", ref.times(), np.asarray(ref.forward) * sim.KMH)
+                        implot.plot_line(f"speed, {ref.label}", ref.times(), np.asarray(ref.forward) * sim.KMH)
                     if cursor is not None:
                         implot.plot_inf_lines("##now", np.array([cursor]))
                     implot.end_plot()
