@@ -64,6 +64,7 @@ class BranchReference:
     dt: float = 0.0
     forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
     label: str = "original run"          # what the run is, in the plots' legends
+    log: "sim.logs.TelemetryLog | None" = None   # its telemetry log, when it has one (a test drive's)
 
     def times(self) -> np.ndarray:
         return (self.start + 1 + np.arange(len(self.poses))) * self.dt
@@ -84,7 +85,7 @@ def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchRefe
         v = scratch.state.velocity
         speeds.append(float(np.linalg.norm(v)))
         forward.append(float(np.dot(v, sim.logs.body_frame(scratch.state.orientation)[:, 0])))
-    return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label)
+    return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label, log)
 
 
 def ground_height(world: sim.World, x: float, y: float) -> float:

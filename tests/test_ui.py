@@ -514,3 +514,25 @@ def test_a_test_drive_runs_from_the_panel_against_the_loaded_preset(gui):
     o.bring_to_front("Test drives", 1)
     for _ in range(3):
         frame(o, gui)
+
+
+def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_record_it(gui):
+    """Every plot channel read from a test drive's log (the ghost run's overlaid lines) equals what the
+    plots record step by step when the same run is watched, and the Test drives panel builds while
+    watching."""
+    from ui.overlay import log_channel
+    s, o = make()
+    run = sim.manoeuvres.step_steer(sim.load_vehicle("hatchback"), seconds=3.0)
+    assert s.watch_drive(run, run, "same run") == ""
+    o.drive_result = (run, run)
+    for _ in range(120):
+        s.frame(1 / 60, lambda dt: sim.Controls())
+        frame(o, gui)
+    t, _ = o.history.series("speed")
+    rows = np.searchsorted(run.log.column("time"), t)
+    assert np.allclose(run.log.column("time")[rows], t, rtol=0, atol=1e-9)
+    for name in CHANNELS:
+        _, live = o.history.series(name)
+        logged = log_channel(run.log, name)[rows]
+        assert np.allclose(live[2:], logged[2:], rtol=1e-9, atol=1e-9), name   # after the first accelerations
+    assert s.branch_gap()[0] == 0.0                          # the same run: the ghost is exactly on the car

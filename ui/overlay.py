@@ -95,6 +95,32 @@ MIN_SPAN = {"km/h": 2.0, "rpm": 200.0, "N": 200.0, "-": 0.02, "deg": 1.0, "deg/s
 MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot
 
 
+def log_channel(log, name: str) -> np.ndarray | None:
+    """A plot channel (CHANNELS, in its display unit) read from a telemetry log (sim.logs), (rows, width);
+    None if the log lacks it."""
+    wheels = lambda c: np.column_stack([log.column(f"{c} {w}") for w in sim.WHEEL_NAMES])  # noqa: E731
+    try:
+        if name == "speed":
+            return log.column("v_forward")[:, None] * sim.KMH
+        if name in ("rpm", "a_long", "a_lat"):
+            return log.column(name)[:, None]
+        if name in ("a long", "a lat"):
+            return log.column(name.replace(" ", "_"))[:, None]
+        if name in ("Fz", "Fx", "Fy", "kappa"):
+            return wheels(name)
+        if name == "alpha":
+            return np.degrees(wheels("alpha"))
+        if name == "steer":
+            return np.degrees(0.5 * (log.column("steer FL") + log.column("steer FR")))[:, None]
+        if name == "beta":
+            return np.degrees(log.column("beta"))[:, None]
+        if name == "yaw rate":
+            return np.degrees(log.column("yaw_rate"))[:, None]
+    except KeyError:
+        return None
+    return None
+
+
 class History:
     """The last `seconds` of a few channels, one sample per physics step, in ring buffers."""
 
@@ -295,6 +321,7 @@ class Overlay:
         self.drive_compare = True
         self.drive_thread = None
         self.drive_result = None                      # (result now, result of the loaded preset or None) or why not
+        self._ref_channels = (None, {})               # (reference run, its plot channels read from its log)
         self.drive_status = ""                        # why a drive cannot be watched ("" when it can)
         self.ini_path = str(ini_path) if ini_path else ""
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
@@ -1214,7 +1241,18 @@ class Overlay:
                             label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
                             implot.plot_line(label, *decimate(t, v[:, j], buckets))
                     ref = getattr(s, "reference", None)
-                    if ref is not None and ref.forward and unit == "km/h" and "speed" in chosen:
+                    if ref is not None and ref.log is not None:
+                        # a watched test drive's other run (its log): every chosen channel
+                        t_ref, window = self.reference_window(ref, t1)
+                        for name in chosen:
+                            v = self.reference_channel(ref, name) if CHANNELS[name][0] == unit else None
+                            if v is None or window.sum() < 2:
+                                continue
+                            for j in range(v.shape[1]):
+                                label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
+                                implot.plot_line(f"{label}, {ref.label}", *decimate(t_ref[window], v[window, j],
+                                                                                     buckets))
+                    elif ref is not None and ref.forward and unit == "km/h" and "speed" in chosen:
                         # a branch replay's original run, for before/after
                         implot.plot_line(f"speed, {ref.label}", ref.times(), np.asarray(ref.forward) * sim.KMH)
                     if cursor is not None:
@@ -1224,15 +1262,37 @@ class Overlay:
         if height > avail.y:
             imgui.end_child()
 
+    def reference_channel(self, ref, name: str) -> np.ndarray | None:
+        """Channel `name` of the reference run's log (read once per reference)."""
+        if self._ref_channels[0] is not ref:
+            self._ref_channels = (ref, {"time": ref.log.column("time")})
+        cache = self._ref_channels[1]
+        if name not in cache:
+            cache[name] = log_channel(ref.log, name)
+        return cache[name]
+
+    def reference_window(self, ref, t1: float) -> tuple[np.ndarray, np.ndarray]:
+        """(the reference run's times, which of them the plots show now)."""
+        self.reference_channel(ref, "speed")
+        t_ref = self._ref_channels[1]["time"]
+        return t_ref, (t_ref >= t1 - self.plot_seconds) & (t_ref <= t1)
+
     def channel_range(self, chosen: list[str], unit: str) -> tuple[float, float]:
-        """The y range of one unit's subplot: the data's, but never narrower than MIN_SPAN of that unit,
-        so numerical noise at rest draws as a flat line and not as a wild trace."""
+        """The y range of one unit's subplot: the data's (the reference run's too), but never narrower than
+        MIN_SPAN of that unit, so numerical noise at rest draws as a flat line and not as a wild trace."""
         lo, hi = math.inf, -math.inf
+        ref = getattr(self.session, "reference", None)
+        t_all, _ = self.history.series("speed")
+        window = self.reference_window(ref, float(t_all[-1]) if len(t_all) else 0.0)[1] \
+            if ref is not None and ref.log is not None else None
         for name in chosen:
             if CHANNELS[name][0] == unit:
                 _, v = self.window_of_history(name)
                 if len(v) and np.isfinite(v).any():
                     lo, hi = min(lo, float(np.nanmin(v))), max(hi, float(np.nanmax(v)))
+                r = self.reference_channel(ref, name) if window is not None and window.any() else None
+                if r is not None and np.isfinite(r[window]).any():
+                    lo, hi = min(lo, float(np.nanmin(r[window]))), max(hi, float(np.nanmax(r[window])))
         if not math.isfinite(lo):
             lo, hi = 0.0, 0.0
         span = max(hi - lo, MIN_SPAN.get(unit, 1.0))
