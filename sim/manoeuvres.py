@@ -579,6 +579,55 @@ def run(name: str, car: Vehicle) -> Result:
     return r
 
 
+@dataclass(frozen=True)
+class Limit:
+    """A pass limit the user sets on a figure: `drive` ("" for any drive that has the figure), the figure's
+    name, "<=" or ">=", and the value in the figure's unit."""
+    drive: str
+    figure: str
+    op: str
+    value: float
+
+    def __str__(self) -> str:
+        return f"{self.drive + '/' if self.drive else ''}{self.figure}{self.op}{self.value:g}"
+
+
+def parse_limit(text: str) -> Limit:
+    """'[drive/]figure<=value' or '[drive/]figure>=value', e.g. 'braking/stopping distance<=38' (units as
+    the figure's). ConfigError naming the text and what is allowed otherwise."""
+    for op in ("<=", ">="):
+        if op in text:
+            name, _, value = text.partition(op)
+            drive, _, figure = name.strip().rpartition("/")
+            try:
+                number = float(value)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number) or not figure.strip():
+                break
+            if drive and drive.strip() not in SUITE:
+                raise ConfigError(f"limit {text!r}: test drive {drive.strip()!r} is not known; expected one of "
+                                  f"{', '.join(SUITE)}")
+            return Limit(drive.strip(), figure.strip(), op, number)
+    raise ConfigError(f"limit {text!r} is not allowed; expected '[drive/]figure<=value' or '[drive/]figure>=value' "
+                      f"with a finite number, e.g. 'braking/stopping distance<=38'")
+
+
+def apply_limits(result: Result, limits) -> list[Limit]:
+    """Judge `result`'s figures by the user's limits (they replace the drive's own limit on that side);
+    returns the limits that matched a figure of this drive."""
+    used = []
+    for lim in limits:
+        if lim.drive and lim.drive != result.name:
+            continue
+        for i, f in enumerate(result.figures):
+            if f.name == lim.figure:
+                low, high = (lim.value, f.high) if lim.op == ">=" else (f.low, lim.value)
+                result.figures[i] = Figure(f.name, f.value, f.unit, low, high, f"user limit {lim}")
+                used.append(lim)
+    return used
+
+
 # the channels each drive's plot shows: (x channel, [(y channel, scale, label)])
 PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL (N)")]),
          "step-steer": ("time", [("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
@@ -654,6 +703,9 @@ def cli(argv: list[str] | None = None) -> int:
                     help="change a parameter first, e.g. --set front_tire.grip=1.1 (repeatable)")
     ap.add_argument("--compare", action="store_true",
                     help="run each drive with the preset as it is and with the --set changes, side by side")
+    ap.add_argument("--limit", action="append", default=[], metavar="[DRIVE/]FIGURE<=VALUE",
+                    help="judge a figure by your own limit (<= or >=, in the figure's unit), e.g. --limit "
+                    "'braking/stopping distance<=38' (repeatable; without DRIVE/ any drive with that figure)")
     ap.add_argument("--log", metavar="DIR", help="write each drive's telemetry log (CSV) into DIR")
     ap.add_argument("--plot", action="store_true", help="also a PNG of the key channels beside each log "
                     "(needs --log and matplotlib: pip install -e '.[plots]')")
@@ -669,6 +721,7 @@ def cli(argv: list[str] | None = None) -> int:
         for n in names:
             if n not in SUITE:
                 raise ConfigError(f"test drive {n!r} is not known; expected one of {', '.join(SUITE)} or all")
+        limits = [parse_limit(text) for text in args.limit]
     except ConfigError as exc:
         print(f"contactpatch test: {exc}", file=sys.stderr)
         return 2
@@ -676,11 +729,14 @@ def cli(argv: list[str] | None = None) -> int:
         print("contactpatch test: --plot needs --log DIR (the plot is written beside the log)", file=sys.stderr)
         return 2
     failed = False
+    used: set[Limit] = set()
     for n in names:
         r = run(n, car)
+        used.update(apply_limits(r, limits))
         before = None
         if args.compare:
             before = run(n, base)
+            apply_limits(before, limits)
             print(compare_table(before, r, ("as loaded", "with --set")))
         else:
             print(r.table())
@@ -711,6 +767,11 @@ def cli(argv: list[str] | None = None) -> int:
                     print(f"contactpatch test: {exc}", file=sys.stderr)
                     return 2
                 print(f"plot: {png}\n")
+    unused = [str(lim) for lim in limits if lim not in used]
+    if unused:
+        print(f"contactpatch test: no drive run here has the figure of limit {', '.join(unused)}; the figures' "
+              f"names are in the tables above", file=sys.stderr)
+        return 2
     return 1 if failed else 0
 
 

@@ -78,10 +78,7 @@ def test_the_csv_log_has_units_and_one_row_per_logged_step(tmp_path):
     assert units[names.index("time")] == "s" and units[names.index("Fz FL")] == "N"
     t = np.array([float(r[0]) for r in data])
     assert np.allclose(np.diff(t), 4 / 240)
-    try:
-        import pandas as pd
-    except ImportError:
-        return
+    pd = pytest.importorskip("pandas")                            # in the test extra; CI has it
     frame = pd.read_csv(path, header=[0, 1])
     assert frame.shape == (60, len(names)) and ("Fz FL", "N") in frame.columns
 
@@ -194,3 +191,23 @@ def test_a_watched_drive_runs_again_bit_for_bit_with_the_other_run_as_the_ghost(
     assert gap[0] > 0.0                                          # the runs differ: less grip took another line
     s.leave_drive()
     assert s.world is home and s.sim.substeps == 4 and not s.watching and s.ghost() is None
+
+
+def test_user_limits_judge_figures_and_bad_limits_are_named(capsys):
+    """A user's limit replaces the drive's own on its side: the settle loads are judged against M g b / L / 2
+    +- 1 % by the drive; a user's 'load FL>=' above the physical share makes it fail, one below passes."""
+    car = sim.load_vehicle("hatchback")
+    share = car.chassis.mass * M.G * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
+    r = M.settle(car)
+    used = M.apply_limits(r, [M.parse_limit(f"settle/load FL>={share * 1.02:.1f}"),
+                              M.parse_limit("braking/stopping distance<=1")])
+    assert [(u.drive, u.figure, u.op) for u in used] == [("settle", "load FL", ">=")] and not r.passed
+    r = M.settle(car)
+    M.apply_limits(r, [M.parse_limit(f"load FL >= {share * 0.98}")])
+    assert r.passed
+    for bad, words in (("load FL<=x", "finite number"), ("load FL=3", "'[drive/]figure<=value'"),
+                       ("skid/load FL<=3", "'skid' is not known")):
+        with pytest.raises(sim.ConfigError, match=words.replace("[", r"\[").replace("/", "/")):
+            M.parse_limit(bad)
+    assert M.cli(["settle", "--limit", "no such figure<=1"]) == 2
+    assert "no such figure<=1" in capsys.readouterr().err
