@@ -34,7 +34,7 @@ import numpy as np
 
 from sim.files import ConfigError
 from sim.pack import hull_points, wheel_geometry
-from sim.diagnosis import static_loads
+from sim.diagnosis import mf96_factors, static_loads
 from sim.params import Vehicle, field_info, get_value, with_value
 from sim.tire import load_factor
 
@@ -135,8 +135,11 @@ def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
     """(dFx/dkappa, dFy/dalpha) at zero slip and load fz on a surface of mu 1 (N, N/rad)."""
     t = car.front_tire if i < 2 else car.rear_tire
     mu = t.grip * load_factor(t.load_sensitivity, t.nominal_load, fz)
-    if t.model == "magic":
+    if t.model in ("magic", "simple"):
         return t.bx * t.cx * t.dx * mu * fz, t.by * t.cy * t.dy * mu * fz
+    if t.model == "mf96":
+        bx, cx, dx, _, by, cy, dy, _ = mf96_factors(t, t.grip, fz)
+        return bx * cx * dx, by * cy * dy
     return t.ck, t.ca
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from sim.params import Tire, Vehicle
 from sim.tables import NW, WHEEL_NAMES
-from sim.tire import TIRE_MODELS, combined_limit, raw_force
+from sim.tire import MF96_FIELDS, TIRE_MODELS, combined_limit, mf96_coefficients, mf96_pure, raw_force
 
 NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "low use", "grip", "saturated")
@@ -66,11 +66,24 @@ def magic_peak(b: float, c: float, e: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def peak_slips(tire: Tire, mu_fz: float) -> tuple[float, float]:
+def mf96_factors(tire: Tire, mu: float, fz: float) -> tuple[float, ...]:
+    """(Bx, Cx, Dx, Ex, By, Cy, Dy, Ey) of an mf96 tire at load fz (the simulation's own function)."""
+    return mf96_coefficients(np.array([getattr(tire, n) for n in MF96_FIELDS]), mu, fz, tire.nominal_load)
+
+
+def peak_slips(tire: Tire, mu_fz: float, fz: float | None = None) -> tuple[float, float]:
     """(kappa, alpha) at which the tire's own curve peaks. Linear model: where the raw force alone
-    reaches mu Fz."""
+    reaches mu Fz. mf96: its curves at load fz (the nominal load if not given; to 1 % of load)."""
     if tire.model == "magic":
         return magic_peak(tire.bx, tire.cx, tire.ex), magic_peak(tire.by, tire.cy, tire.ey)
+    if tire.model == "simple":
+        return magic_peak(tire.bx, tire.cx, 0.0), magic_peak(tire.by, tire.cy, 0.0)
+    if tire.model == "mf96":
+        load = tire.nominal_load if fz is None or fz <= 0.0 else fz
+        load = math.exp(round(math.log(load) * 100.0) / 100.0)
+        mu = mu_fz / fz if fz else 1.0
+        bx, cx, _, ex, by, cy, _, ey = mf96_factors(tire, max(mu, 1e-6), load)
+        return magic_peak(round(bx, 4), cx, round(ex, 6)), magic_peak(round(by, 4), cy, round(ey, 6))
     return mu_fz / tire.ck, mu_fz / tire.ca
 
 
@@ -110,7 +123,7 @@ def _diagnose_wheel(car: Vehicle, i: int, loads, grounded, fz, mu, grip_scale, k
         return WheelState(NO_LOAD, NO_CAUSE, 0.0, f"Fz {fz:.0f} N, {100 * fz / loads[i]:.0f} % of its static "
                                                   f"load: almost no grip")
     use = math.hypot(fx_raw, fy_raw) / budget
-    k_peak, a_peak = peak_slips(tire, budget)
+    k_peak, a_peak = peak_slips(tire, budget, fz)
     past_long = abs(kappa) > k_peak
     past_lat = abs(alpha) > a_peak
     cut = force_was_cut(grip_scale)
@@ -177,6 +190,12 @@ def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> 
     also through the combined limit on its own."""
     out = np.empty(len(slips))
     model = TIRE_MODELS[tire.model]
+    if tire.model == "mf96":                      # its own pure-slip curve (no friction-circle cut)
+        p = np.array([getattr(tire, n) for n in MF96_FIELDS])
+        for k, s_ in enumerate(slips):
+            out[k] = mf96_pure(0.0, s_, p, mu, fz, tire.nominal_load)[1] if lateral else \
+                mf96_pure(s_, 0.0, p, mu, fz, tire.nominal_load)[0]
+        return out
     for k, s_ in enumerate(slips):
         kappa, alpha = (0.0, s_) if lateral else (s_, 0.0)
         fx, fy = raw_force(model, kappa, alpha, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx, tire.ex,

@@ -12,7 +12,7 @@ from sim.params import Vehicle
 from sim.query import QUERY_KINDS
 from sim.suspension import FORCE_ALONG
 from sim import tables as T
-from sim.tire import TIRE_MODELS
+from sim.tire import MF96_FIELDS, TIRE_MODELS
 from sim.wheel import SPIN_UPDATES
 from sim.units import RAD_S_PER_RPM
 
@@ -173,6 +173,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_ROLL] = tire.rolling
         wheel[T.WP_BX], wheel[T.WP_CX], wheel[T.WP_DXF], wheel[T.WP_EX] = tire.bx, tire.cx, tire.dx, tire.ex
         wheel[T.WP_BY], wheel[T.WP_CY], wheel[T.WP_DYF], wheel[T.WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
+        for name in MF96_FIELDS:
+            wheel[getattr(T, "WP_" + name.upper())] = getattr(tire, name)
         wheel[T.WP_TDRIVE] = d.max_wheel_torque if geometry.driven[i] else 0.0
         wheel[T.WP_WMAX] = d.max_wheel_speed
         wheel[T.WP_TBRAKE] = b.max_torque_front if front else b.max_torque_rear

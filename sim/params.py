@@ -29,9 +29,34 @@ from sim.tables import MAX_CURVE, MAX_GEARS
 # ----------------------------------------------------------------------------------------------------
 # Field declarations with unit and range
 
-def num(default: float, unit: str, lo: float, hi: float, doc: str):
-    """A float parameter in [lo, hi] (inclusive) measured in `unit`."""
-    return field(default=float(default), metadata={"kind": "num", "unit": unit, "lo": lo, "hi": hi, "doc": doc})
+def num(default: float, unit: str, lo: float, hi: float, doc: str, since: str = ""):
+    """A float parameter in [lo, hi] (inclusive) measured in `unit`. `since` names the addition that brought
+    it: a file written before it may leave it out and gets the default (which changes nothing unless the
+    file also chooses what the addition is for, e.g. the mf96 tire model)."""
+    meta = {"kind": "num", "unit": unit, "lo": lo, "hi": hi, "doc": doc}
+    if since:
+        meta["since"] = since
+    return field(default=float(default), metadata=meta)
+
+
+def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
+    """A coefficient of the mf96 tire model (added after the first vehicle files: they may leave it out)."""
+    return num(default, unit, lo, hi, doc, since="mf96")
+
+
+MF96_FIELDS = ("pcx1", "pdx1", "pdx2", "pex1", "pex2", "pkx1", "pkx2", "pkx3", "pcy1", "pdy1", "pdy2", "pey1",
+               "pey2", "pky1", "pky2", "rbx1", "rbx2", "rcx1", "rby1", "rby2", "rcy1")   # the kernel's order
+MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"),
+                "magic": ("bx", "cx", "dx", "ex", "by", "cy", "dy", "ey", "load_sensitivity"),
+                "simple": ("bx", "cx", "dx", "by", "cy", "dy", "load_sensitivity"),
+                "mf96": MF96_FIELDS}
+
+
+def tire_field_used(model: str, name: str) -> bool:
+    """Whether tire parameter `name` changes anything with tire model `model` (the tuning panel hides the
+    other models' coefficients)."""
+    owners = [m for m, names in MODEL_FIELDS.items() if name in names]
+    return not owners or model in owners
 
 
 def text(default: str, choices: tuple[str, ...], doc: str):
@@ -95,7 +120,10 @@ class Suspension:
 @dataclass(frozen=True)
 class Tire:
     """Wheel and tire of one axle. Forces: linear stiffness or Magic Formula, then the combined limit mu Fz."""
-    model: str = text("magic", ("linear", "magic"), "tire force model")
+    model: str = text("magic", ("linear", "magic", "simple", "mf96"),
+                      "tire force model: linear, magic (the Magic Formula scaled by mu Fz), simple (FGear's "
+                      "sine-arctangent curve, the Magic Formula without E), or mf96 (a 1996-style Magic Formula "
+                      "with its own load dependence and combined-slip weighting; docs/models.md)")
     radius: float = num(0.30, "m", 0.05, 2.0, "unloaded radius r")
     wheel_inertia: float = num(1.2, "kg m^2", 0.01, 100.0, "spin inertia Iw of wheel, tire and brake disc")
     grip: float = num(1.0, "-", 0.0, 3.0,
@@ -122,6 +150,29 @@ class Tire:
                                         "at large slip and feed energy in)")
     dy: float = num(1.0, "-", 0.0, 3.0, "Magic Formula lateral peak factor D (peak = D mu Fz)")
     ey: float = num(-0.5, "-", -10.0, 1.0, "Magic Formula lateral curvature factor E")
+    # model "mf96" (docs/models.md): dfz = (Fz - Fz0) / Fz0 with Fz0 = nominal_load; mu = surface x grip
+    pcx1: float = mf96(1.6, "-", 0.1, 2.0, "mf96: longitudinal shape factor Cx")
+    pdx1: float = mf96(1.0, "-", 0.0, 3.0, "mf96: longitudinal peak friction at the nominal load (times mu)")
+    pdx2: float = mf96(-0.1, "-", -1.0, 1.0, "mf96: change of the longitudinal peak friction per unit dfz")
+    pex1: float = mf96(0.2, "-", -10.0, 1.0, "mf96: longitudinal curvature Ex at the nominal load (kept <= 1)")
+    pex2: float = mf96(0.0, "-", -10.0, 10.0, "mf96: change of Ex per unit dfz")
+    pkx1: float = mf96(12.8, "-", 0.1, 200.0, "mf96: longitudinal slip stiffness per unit load Kx / Fz at Fz0")
+    pkx2: float = mf96(0.0, "-", -100.0, 100.0, "mf96: change of Kx / Fz per unit dfz")
+    pkx3: float = mf96(0.0, "-", -5.0, 5.0, "mf96: exponent of Kx's load dependence, exp(pkx3 dfz)")
+    pcy1: float = mf96(1.4, "-", 0.1, 2.0, "mf96: lateral shape factor Cy")
+    pdy1: float = mf96(1.0, "-", 0.0, 3.0, "mf96: lateral peak friction at the nominal load (times mu)")
+    pdy2: float = mf96(-0.1, "-", -1.0, 1.0, "mf96: change of the lateral peak friction per unit dfz")
+    pey1: float = mf96(-0.5, "-", -10.0, 1.0, "mf96: lateral curvature Ey at the nominal load (kept <= 1)")
+    pey2: float = mf96(0.0, "-", -10.0, 10.0, "mf96: change of Ey per unit dfz")
+    pky1: float = mf96(14.0, "-", 0.1, 200.0, "mf96: largest cornering stiffness per nominal load, "
+                      "Ky = pky1 Fz0 sin(2 atan(Fz / (pky2 Fz0))) (N/rad)")
+    pky2: float = mf96(2.0, "-", 0.1, 20.0, "mf96: the load (in nominal loads) at which Ky peaks")
+    rbx1: float = mf96(12.0, "-", 0.0, 100.0, "mf96 combined slip: how fast a slip angle takes longitudinal force")
+    rbx2: float = mf96(10.0, "-", 0.0, 100.0, "mf96 combined slip: how a slip ratio weakens rbx1")
+    rcx1: float = mf96(1.0, "-", 0.1, 2.0, "mf96 combined slip: shape of the longitudinal weighting")
+    rby1: float = mf96(10.0, "-", 0.0, 100.0, "mf96 combined slip: how fast a slip ratio takes lateral force")
+    rby2: float = mf96(10.0, "-", 0.0, 100.0, "mf96 combined slip: how a slip angle weakens rby1")
+    rcy1: float = mf96(1.0, "-", 0.1, 2.0, "mf96 combined slip: shape of the lateral weighting")
 
 
 @dataclass(frozen=True)
@@ -441,7 +492,7 @@ def vehicle_from_dict(data: dict, where: str, base: Vehicle | None = None) -> Ve
             if gname not in groups:
                 raise ConfigError(f"{where}: table [{gname}] is missing; a vehicle file names every parameter "
                                   f"(or starts from another with base = \"hatchback\")")
-            missing = [f.name for f in fields(gtype) if f.name not in groups[gname]]
+            missing = [f.name for f in fields(gtype) if f.name not in groups[gname] and not f.metadata.get("since")]
             if missing:
                 raise ConfigError(f"{where}: [{gname}] is missing {', '.join(missing)}; a vehicle file names "
                                   f"every parameter (or starts from another with base = \"hatchback\")")

@@ -76,7 +76,11 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_SPIN,                                  # SPIN_IMPLICIT or SPIN_EXPLICIT (sim/wheel.py)
  WP_ALONG,                                 # ALONG_NORMAL or ALONG_AXIS (sim/suspension.py)
  WP_LOAD_SENS, WP_FZ0,                     # -, N: peak friction's load sensitivity and its nominal load
- WP_N) = range(42)
+ # the 1996-style Magic Formula (tire model "mf96", sim/tire.py): pure slip with load dependence ...
+ WP_PCX1, WP_PDX1, WP_PDX2, WP_PEX1, WP_PEX2, WP_PKX1, WP_PKX2, WP_PKX3,
+ WP_PCY1, WP_PDY1, WP_PDY2, WP_PEY1, WP_PEY2, WP_PKY1, WP_PKY2,
+ WP_RBX1, WP_RBX2, WP_RCX1, WP_RBY1, WP_RBY2, WP_RCY1,   # ... and its combined-slip weighting
+ WP_N) = range(63)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -6,16 +6,19 @@ import math
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
 from sim.jit import kernel, leaf
+from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.pack packs them)
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, WP_BY, \
     WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
-    WP_VMIN, WS_OMEGA
+    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
-MODEL_LINEAR, MODEL_MAGIC = 0, 1
+MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96 = 0, 1, 2, 3
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
 LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
-TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC}
+TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC, "simple": MODEL_SIMPLE, "mf96": MODEL_MF96}
+MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
+MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the combined Fx over kappa
 
 
 @leaf
@@ -54,18 +57,64 @@ def magic_formula_slope(b, c, d, e, s):
 @leaf
 def longitudinal_force(model, kappa, ck, bx, cx, dx, ex, mu, fz):
     """(FxRaw (N), dFxRaw/dkappa (N per unit slip)) at kappa: (Ck kappa, Ck) for the linear model, the
-    Magic Formula with peak dx mu Fz and its slope."""
+    Magic Formula with peak dx mu Fz and its slope (E = 0 for FGear's simple curve)."""
     if model == MODEL_MAGIC:
         return magic_formula_and_slope(bx, cx, dx * mu * fz, ex, kappa)
+    if model == MODEL_SIMPLE:
+        return magic_formula_and_slope(bx, cx, dx * mu * fz, 0.0, kappa)
     return ck * kappa, ck
 
 
 @leaf
 def lateral_force(model, alpha, ca, by, cy, dy, ey, mu, fz):
-    """FyRaw (N) at slip angle alpha (rad): -Ca alpha, or the Magic Formula with peak dy mu Fz, negated."""
+    """FyRaw (N) at slip angle alpha (rad): -Ca alpha, or the Magic Formula with peak dy mu Fz, negated
+    (E = 0 for FGear's simple curve)."""
     if model == MODEL_MAGIC:
         return -magic_formula(by, cy, dy * mu * fz, ey, alpha)
+    if model == MODEL_SIMPLE:
+        return -magic_formula(by, cy, dy * mu * fz, 0.0, alpha)
     return -ca * alpha
+
+
+@leaf
+def mf96_coefficients(p, mu, fz, fz0):
+    """The 1996-style Magic Formula's (Bx, Cx, Dx, Ex, By, Cy, Dy, Ey) at load fz (docs/models.md). p: the
+    MF96_FIELDS values in order; mu scales the peaks only (a tire file's LMUX, LMUY); dfz = (Fz - Fz0) / Fz0
+    is not extrapolated past LOAD_RANGE_MAX Fz0 (FZMAX). B = K / (C D): the slip stiffnesses
+    Kx = Fz (pkx1 + pkx2 dfz) exp(pkx3 dfz) and Ky = pky1 Fz0 sin(2 atan(Fz / (pky2 Fz0)))."""
+    dfz = (min(fz, LOAD_RANGE_MAX * fz0) - fz0) / fz0
+    cx = p[0]
+    dx = max(LOAD_FACTOR_MIN * p[1], p[1] + p[2] * dfz) * mu * fz
+    ex = min(1.0, p[3] + p[4] * dfz)
+    kx = fz * (p[5] + p[6] * dfz) * math.exp(p[7] * dfz)
+    cy = p[8]
+    dy = max(LOAD_FACTOR_MIN * p[9], p[9] + p[10] * dfz) * mu * fz
+    ey = min(1.0, p[11] + p[12] * dfz)
+    ky = p[13] * fz0 * math.sin(2.0 * math.atan(fz / (p[14] * fz0)))
+    return kx / (cx * dx + MF_EPS), cx, dx, ex, ky / (cy * dy + MF_EPS), cy, dy, ey
+
+
+@leaf
+def mf96_pure(kappa, alpha, p, mu, fz, fz0):
+    """The pure-slip forces (Fx0, Fy0) in N of the 1996-style Magic Formula, our signs (Fy0 < 0 for
+    alpha > 0)."""
+    bx, cx, dx, ex, by, cy, dy, ey = mf96_coefficients(p, mu, fz, fz0)
+    return magic_formula(bx, cx, dx, ex, kappa), -magic_formula(by, cy, dy, ey, alpha)
+
+
+@leaf
+def mf96_weights(kappa, alpha, p):
+    """The combined-slip weights (G_x_alpha, G_y_kappa) of the 1996-style Magic Formula (no shifts):
+    G_x_alpha = cos(rcx1 atan(B alpha)), B = rbx1 cos(atan(rbx2 kappa)), and
+    G_y_kappa = cos(rcy1 atan(B kappa)), B = rby1 cos(atan(rby2 alpha)); 1 at pure slip."""
+    bxa = p[15] * math.cos(math.atan(p[16] * kappa))
+    byk = p[18] * math.cos(math.atan(p[19] * alpha))
+    return math.cos(p[17] * math.atan(bxa * alpha)), math.cos(p[20] * math.atan(byk * kappa))
+
+
+@leaf
+def mf96_combined_fx(kappa, alpha, p, mu, fz, fz0):
+    return mf96_pure(kappa, alpha, p, mu, fz, fz0)[0] * mf96_weights(kappa, alpha, p)[0]
 
 
 @leaf
@@ -105,6 +154,24 @@ def combined_limit(fx_raw, fy_raw, mu, fz):
     return fx_raw * s, fy_raw * s, s
 
 
+@leaf
+def mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz):
+    """(Fx0, Fy0, Fx, Fy, |F| / |F0|, dFx/dkappa) of the mf96 model: the pure-slip forces are the raw ones,
+    the combined-slip weighted ones the result (no friction-circle cut: the weights are the family's own
+    combined-slip law); the slope by a central difference (for the implicit spin update)."""
+    p = wheel_params[v, i, WP_PCX1:WP_RCY1 + 1]
+    fz0 = wheel_params[v, i, WP_FZ0]
+    fx0, fy0 = mf96_pure(kappa, alpha, p, mu, fz, fz0)
+    gx, gy = mf96_weights(kappa, alpha, p)
+    fx, fy = fx0 * gx, fy0 * gy
+    raw = math.sqrt(fx0 * fx0 + fy0 * fy0)
+    share = math.sqrt(fx * fx + fy * fy) / raw if raw > 0.0 else 1.0
+    h = MF96_SLOPE_STEP
+    dfx = (mf96_combined_fx(kappa + h, alpha, p, mu, fz, fz0) - mf96_combined_fx(kappa - h, alpha, p, mu, fz, fz0)) \
+        / (2.0 * h)
+    return fx0, fy0, fx, fy, share, dfx
+
+
 @kernel
 def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
     """Contact velocity, slip, raw tire force, combined limit and rolling resistance for each wheel.
@@ -142,16 +209,24 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         rho = rolling_arm(u, qc, c, tt)                                    # rho = -dot(u x (Q - C), t)
         kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
         fz = wheel_scratch[v, i, W_FZ]
-        mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0], fz)
-        wheel_scratch[v, i, W_MU] = mu                                  # surface x grip x load factor
         model = int(wheel_params[v, i, WP_MODEL])
-        fx_raw, slope = longitudinal_force(model, kappa, wheel_params[v, i, WP_CK], wheel_params[v, i, WP_BX],
-                                           wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
-                                           wheel_params[v, i, WP_EX], mu, fz)
-        fy_raw = lateral_force(model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
-                               wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY], mu, fz)
-        fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
-        wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
+        if model == MODEL_MF96:
+            # the family's own load dependence (pdx2, pdy2) and combined-slip weighting; mu = surface x grip
+            mu = wheel_scratch[v, i, W_MU]
+            fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz)
+            wheel_scratch[v, i, W_DFX] = dfx
+        else:
+            mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0],
+                                                         fz)
+            wheel_scratch[v, i, W_MU] = mu                                  # surface x grip x load factor
+            fx_raw, slope = longitudinal_force(model, kappa, wheel_params[v, i, WP_CK], wheel_params[v, i, WP_BX],
+                                               wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
+                                               wheel_params[v, i, WP_EX], mu, fz)
+            fy_raw = lateral_force(model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
+                                   wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
+                                   mu, fz)
+            fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
+            wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
         wheel_scratch[v, i, W_VX] = vx
         wheel_scratch[v, i, W_VY] = vy
         wheel_scratch[v, i, W_RHO] = rho

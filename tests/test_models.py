@@ -1,0 +1,101 @@
+"""The model lab's tire families (issue 14; docs/models.md): each family's own formulas at hand-computed
+points, and the invariants every model keeps (no force without load, no NaN, a car on it stops and
+corners as physics allows)."""
+import math
+
+import numpy as np
+import pytest
+
+import sim
+from sim import manoeuvres as M
+from sim.diagnosis import peak_slips, tire_curve
+from sim.tire import MF96_FIELDS, MODEL_SIMPLE, longitudinal_force, lateral_force, mf96_pure, mf96_weights
+
+# a 1996-style set with every load term non-zero (not a real tire: chosen so the numbers are easy)
+P = dict(pcx1=1.6, pdx1=1.0, pdx2=-0.1, pex1=0.2, pex2=0.1, pkx1=20.0, pkx2=5.0, pkx3=-0.5,
+         pcy1=1.4, pdy1=0.9, pdy2=-0.1, pey1=-0.5, pey2=-0.2, pky1=20.0, pky2=2.0,
+         rbx1=12.0, rbx2=10.0, rcx1=1.0, rby1=10.0, rby2=8.0, rcy1=1.05)
+ARR = np.array([P[n] for n in MF96_FIELDS])
+
+
+def with_model(car, model):
+    for axle in ("front_tire", "rear_tire"):
+        car = sim.with_value(car, f"{axle}.model", model)
+    return car
+
+
+def test_the_simple_curve_is_load_proportional_sine_arctangent():
+    """FGear's Simple: F = D mu Fz sin(C atan(B s)). B 10, C 1.9, D 1, mu 1, Fz 4000 N, kappa 0.05:
+    atan(0.5) = 0.463648, x 1.9 = 0.880930, sin = 0.771331, x 4000 = 3085.33 N. Its E is ignored (the
+    magic model with the same factors differs), and twice the load gives twice the force."""
+    fx, slope = longitudinal_force(MODEL_SIMPLE, 0.05, 0.0, 10.0, 1.9, 1.0, 0.7, 1.0, 4000.0)
+    assert fx == pytest.approx(3085.33, abs=0.01)
+    assert longitudinal_force(MODEL_SIMPLE, 0.05, 0.0, 10.0, 1.9, 1.0, 0.7, 1.0, 8000.0)[0] == pytest.approx(2 * fx)
+    # slope: D C B cos(C atan(B s)) / (1 + (B s)^2) = 4000 x 1.9 x 10 x cos(0.880930) / 1.25 = 38776 N
+    assert slope == pytest.approx(4000 * 1.9 * 10 * math.cos(0.880930) / 1.25, rel=1e-5)
+    assert lateral_force(MODEL_SIMPLE, 0.05, 0.0, 10.0, 1.9, 1.0, 0.7, 1.0, 4000.0) == pytest.approx(-3085.33, abs=0.01)
+
+
+def test_an_mf96_point_at_twice_the_nominal_load():
+    """Fz 6000 N on Fz0 3000 N: dfz = 1. Longitudinal: Dx = (1.0 - 0.1) 6000 = 5400 N, Ex = 0.2 + 0.1 = 0.3,
+    Kx = 6000 (20 + 5) exp(-0.5) = 90979.6 N, Bx = Kx / (1.6 Dx) = 10.5300; at kappa 0.1: B kappa = 1.05300,
+    phi = 1.05300 - 0.3 (1.05300 - atan 1.05300) = 0.980466, Fx = 5400 sin(1.6 atan 0.980466) = 5108.73 N.
+    Lateral: Dy = (0.9 - 0.1) 6000 = 4800 N, Ey = -0.7, Ky = 20 x 3000 x sin(2 atan(6000 / 6000)) = 60000
+    N/rad, By = 60000 / (1.4 x 4800) = 8.92857; at alpha 0.05: B alpha = 0.446429, phi = 0.465013,
+    Fy = -4800 sin(1.4 atan 0.465013) = -2747.31 N (our sign: a positive slip angle pushes to -y)."""
+    fx, fy = mf96_pure(0.1, 0.05, ARR, 1.0, 6000.0, 3000.0)
+    assert fx == pytest.approx(5108.73, abs=0.01)
+    assert fy == pytest.approx(-2747.31, abs=0.01)
+    # the load sensitivity: at the nominal load the peak is pdx1 mu Fz; at twice it only 0.9 of twice that
+    peak = lambda fz: max(mf96_pure(k, 0.0, ARR, 1.0, fz, 3000.0)[0] for k in np.linspace(0, 1, 2001))  # noqa: E731
+    assert peak(3000.0) == pytest.approx(3000.0, rel=1e-4)
+    assert peak(6000.0) == pytest.approx(5400.0, rel=1e-4)
+    assert mf96_pure(0.1, 0.05, ARR, 0.5, 6000.0, 3000.0)[1] != pytest.approx(0.5 * fy)   # mu scales D, not Ky
+
+
+def test_mf96_combined_slip_weights():
+    """G_x_alpha = cos(rcx1 atan(B alpha)), B = rbx1 cos(atan(rbx2 kappa)): kappa 0.1, alpha 0.05:
+    B = 12 cos(atan 1) = 8.48528, G = cos(atan 0.424264) = 0.920575. G_y_kappa: B = 10 cos(atan 0.4) =
+    9.28477, G = cos(1.05 atan 0.928477) = 0.706863. Pure slip is not weighted."""
+    gx, gy = mf96_weights(0.1, 0.05, ARR)
+    assert gx == pytest.approx(0.920575, abs=1e-6)
+    assert gy == pytest.approx(0.706863, abs=1e-6)
+    assert mf96_weights(0.3, 0.0, ARR)[0] == 1.0 and mf96_weights(0.0, 0.2, ARR)[1] == 1.0
+
+
+@pytest.mark.parametrize("model", ["simple", "mf96"])
+def test_no_force_at_zero_load_and_no_nan(model):
+    car = with_model(sim.load_vehicle("hatchback"), model)
+    tire = car.front_tire
+    for lateral in (False, True):
+        assert np.all(tire_curve(tire, 1.0, 0.0, np.linspace(-1, 1, 21), lateral) == 0.0)
+        curve = tire_curve(tire, 1.0, 3000.0, np.linspace(-1, 1, 21), lateral)
+        assert np.all(np.isfinite(curve)) and np.abs(curve).max() > 1000.0
+    k, a = peak_slips(tire, 3000.0, 3000.0)
+    assert 0.02 < k < 0.5 and math.radians(2) < a < math.radians(20)
+
+
+@pytest.mark.parametrize("model", ["simple", "mf96"])
+def test_a_car_on_each_family_stops_near_v2_over_2_mu_g(model):
+    """A straight stop with ABS from 100 km/h takes at least v^2 / (2 mu_peak g) and, with ABS holding the
+    wheels near their peak, not much more; the car settles onto its static loads."""
+    car = with_model(sim.load_vehicle("hatchback"), model)
+    r = M.braking(car)
+    ideal = r.value("ideal distance v^2 / (2 mu g)")
+    assert 0.95 * ideal < r.value("stopping distance") < 1.12 * ideal
+    assert M.settle(car).passed
+
+
+def test_a_vehicle_file_from_before_the_mf96_model_still_loads(tmp_path):
+    """A saved tuning written before the mf96 coefficients existed loads (with their defaults, unused by
+    its magic tires); a file missing any older key is still refused by name."""
+    import re
+    text = (sim.params.PRESET_DIR / "hatchback.toml").read_text()
+    old = "\n".join(ln for ln in text.split("\n") if not re.match(r"^(p[cdekh][xy]\d|r[bc][xy]\d) =", ln))
+    assert "pkx1" not in old
+    (tmp_path / "old.toml").write_text(old)
+    car = sim.load_vehicle(tmp_path / "old.toml")
+    assert car.front_tire.model == "magic" and car.front_tire.pkx1 == sim.params.Tire().pkx1
+    (tmp_path / "broken.toml").write_text(old.replace("\nbx = ", "\n# bx = ", 1))
+    with pytest.raises(sim.ConfigError, match=r"\[front_tire\] is missing bx"):
+        sim.load_vehicle(tmp_path / "broken.toml")
