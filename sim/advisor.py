@@ -164,12 +164,13 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
     c_t = np.zeros((6, 6))
     tire_share = np.zeros(4)
     for i in range(4):
-        x = loads[i] / sus[i].k                    # the contact point at rest: anchor + (l0 - x + r) d
+        preload = sus[i].preload if sus[i].model == "fgear" else 0.0
+        x = max(0.0, loads[i] - preload) / sus[i].k       # the contact point at rest: anchor + (l0 - x + r) d
         contact = geometry.anchor[i] + geometry.axis[i] * (min(sus[i].l0, sus[i].l_max) - x + geometry.radius[i])
         jz = jacobian(contact, axes[2])
         k_s += (sus[i].k + 2.0 * sus[i].anti_roll) * np.outer(jz, jz)
         k_bump += (BUMP_STOP * sus[i].k + 2.0 * sus[i].anti_roll) * np.outer(jz, jz)
-        c_s += sus[i].c * np.outer(jz, jz)
+        c_s += (max(sus[i].c, sus[i].c_rebound) if sus[i].model == "fgear" else sus[i].c) * np.outer(jz, jz)
         slope_x, slope_y = tire_slopes(car, i, loads[i])
         jx, jy = jacobian(contact, axes[0]), jacobian(contact, axes[1])
         c_t += surface_mu / tires[i].v_min * (slope_x * np.outer(jx, jx) + slope_y * np.outer(jy, jy))

@@ -10,7 +10,7 @@ import numpy as np
 from sim.differential import DIFFS
 from sim.params import Vehicle
 from sim.query import QUERY_KINDS
-from sim.suspension import FORCE_ALONG
+from sim.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
 from sim import tables as T
 from sim.tire import MF96_FIELDS, TIRE_MODELS
 from sim.wheel import SPIN_UPDATES
@@ -175,6 +175,14 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_BY], wheel[T.WP_CY], wheel[T.WP_DYF], wheel[T.WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
         for name in MF96_FIELDS:
             wheel[getattr(T, "WP_" + name.upper())] = getattr(tire, name)
+        wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
+        wheel[T.WP_PRELOAD] = sus.preload
+        wheel[T.WP_C_REBOUND] = sus.c_rebound
+        # fgear's travel limit: a stop critically damped for the corner's static share of the mass
+        share = (car.chassis.com_x - car.rear_axle.x if front else car.front_axle.x - car.chassis.com_x) / \
+            (car.front_axle.x - car.rear_axle.x) / 2.0
+        corner = car.chassis.mass * min(1.0, max(0.0, share))
+        wheel[T.WP_STOP_C] = 2.0 * math.sqrt(BUMP_STOP_FACTOR * sus.k * corner) if sus.travel_limit == "on" else 0.0
         wheel[T.WP_TDRIVE] = d.max_wheel_torque if geometry.driven[i] else 0.0
         wheel[T.WP_WMAX] = d.max_wheel_speed
         wheel[T.WP_TBRAKE] = b.max_torque_front if front else b.max_torque_rear

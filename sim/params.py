@@ -46,22 +46,27 @@ def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
 
 MF96_FIELDS = ("pcx1", "pdx1", "pdx2", "pex1", "pex2", "pkx1", "pkx2", "pkx3", "pcy1", "pdy1", "pdy2", "pey1",
                "pey2", "pky1", "pky2", "rbx1", "rbx2", "rcx1", "rby1", "rby2", "rcy1")   # the kernel's order
+SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit")}
 MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"),
                 "magic": ("bx", "cx", "dx", "ex", "by", "cy", "dy", "ey", "load_sensitivity"),
                 "simple": ("bx", "cx", "dx", "by", "cy", "dy", "load_sensitivity"),
                 "mf96": MF96_FIELDS}
 
 
-def tire_field_used(model: str, name: str) -> bool:
-    """Whether tire parameter `name` changes anything with tire model `model` (the tuning panel hides the
-    other models' coefficients)."""
-    owners = [m for m, names in MODEL_FIELDS.items() if name in names]
+def field_used(group: type, model: str, name: str) -> bool:
+    """Whether parameter `name` of a Tire or Suspension changes anything with that part's model `model` (the
+    tuning panel hides the other models' parameters)."""
+    table = MODEL_FIELDS if group is Tire else SUSPENSION_MODEL_FIELDS if group is Suspension else {}
+    owners = [m for m, names in table.items() if name in names]
     return not owners or model in owners
 
 
-def text(default: str, choices: tuple[str, ...], doc: str):
-    """A string parameter that must be one of `choices`."""
-    return field(default=default, metadata={"kind": "text", "choices": choices, "doc": doc})
+def text(default: str, choices: tuple[str, ...], doc: str, since: str = ""):
+    """A string parameter that must be one of `choices` (`since`: as for num)."""
+    meta = {"kind": "text", "choices": choices, "doc": doc}
+    if since:
+        meta["since"] = since
+    return field(default=default, metadata=meta)
 
 
 def curve(default: tuple[float, ...], unit: str, lo: float, hi: float, doc: str, min_len: int = 1,
@@ -115,6 +120,17 @@ class Suspension:
                             "where the wheel's support acts on the body: along the contact normal (the load "
                             "Fz n, the ground's push) or along the suspension axis (-Fs d, seed 000's "
                             "literal form, which leaves a horizontal part no friction limits)")
+    model: str = text("reference", ("reference", "fgear"),
+                      "suspension model: reference (seed 000: k x + c xdot, a 10 k bump stop) or fgear (FGear's: "
+                      "a preloaded spring, damping c while compressing and c_rebound while extending, and an "
+                      "optional travel limit; docs/models.md)", since="fgear suspension")
+    preload: float = num(0.0, "N", 0.0, 1.0e5, "fgear: spring force at full extension (the spring's preload)",
+                         since="fgear suspension")
+    c_rebound: float = num(2500.0, "N s/m", 0.0, 1.0e6, "fgear: damping while the suspension extends (c is the "
+                           "damping while it compresses)", since="fgear suspension")
+    travel_limit: str = text("off", ("off", "on"), "fgear: a travel limit that also stops the compression speed "
+                             "past l_min (a critically damped stop, not only the 10 k bump spring)",
+                             since="fgear suspension")
 
 
 @dataclass(frozen=True)

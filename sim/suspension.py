@@ -18,13 +18,15 @@ from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC
 from sim.tables import NW, W_A, W_CX, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
     W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
-    WS_STEER
+    WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C
 from sim.vec import add, cross, dot, get3w, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 ALONG_NORMAL, ALONG_AXIS = 0, 1
 FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
+SUS_REFERENCE, SUS_FGEAR = 0, 1
+SUSPENSION_MODELS = {"reference": SUS_REFERENCE, "fgear": SUS_FGEAR}
 
 
 @leaf
@@ -73,6 +75,19 @@ def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
     return fs, fs * a
 
 
+@leaf
+def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a, f_bar):
+    """FGear's spring-damper (docs/models.md): Fs = max(0, preload + k x + c xdot + 10 k p + stop_c max(0,
+    xdot) [p > 0] + f_bar) with c = c_bump while compressing (xdot > 0) and c_rebound while extending,
+    p = max(0, lMin - l_raw) the bump stop's compression, stop_c the travel limit's damping (0 = off).
+    Returns (Fs, Fz) in N."""
+    c = c_bump if x_dot > 0.0 else c_rebound
+    past = max(0.0, l_min - l_raw)
+    stop = BUMP_STOP_FACTOR * k * past + (stop_c * max(0.0, x_dot) if past > 0.0 else 0.0)
+    fs = max(0.0, preload + k * x + c * x_dot + stop + f_bar)
+    return fs, fs * a
+
+
 @kernel
 def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     """Compression rate, suspension force Fs, load Fz = Fs a and the force on the body for each wheel; the anti-roll
@@ -111,8 +126,13 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
         # the bump stop compresses at most one wheel radius past l_min; deeper is the body collision's
         l_raw = max(wheel_scratch[v, i, W_LRAW], wheel_params[v, i, WP_LMIN] - wheel_params[v, i, WP_R])
-        fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X], x_dot,
-                                  wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
+        if int(wheel_params[v, i, WP_SUS_MODEL]) == SUS_FGEAR:
+            fs, fz = fgear_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD], wheel_params[v, i, WP_C],
+                                 wheel_params[v, i, WP_C_REBOUND], wheel_params[v, i, WP_STOP_C],
+                                 wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
+        else:
+            fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X],
+                                      x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
         fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])
         fs *= fade
         fz *= fade

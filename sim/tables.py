@@ -80,7 +80,9 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_PCX1, WP_PDX1, WP_PDX2, WP_PEX1, WP_PEX2, WP_PKX1, WP_PKX2, WP_PKX3,
  WP_PCY1, WP_PDY1, WP_PDY2, WP_PEY1, WP_PEY2, WP_PKY1, WP_PKY2,
  WP_RBX1, WP_RBX2, WP_RCX1, WP_RBY1, WP_RBY2, WP_RCY1,   # ... and its combined-slip weighting
- WP_N) = range(63)
+ WP_SUS_MODEL,                             # SUS_REFERENCE or SUS_FGEAR (sim/suspension.py)
+ WP_PRELOAD, WP_C_REBOUND, WP_STOP_C,      # N, N s/m, N s/m (fgear: the travel limit's damping, 0 = off)
+ WP_N) = range(67)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -99,3 +99,41 @@ def test_a_vehicle_file_from_before_the_mf96_model_still_loads(tmp_path):
     (tmp_path / "broken.toml").write_text(old.replace("\nbx = ", "\n# bx = ", 1))
     with pytest.raises(sim.ConfigError, match=r"\[front_tire\] is missing bx"):
         sim.load_vehicle(tmp_path / "broken.toml")
+
+
+def test_the_fgear_spring_with_preload_and_asymmetric_damping():
+    """Fs = preload + k x + c xdot, c = c_bump compressing and c_rebound extending: k 30000 N/m, preload
+    2000 N, x 0.05 m: 2000 + 1500 = 3500 N; at xdot +0.1 m/s with c_bump 3000: + 300 = 3800 N; at
+    xdot -0.1 m/s with c_rebound 5000: - 500 = 3000 N. Past l_min by 0.01 m the 10 k bump stop adds
+    3000 N, and the travel limit's damping (stop_c 20000) another 2000 N while compressing at 0.1 m/s.
+    Fz = Fs a (a = 0.8 here)."""
+    from sim.suspension import fgear_force
+    assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, 0.1, 0.15, 0.2, 1.0, 0.0) == (3800.0, 3800.0)
+    assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, -0.1, 0.15, 0.2, 1.0, 0.0)[0] == 3000.0
+    fs, fz = fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 20000.0, 0.05, 0.1, 0.15, 0.14, 0.8, 0.0)
+    assert fs == pytest.approx(3800.0 + 3000.0 + 2000.0) and fz == pytest.approx(0.8 * fs)
+    assert fgear_force(30000.0, 0.0, 3000.0, 5000.0, 0.0, 0.0, -10.0, 0.15, 0.2, 1.0, 0.0)[0] == 0.0   # never pulls
+
+
+def test_a_preloaded_fgear_suspension_sags_less_by_preload_over_k():
+    """At rest each corner carries its static share F: the reference compresses F / k, the preloaded
+    spring (F - preload) / k; the loads stay M g b / L / 2. A stiffer rebound damping leaves a drop's
+    compression alone and settles it sooner."""
+    car = sim.load_vehicle("hatchback")
+    fg = car
+    for axle in ("front_suspension", "rear_suspension"):
+        fg = sim.with_value(fg, f"{axle}.model", "fgear")
+        fg = sim.with_value(fg, f"{axle}.preload", 1000.0)
+        fg = sim.with_value(fg, f"{axle}.c_rebound", getattr(car, axle).c)
+    ref, pre = M.settle(car), M.settle(fg)
+    assert pre.passed
+    k = car.front_suspension.k
+    assert ref.value("sag front") - pre.value("sag front") == pytest.approx(1000.0 / k * 1000.0, rel=0.01)
+    soft = M.drop(fg)
+    stiff = fg
+    for axle in ("front_suspension", "rear_suspension"):
+        stiff = sim.with_value(stiff, f"{axle}.c_rebound", 3.0 * getattr(car, axle).c)
+    hard = M.drop(stiff)
+    # the landing compresses at the same bump damping; only the way back up is damped harder
+    assert hard.value("undershoot below rest") == pytest.approx(soft.value("undershoot below rest"), rel=1e-3)
+    assert hard.value("settling time (2 mm)") < soft.value("settling time (2 mm)")

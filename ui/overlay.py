@@ -929,15 +929,15 @@ class Overlay:
             for gname, gtype in P.GROUP_TYPES.items():
                 if not imgui.collapsing_header(GROUP_TITLES.get(gname, gname)):
                     continue
-                model = getattr(car, gname).model if gtype is P.Tire else None
+                model = getattr(getattr(car, gname), "model", None)
                 hidden = 0
                 for f in fields(gtype):
-                    if model is not None and not P.tire_field_used(model, f.name):
+                    if model is not None and not P.field_used(gtype, model, f.name):
                         hidden += 1
                         continue
                     self.field_editor(car, gname, f)
                 if hidden:
-                    imgui.text_disabled(f"({hidden} coefficients of the other tire models hidden)")
+                    imgui.text_disabled(f"({hidden} parameters of the other models hidden)")
         imgui.end()
 
     def preset_box(self) -> None:
