@@ -824,6 +824,19 @@ class Overlay:
                     if imgui.is_item_hovered():
                         imgui.set_tooltip(f"{w_.name}: {w_.reason}")
                 imgui.table_next_column()
+                car = self.session.sim.vehicle
+                for row, part, usual in (("tire", "tire", "magic"), ("susp.", "suspension", "reference")):
+                    imgui.table_next_row()
+                    imgui.table_next_column()
+                    imgui.text(row)
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(f"the {part} model that made each wheel's numbers (front_{part}.model, "
+                                          f"rear_{part}.model; docs/models.md)")
+                    for i in range(4):
+                        imgui.table_next_column()
+                        model = getattr(car, f"{'front' if i < 2 else 'rear'}_{part}").model
+                        (imgui.text if model != usual else imgui.text_disabled)("ref" if model == "reference" else model)
+                    imgui.table_next_column()
                 for label, name, unit, k in ROWS:
                     values = getattr(tel, name)
                     imgui.table_next_row()
