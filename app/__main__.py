@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--screenshot", metavar="PATH", help="save the last frame as a PNG before quitting")
     ap.add_argument("--camera", choices=("chase", "orbit", "free"), default="chase", help="starting camera")
     ap.add_argument("--no-overlay", action="store_true", help="start with the ImGui overlay hidden (F2 shows it)")
+    ap.add_argument("--mute", action="store_true", help="start with the sound off (F8 turns it on)")
     ap.add_argument("--frame-dt", type=float, metavar="SECONDS",
                     help="treat every frame as this long and do not wait (reproducible scripted runs)")
     ap.add_argument("--benchmark", action="store_true",
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         window = App(car, world, size=args.size, fullscreen=args.fullscreen, fps=args.fps, frame_dt=args.frame_dt,
                      record=args.record, replay=replay, quit_after=args.quit_after, screenshot=args.screenshot,
                      vehicle_name=vehicle_name, world_name=world_name, substeps=args.substeps,
-                     camera=args.camera, overlay=not args.no_overlay)
+                     camera=args.camera, overlay=not args.no_overlay, sound=not args.mute)
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
         return 2

@@ -27,13 +27,14 @@ from render.mathx import quat_matrix
 from render.scene import SceneRenderer
 from imgui_bundle import imgui, implot
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
+from app.sound import Audio
 from ui import layout
 from ui.map import draw_map
 from ui.overlay import Overlay
 
 HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
               "abs", "tc", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
-              "overlay", "arrows", "map", "screenshot", "quit")
+              "overlay", "arrows", "map", "mute", "screenshot", "quit")
 LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D view
 
 
@@ -114,7 +115,7 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
 
 
 HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
-PHASES = ("physics", "scene", "overlay", "gui render", "swap", "frame")
+PHASES = ("physics", "audio", "scene", "overlay", "gui render", "swap", "frame")
 
 
 class FrameTimes:
@@ -172,7 +173,7 @@ class App:
     def __init__(self, vehicle: sim.Vehicle, world: sim.World, *, size=(1280, 720), fullscreen=False,
                  fps=120, frame_dt=None, record=None, replay: Trace | None = None, quit_after=None,
                  screenshot=None, vehicle_name=None, world_name=None, substeps=None, camera="chase",
-                 overlay=True):
+                 overlay=True, sound=True):
         self.surface, self.ctx = open_window(size, fullscreen)
         self.size = self.surface.get_size()
         pygame.font.init()
@@ -237,6 +238,10 @@ class App:
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)
+        self.audio = Audio(muted=not sound)
+        self.overlay.audio = self.audio
+        if self.audio.problem and sound:
+            print(f"contactpatch: {self.audio.problem}", file=sys.stderr)
 
     def compile_screen(self) -> None:
         """Compile the physics in a worker thread while the window shows how far along it is (numba
@@ -345,6 +350,10 @@ class App:
         elif action == "arrows":
             self.overlay.arrows_on = not self.overlay.arrows_on
             self.notice(f"force arrows and grip tints {'on' if self.overlay.arrows_on else 'off'}")
+        elif action == "mute":
+            self.audio.muted = not self.audio.muted
+            self.notice("sound off" if self.audio.muted else
+                        ("sound on" if self.audio.available else f"sound on, but {self.audio.problem}"))
         elif action == "map":
             self.overlay.visible = True
             self.overlay.show["Map"] = True
@@ -611,6 +620,9 @@ class App:
             rtf = sum(s for _, s in self.rtf_window) / wall_sum if wall_sum > 0 else 0.0
             slip = float(np.max(np.abs(self.session.sim.telemetry.kappa))) if not self.session.paused else 0.0
             self.input.rumble(slip)
+            t_audio = time.perf_counter()
+            self.audio.update(self.session.sim, paused=self.session.paused or bool(self.session.scrub))
+            self.times.add("audio", time.perf_counter() - t_audio)
             self.draw(alpha, frame_dt, rtf)
             if self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9:
                 if self.screenshot_path:

@@ -264,6 +264,8 @@ class Engine:
     idle_gain: float = num(0.02, "1/(rad/s)", 0.0, 10.0, "idle controller: throttle per rad/s below idle")
     inertia: float = num(0.15, "kg m^2", 0.001, 10.0, "rotor inertia Ie")
     engine_brake: float = num(0.74, "N m s/rev", 0.0, 10.0, "engine braking torque per rev/s (seed 002)")
+    cylinders: float = num(4.0, "-", 1.0, 16.0, "number of cylinders (the engine sound fires rpm / 60 x "
+                           "cylinders / 2 times a second)", since="sound")
 
 
 @dataclass(frozen=True)

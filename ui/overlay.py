@@ -568,6 +568,15 @@ class Overlay:
                     _, self.show[name] = imgui.menu_item(name, "", self.show[name])
                 imgui.separator()
                 _, self.arrows_on = imgui.menu_item("Force arrows and grip tints", "F3", self.arrows_on)
+                audio = getattr(self, "audio", None)
+                if audio is not None:
+                    _, on = imgui.menu_item("Sound", "F8", not audio.muted)
+                    audio.muted = not on
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip("engine, tires (a squeal as a tire nears its limit), knocks and wind" +
+                                          ("" if audio.available else f"; {audio.problem}"))
+                    imgui.set_next_item_width(160)
+                    _, audio.volume = imgui.slider_float("volume", audio.volume, 0.0, 1.0, "%.2f")
                 imgui.separator()
                 for kind, what in LAYOUTS.items():
                     if imgui.menu_item(f"Layout: {kind}", "", False)[0]:
