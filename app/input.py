@@ -20,7 +20,7 @@ from config import CONFIG_DIR
 from sim import files
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
-ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "reset", "pause", "step", "slow_motion", "camera", "help",
+ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "esp", "reset", "pause", "step", "slow_motion", "camera", "help",
             "overlay", "screenshot", "quit", "arrows", "steer_hold", "cruise", "map", "mute")
 CRUISE_GAIN = 0.5          # throttle per m/s below the set speed
 CRUISE_INTEGRAL = 0.25     # throttle per (m/s x s) below the set speed: holds a slope or a circle's drag
@@ -146,6 +146,7 @@ class Input:
         self.pending_shift = 0                     # an engine car's shift request for the next step
         self.abs = False
         self.tc = False
+        self.esp = False
         self.messages: list[str] = []               # for the HUD: pads connected / lost
         self._typing = False                        # a text field has the keyboard
         self.steer_hold = False                     # keyboard steering stays where the keys leave it
@@ -221,6 +222,9 @@ class Input:
             elif action == "tc":
                 self.tc = not self.tc
                 self.messages.append(f"traction control {'on' if self.tc else 'off'}")
+            elif action == "esp":
+                self.esp = not self.esp
+                self.messages.append(f"stability control (ESP) {'on' if self.esp else 'off'}")
             elif action == "steer_hold":
                 self.steer_hold = not self.steer_hold
                 self.messages.append("steering hold on: the wheel stays where the keys leave it" if self.steer_hold
@@ -296,7 +300,8 @@ class Input:
         sign = {"D": 1.0, "N": 0.0, "R": -1.0}[self.gear] if self.direct_gears else 1.0
         # a device that reports something that is not a number (a driver glitch) counts as released
         return sim.Controls(throttle=finite(sign * throttle), brake=finite(brake), steer=finite(steer),
-                            handbrake=handbrake, clutch=clutch, shift=shift, abs=self.abs, tc=self.tc)
+                            handbrake=handbrake, clutch=clutch, shift=shift, abs=self.abs, tc=self.tc,
+                            esp=self.esp)
 
     def rumble(self, slip: float, duration_ms: int = 120) -> None:
         """Rumble every pad in proportion to the largest wheel slip |kappa|, full at rumble_full_slip,

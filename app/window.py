@@ -33,7 +33,7 @@ from ui.map import draw_map
 from ui.overlay import Overlay
 
 HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
-              "abs", "tc", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
+              "abs", "tc", "esp", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
               "overlay", "arrows", "map", "mute", "screenshot", "quit")
 LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D view
 
@@ -385,7 +385,8 @@ class App:
         # the aids always say whether they are on, and when they act
         aids = "   ".join(f"{name} {'on' if on else 'off'}{' ACTING' if on and float(np.max(act)) > 0.5 else ''}"
                           for name, on, act in (("ABS", self.input.abs, tel.abs_active),
-                                                ("TC", self.input.tc, tel.tc_active)))
+                                                ("TC", self.input.tc, tel.tc_active),
+                                                ("ESP", self.input.esp, np.asarray(tel.esp_brake) > 0.0)))
         if not self.input.direct_gears and ("clutch" in self.input.held or "clutch" in self.input.pad_held):
             aids += "   CLUTCH PEDAL DOWN"
         if self.input.cruise is not None:

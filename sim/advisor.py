@@ -34,9 +34,9 @@ import numpy as np
 
 from sim.files import ConfigError
 from sim.pack import hull_points, wheel_geometry
-from sim.diagnosis import mf96_factors, static_loads
+from sim.diagnosis import static_loads
 from sim.params import Vehicle, field_info, get_value, with_value
-from sim.tire import load_factor
+from sim.tire import slip_stiffnesses
 
 G = 9.81
 BUMP_STOP = 11.0          # the spring with the bump stop engaged: k + 10 k (sim/suspension.py)
@@ -133,14 +133,7 @@ def blame(mode: np.ndarray, part_parameter: str) -> str:
 
 def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
     """(dFx/dkappa, dFy/dalpha) at zero slip and load fz on a surface of mu 1 (N, N/rad)."""
-    t = car.front_tire if i < 2 else car.rear_tire
-    mu = t.grip * load_factor(t.load_sensitivity, t.nominal_load, fz)
-    if t.model in ("magic", "simple"):
-        return t.bx * t.cx * t.dx * mu * fz, t.by * t.cy * t.dy * mu * fz
-    if t.model == "mf96":
-        bx, cx, dx, _, by, cy, dy, _ = mf96_factors(t, t.grip, fz)
-        return bx * cx * dx, by * cy * dy
-    return t.ck, t.ca
+    return slip_stiffnesses(car.front_tire if i < 2 else car.rear_tire, fz)
 
 
 # the hull points that can press on the ground at once, and along which direction (sim/pack.py's order)

@@ -216,8 +216,11 @@ class GripEvent:
     alpha: float         # rad
     cause: int = NO_CAUSE
     reason: str = ""
+    esp: bool = False    # not a change of grip state: stability control began braking this wheel
 
     def text(self) -> str:
+        if self.esp:
+            return f"{self.time:8.3f} s  {WHEEL_NAMES[self.wheel]}  ESP braked {WHEEL_NAMES[self.wheel]}: {self.reason}"
         after = STATE_NAMES[self.after] + (f" ({CAUSE_NAMES[self.cause]})" if self.cause else "")
         return f"{self.time:8.3f} s  {WHEEL_NAMES[self.wheel]}  {STATE_NAMES[self.before]} -> {after}: {self.reason}"
 
@@ -237,6 +240,7 @@ class GripMonitor:
     events: list[GripEvent] = field(default_factory=list)
     pause_event: GripEvent | None = None     # the loss that asked for the last pause
     last: tuple | None = None                # (key, diagnosis) of the last update, for whoever shows it
+    esp: np.ndarray = field(default_factory=lambda: np.zeros(NW, dtype=bool))   # wheels ESP brakes now
 
     def update(self, time: float, car: Vehicle, tel, key=None) -> bool:
         """Classify this step; log the changes of state (with the cause and numbers at that step); True
@@ -253,6 +257,15 @@ class GripMonitor:
                     if not pause:
                         self.pause_event = e
                     pause = True
+        braking = np.asarray(getattr(tel, "esp_brake", np.zeros(NW)), dtype=float) > 0.0
+        for i in np.flatnonzero(braking & ~self.esp):
+            why = "the car turned more than the steering asks (oversteer)" if i < 2 else \
+                "the car turned less than the steering asks (understeer)"
+            self.events.append(GripEvent(time, int(i), int(now[i].state), int(now[i].state), float(tel.Fz[i]),
+                                         float(tel.kappa[i]), float(tel.alpha[i]), NO_CAUSE,
+                                         f"{float(tel.esp_brake[i]):.0f} N m; {why}, asked-for yaw rate "
+                                         f"{math.degrees(float(tel.yaw_rate_ref)):.1f} deg/s", esp=True))
+        self.esp = braking
         del self.events[:-self.max_events]
         self.sync(now)
         return pause

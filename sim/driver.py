@@ -168,6 +168,7 @@ class Driver:
     brake: float = 0.0
     abs: bool = False
     tc: bool = False
+    esp: bool = False
 
     def controls(self, s: Simulation) -> Controls:
         obs = Observation.of(s)
@@ -178,5 +179,5 @@ class Driver:
             throttle, brake = np.full(len(steer), self.throttle), np.full(len(steer), self.brake)
         if len(steer) == 1:
             return Controls(throttle=float(throttle[0]), brake=float(brake[0]), steer=float(steer[0]),
-                            abs=self.abs, tc=self.tc)
-        return Controls(throttle=throttle, brake=brake, steer=steer, abs=self.abs, tc=self.tc)
+                            abs=self.abs, tc=self.tc, esp=self.esp)
+        return Controls(throttle=throttle, brake=brake, steer=steer, abs=self.abs, tc=self.tc, esp=self.esp)

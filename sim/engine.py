@@ -100,7 +100,7 @@ def launch_control(v, vehicle_params, drive_state, pedal, g, omega_w, v_forward)
 
 @kernel
 def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry, g, shifting,
-                 omega_w, v_forward, h):
+                 omega_w, v_forward, h, esp_cut=1.0):
     """Throttle (traction control, idle controller, rev limiter, rev-matching while shifting), engine torque,
     clutch torque and the engine speed update. g: total ratio, shifting: from the gearbox; omega_w:
     driveline speed (rad/s); v_forward: road speed along the heading (m/s); h: substep (s). Returns the
@@ -121,7 +121,7 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
         # torque, so it carries over as tc Tcap / T_full and the wheels feel no step
         tc = min(1.0, tc * vehicle_params[v, VP_TCAP] / t_full)
         drive_state[v, DS_TC] = tc
-    throttle = pedal if launching else pedal * tc
+    throttle = (pedal if launching else pedal * tc) * esp_cut     # esp_cut: stability control's factor
     # idle controller: more throttle the further the engine drops below idle
     idle = vehicle_params[v, VP_IDLE_OMEGA]
     throttle = min(1.0, throttle + max(0.0, vehicle_params[v, VP_IDLE_GAIN] * (idle - omega_e)))

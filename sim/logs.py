@@ -25,10 +25,11 @@ WHEEL_UNITS = {"s": "m", "a": "-", "l": "m", "l_raw": "m", "x": "m", "xdot": "m/
                "vx": "m/s", "vy": "m/s", "kappa": "-", "alpha": "rad", "Fx_raw": "N", "Fy_raw": "N", "Fx": "N",
                "Fy": "N", "grip_scale": "-", "T_drive": "N m", "T_brake": "N m", "omega": "rad/s", "rho": "m",
                "r_eff": "m", "grounded": "0/1", "surface": "index", "shape": "index", "mu": "-", "steer": "rad",
-               "abs_active": "0/1", "locked": "0/1", "dFx_dkappa": "N"}
+               "abs_active": "0/1", "locked": "0/1", "dFx_dkappa": "N", "esp_brake": "N m"}
 BODY_UNITS = {"time": "s", "x": "m", "y": "m", "z": "m", "speed": "m/s", "v_forward": "m/s", "v_lateral": "m/s",
               "a_long": "g", "a_lat": "g", "yaw": "rad", "yaw_rate": "rad/s", "beta": "rad", "roll": "rad",
-              "pitch": "rad", "rpm": "rpm", "gear": "-", "T_engine": "N m", "T_clutch": "N m"}
+              "pitch": "rad", "rpm": "rpm", "gear": "-", "T_engine": "N m", "T_clutch": "N m",
+              "yaw_rate_ref": "rad/s", "esp_cut": "-"}
 INPUT_UNITS = {"throttle": "-", "brake": "-", "steer_input": "-", "handbrake": "-", "clutch": "-"}
 
 
@@ -129,7 +130,8 @@ class TelemetryLog:
         pos = pick(st.position)
         row = [s.time, pos[0], pos[1], pos[2], float(np.linalg.norm(v_world)), v_body[0], v_body[1],
                a_body[0] / G, a_body[1] / G, yaw, w_body[2], beta, roll, pitch,
-               float(pick(tel.rpm)), float(pick(tel.gear)), float(pick(tel.T_engine)), float(pick(tel.T_clutch))]
+               float(pick(tel.rpm)), float(pick(tel.gear)), float(pick(tel.T_engine)), float(pick(tel.T_clutch)),
+               float(pick(tel.yaw_rate_ref)), float(pick(tel.esp_cut))]
         if controls is None:
             row += [math.nan] * len(INPUT_UNITS)
         else:

@@ -515,13 +515,14 @@ def curb(car: Vehicle, speed_kmh: float = 30.0, height: float = 0.12) -> Result:
 
 
 def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.3, at: float = 2.0,
-                    coast: bool = True) -> Result:
+                    coast: bool = True, esp: bool = True) -> Result:
     """The sine with dwell of FMVSS 126 / UN R140 (electronic stability control): from `speed_kmh`, the
     steering input follows a 0.7 Hz sine of `amplitude` to the left, right, holds 0.5 s at the right peak,
     and returns; the throttle is released at the start. Figures: the yaw rate 1.0 s and 1.75 s after the
     steering completes, as a share of the yaw rate's peak in the opposite direction (the rules ask at
     most 35 % and 20 %: the car stops turning), and the lateral displacement 1.07 s after the steering
-    starts (at least 1.83 m: it still responds)."""
+    starts (at least 1.83 m: it still responds). `esp`: stability control on (the rules test it on; the
+    suite's sine-with-dwell-no-esp drives the same inputs with it off)."""
     f, dwell = 0.7, 0.5
     period = 1.0 / f
 
@@ -542,7 +543,7 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
     hold = Driver(OpenLoop(lambda t: 0.0), speed)
     _drive(s, hold, at, log)
     y0 = float(s.state.position[1])
-    _drive(s, Driver(OpenLoop(steer), None, throttle=0.0), period + dwell + 3.0, log)
+    _drive(s, Driver(OpenLoop(steer), None, throttle=0.0, esp=esp), period + dwell + 3.0, log)
     t, r, y = log.column("time"), log.column("yaw_rate"), log.column("y")
     end = at + period + dwell                                   # completion of steer
     second = (t > at + 0.25 * period) & (t <= end)
@@ -557,17 +558,21 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
             Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0, "FMVSS 126: <= 20 %"),
             Figure("lateral displacement 1.07 s after the start", lateral, "m", 1.83, None, "FMVSS 126: >= 1.83 m"),
             Figure("peak yaw rate", math.degrees(abs(peak)), "deg/s")]
-    return Result("sine-with-dwell", car.name, figs, log)
+    esp_log = log.column("esp_cut")
+    figs.append(Figure("time stability control acted", float(np.sum(esp_log < 1.0) * DT), "s"))
+    return Result("sine-with-dwell" if esp else "sine-with-dwell-no-esp", car.name, figs, log)
 
 
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
          "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
          "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change,
-         "drop": drop, "curb": curb, "sine-with-dwell": sine_with_dwell}
+         "drop": drop, "curb": curb, "sine-with-dwell": sine_with_dwell,
+         "sine-with-dwell-no-esp": lambda car: sine_with_dwell(car, esp=False)}
 
 
 SUITE_HELP = {name: (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ") for name, fn in SUITE.items()}
 SUITE_HELP["braking-no-abs"] = "the braking drive with ABS off"
+SUITE_HELP["sine-with-dwell-no-esp"] = "the sine with dwell with stability control off (the same inputs)"
 
 
 def run(name: str, car: Vehicle) -> Result:
@@ -645,6 +650,10 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
          "parked": ("time", [("x", 1000.0, "x (mm)"), ("y", 1000.0, "y (mm)")]),
          "drop": ("time", [("z", 1.0, "body height (m)"), ("Fz FL", 1.0, "Fz FL (N)")]),
          "sine-with-dwell": ("time", [("steer_input", 1.0, "steering input"),
+                                      ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
+                                      ("yaw_rate_ref", 180.0 / math.pi, "asked-for yaw rate (deg/s)"),
+                                      ("esp_brake RR", 1.0, "ESP brake RR (N m)")]),
+         "sine-with-dwell-no-esp": ("time", [("steer_input", 1.0, "steering input"),
                                       ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
                                       ("y", 1.0, "lateral position (m)")]),
          "lane-change": ("x", [("y", 1.0, "lateral position (m)"), ("a_lat", 1.0, "lateral g"),

@@ -12,7 +12,7 @@ from sim.params import Vehicle
 from sim.query import QUERY_KINDS
 from sim.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
 from sim import tables as T
-from sim.tire import MF96_FIELDS, TIRE_MODELS
+from sim.tire import MF96_FIELDS, TIRE_MODELS, slip_stiffnesses
 from sim.wheel import SPIN_UPDATES
 from sim.units import RAD_S_PER_RPM
 
@@ -141,6 +141,12 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_TC_SLIP] = b.tc_slip
     row[T.VP_TC_CUT] = b.tc_cut_time
     row[T.VP_TC_RESTORE] = b.tc_restore_time
+    row[T.VP_ESP_THRESHOLD] = b.esp_threshold
+    row[T.VP_ESP_GAIN] = b.esp_gain
+    row[T.VP_ESP_CUT] = b.esp_cut
+    row[T.VP_ESP_MU] = b.esp_mu
+    row[T.VP_ESP_MIN_SPEED] = b.esp_min_speed
+    row[T.VP_ESP_K] = understeer_coefficient(car)
     geometry = wheel_geometry(car)
     for i in range(T.NW):
         front = i < 2
@@ -191,6 +197,17 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         front_share = row[T.VP_SPLIT]
         wheel[T.WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
         wheel[T.WP_PARTNER] = i + 1 if left else i - 1
+
+
+def understeer_coefficient(car: Vehicle, gravity: float = 9.81) -> float:
+    """K (s^2/m) of the single-track model r = v delta / (L + K v^2): K = m (b / Cf - a / Cr) / L with the
+    axles' cornering stiffnesses Cf, Cr = 2 dFy/dalpha at their static loads (stability control's model)."""
+    m, L = car.chassis.mass, car.front_axle.x - car.rear_axle.x
+    a = car.front_axle.x - car.chassis.com_x
+    b = car.chassis.com_x - car.rear_axle.x
+    cf = 2.0 * slip_stiffnesses(car.front_tire, m * gravity * b / L / 2.0)[1]
+    cr = 2.0 * slip_stiffnesses(car.rear_tire, m * gravity * a / L / 2.0)[1]
+    return m * (b / max(cf, 1.0) - a / max(cr, 1.0)) / L
 
 
 def rest_com_height(car: Vehicle) -> float:

@@ -205,6 +205,16 @@ class Brakes:
     tc_cut_time: float = num(0.1, "s", 0.001, 5.0,
                              "traction control: time to cut the throttle to zero at twice the target slip")
     tc_restore_time: float = num(0.3, "s", 0.001, 5.0, "traction control: time to give the throttle back fully")
+    esp_threshold: float = num(0.035, "rad/s", 0.0, 2.0, "stability control: yaw-rate error it lets pass "
+                               "(between the yaw rate and the one the steering asks for)", since="esp")
+    esp_gain: float = num(8000.0, "N m s/rad", 0.0, 1.0e6, "stability control: brake torque on the one wheel "
+                          "it brakes per rad/s of error past the threshold", since="esp")
+    esp_cut: float = num(5.0, "s/rad", 0.0, 1000.0, "stability control: throttle taken away per rad/s of error "
+                         "past the threshold (1 / esp_cut rad/s takes it all)", since="esp")
+    esp_mu: float = num(0.85, "-", 0.1, 2.0, "stability control: the asked-for yaw rate is kept within esp_mu x "
+                        "the tires' mu x g / speed (what the grip can turn the car at)", since="esp")
+    esp_min_speed: float = num(5.0, "m/s", 0.0, 100.0, "stability control: it acts only above this speed",
+                               since="esp")
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,11 @@ from sim.world import World
 MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)
 MAX_SUBSTEPS = 1000
 
-CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc")
+CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc", "esp")
 """The columns of a control row, in order: what `Controls.row`, `Controls.from_row` and
 `Simulation.run` use, and what a recorded trace stores. gear holds NO_GEAR when no gear is requested."""
 NO_GEAR = T.NO_GEAR
-CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0)   # no input, no gear request, aids off
+CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0, 0.0)   # no input, no gear request, aids off
 assert CONTROL_COLUMNS.index("gear") == T.CT_GEAR and len(CONTROL_COLUMNS) == T.CT_N
 
 
@@ -70,6 +70,7 @@ def normalise_rows(rows: np.ndarray) -> np.ndarray:
     rows[..., T.CT_GEAR] = np.where(gear > T.MAX_GEARS, NO_GEAR, gear)
     rows[..., T.CT_ABS] = rows[..., T.CT_ABS] > 0.5
     rows[..., T.CT_TC] = rows[..., T.CT_TC] > 0.5
+    rows[..., T.CT_ESP] = rows[..., T.CT_ESP] > 0.5
     return rows
 
 
@@ -79,7 +80,8 @@ class Controls:
 
     throttle: 0..1 (direct drive: -1..1, negative drives backwards); brake: 0..1; steer: -1..1, positive
     turns left; handbrake: 0..1; clutch: 0..1 pedal (1 = pressed, open); shift: -1 down, 0 none, +1 up;
-    gear: None or the gear wanted now (-1 reverse, 0 neutral, 1..n); abs, tc: the driver aids."""
+    gear: None or the gear wanted now (-1 reverse, 0 neutral, 1..n); abs, tc, esp: the driver aids (ABS,
+    traction control, stability control)."""
     throttle: float | np.ndarray = 0.0
     brake: float | np.ndarray = 0.0
     steer: float | np.ndarray = 0.0
@@ -89,6 +91,7 @@ class Controls:
     gear: int | None = None
     abs: bool = False
     tc: bool = False
+    esp: bool = False
 
     def __post_init__(self):
         """Refuse what is not a finite number (a NaN steer would be full lock, a text "0.5" a surprise)."""
@@ -106,7 +109,8 @@ class Controls:
     def row(self) -> tuple:
         """The values in CONTROL_COLUMNS order (scalars, or arrays for per-vehicle inputs)."""
         return (self.throttle, self.brake, self.steer, self.handbrake, self.clutch, self.shift,
-                NO_GEAR if self.gear is None else self.gear, 1.0 if self.abs else 0.0, 1.0 if self.tc else 0.0)
+                NO_GEAR if self.gear is None else self.gear, 1.0 if self.abs else 0.0, 1.0 if self.tc else 0.0,
+                1.0 if self.esp else 0.0)
 
     @classmethod
     def from_row(cls, row) -> "Controls":
@@ -119,7 +123,8 @@ class Controls:
         gear = int(full[T.CT_GEAR])
         return cls(float(full[T.CT_THROTTLE]), float(full[T.CT_BRAKE]), float(full[T.CT_STEER]),
                    float(full[T.CT_HANDBRAKE]), clutch=float(full[T.CT_CLUTCH]), shift=int(full[T.CT_SHIFT]),
-                   gear=None if gear == NO_GEAR else gear, abs=bool(full[T.CT_ABS]), tc=bool(full[T.CT_TC]))
+                   gear=None if gear == NO_GEAR else gear, abs=bool(full[T.CT_ABS]), tc=bool(full[T.CT_TC]),
+                   esp=bool(full[T.CT_ESP]))
 
     def pack_into(self, controls: np.ndarray) -> None:
         """Write into the controls table (N, CT_N)."""
@@ -278,7 +283,7 @@ _WHEEL_SCALARS = {
     "grip_scale": T.W_GRIP_SCALE, "T_drive": T.W_T_DRIVE, "T_brake": T.W_T_BRAKE, "omega": T.W_OMEGA,
     "rho": T.W_RHO, "r_eff": T.W_R_EFF, "grounded": T.W_GROUNDED, "surface": T.W_SURFACE,
     "shape": T.W_SHAPE, "mu": T.W_MU, "steer": T.W_STEER, "abs_active": T.W_ABS, "locked": T.W_LOCKED,
-    "dFx_dkappa": T.W_DFX,
+    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP,
 }
 _WHEEL_VECTORS = {
     "Q": T.W_QX, "n": T.W_NX, "t": T.W_TX, "b": T.W_BX, "C": T.W_CX, "u": T.W_UX,
@@ -286,6 +291,7 @@ _WHEEL_VECTORS = {
 }
 _BODY_SCALARS = {
     "rpm": T.TB_RPM, "T_engine": T.TB_T_ENGINE, "T_clutch": T.TB_T_CLUTCH, "tc_active": T.TB_TC_ACTIVE,
+    "esp_cut": T.TB_ESP_CUT, "yaw_rate_ref": T.TB_YAW_REF,
     "hull_contacts": T.TB_HULL_CONTACTS, "hull_depth": T.TB_HULL_DEPTH,
 }
 _BODY_VECTORS = {
@@ -297,9 +303,9 @@ class TelemetryView(_Views):
     """Telemetry of the last substep, by the spec's names (docs/physics.md §13 says what each means).
 
     Per wheel (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
-    T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa.
+    T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake.
     Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
-    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active hull_contacts; `forces` (dict
+    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts; `forces` (dict
     name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta
     about the centre of mass H_body H_wheels H_engine H_total (N m s)."""
 

@@ -16,6 +16,7 @@ tire      §8   body, W_Q W_C W_U W_T W_B W_VG W_MU W_FZ      W_OMEGA W_VX W_VY 
                W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX, vectors
                                                             W_FT W_FR (tire and rolling force)
 brakes    §3   controls, W_KAPPA, WS_ABS                     W_T_BRAKE_MAX W_ABS; WS_ABS
+esp     §3.1   controls, body, W_STEER W_MU W_GROUNDED      W_T_BRAKE_MAX (+ one wheel) W_ESP; the engine's cut
 powertrain §4  controls, body velocity, W_KAPPA, WS_OMEGA,   W_T_DRIVE; DS_GEAR DS_GEAR_TARGET DS_SHIFT_T DS_TC
                drive_state                                  DS_OMEGA_E DS_SINCE_SHIFT DS_LAST_SHIFT DS_LAUNCH
                                                             (direct drive: W_T_DRIVE only)
@@ -38,7 +39,7 @@ substep; the tire force it computes does not depend on the torques they set.
 from __future__ import annotations
 
 from sim.body import body_stage, forward_speed, read_body, spin_ledger
-from sim.brakes import brake_stage
+from sim.brakes import brake_stage, esp_stage
 from sim.broadphase import broadphase_stage
 from sim.collision import collision_stage
 from sim.contact import contact_stage
@@ -71,14 +72,16 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
     tire_stage(v, wheel_params, body, wheel_state, wheel_scratch)        # slip, raw force, combined limit
     brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h)   # brakes, ABS
+    v_forward = forward_speed(q, vel)
+    esp_cut = esp_stage(v, vehicle_params, wheel_params, controls, q, w, v_forward, wheel_scratch, body_telemetry,
+                        gravity)                                        # stability control: one wheel's brake
     if vehicle_params[v, VP_DIRECT] > 0.5:
         direct_drive_stage(v, wheel_params, controls, wheel_state, wheel_scratch)
     else:
         omega_w = driveline_speed(v, vehicle_params, wheel_state)        # what the gearbox output turns at
-        v_forward = forward_speed(q, vel)
         g, shifting = gearbox_stage(v, vehicle_params, wheel_params, controls, drive_state, v_forward, h)
         shaft = engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry,
-                             g, shifting, omega_w, v_forward, h)          # TC, engine, clutch
+                             g, shifting, omega_w, v_forward, h, esp_cut)   # TC, ESP's cut, engine, clutch
         differential_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, body_telemetry, shaft)
     wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h)   # spin, brake rule, commit
     d_h = spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wheel_scratch)   # dHw + dHe

@@ -52,7 +52,9 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
  VP_ABS_SLIP, VP_ABS_RELEASE, VP_ABS_APPLY,   # -, s, s
  VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
- VP_SCALARS) = range(60)
+ VP_ESP_THRESHOLD, VP_ESP_GAIN, VP_ESP_CUT,   # stability control: rad/s, N m s/rad, s/rad
+ VP_ESP_MU, VP_ESP_MIN_SPEED, VP_ESP_K,    # -, m/s, s^2/m (the single-track understeer coefficient)
+ VP_SCALARS) = range(66)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -90,7 +92,8 @@ VP_N = VP_RATIO + MAX_GEARS
  CT_SHIFT,                                 # -1 shift down, 0 none, +1 shift up
  CT_GEAR,                                  # requested gear: -1 reverse, 0 neutral, 1.. forward; NO_GEAR = none
  CT_ABS, CT_TC,                            # driver aids on (1) or off (0)
- CT_N) = range(10)
+ CT_ESP,                                   # stability control on (1) or off (0)
+ CT_N) = range(11)
 
 # --- body_state[v, :] ------------------------------------------------------------------------------
 (BS_PX, BS_PY, BS_PZ,                      # m centre of mass, world
@@ -142,7 +145,8 @@ VP_N = VP_RATIO + MAX_GEARS
  W_ABS,                                    # 1 while ABS is easing this wheel's brake
  W_LOCKED,                                 # 1 when static friction held the contact this substep
  W_DFX,                                    # N per unit kappa: slope of the limited Fx at the operating point
- W_TELEMETRY) = range(61)                  # the number of published columns
+ W_ESP,                                    # N m: the brake torque stability control asks of this wheel
+ W_TELEMETRY) = range(62)                  # the number of published columns
 # scratch only
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit
@@ -162,11 +166,13 @@ VP_N = VP_RATIO + MAX_GEARS
  TB_T_ENGINE, TB_T_CLUTCH,                 # N m: engine torque (after throttle, limiter, braking), clutch
  TB_LOCK_F, TB_LOCK_R,                     # N m: differential locking torque, front and rear axle
  TB_TC_ACTIVE,                             # 1 while traction control cuts the engine
+ TB_ESP_CUT,                               # stability control's throttle factor (1: no cut)
+ TB_YAW_REF,                               # rad/s: the yaw rate the steering asks for (stability control)
  TB_HBODY_X, TB_HBODY_Y, TB_HBODY_Z,       # angular momentum about the centre of mass (N m s)
  TB_HWHEELS_X, TB_HWHEELS_Y, TB_HWHEELS_Z,
  TB_HENGINE_X, TB_HENGINE_Y, TB_HENGINE_Z,
  TB_HTOTAL_X, TB_HTOTAL_Y, TB_HTOTAL_Z,
- TB_N) = range(43)
+ TB_N) = range(45)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
                    "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,

@@ -102,6 +102,22 @@ def mf96_pure(kappa, alpha, p, mu, fz, fz0):
     return magic_formula(bx, cx, dx, ex, kappa), -magic_formula(by, cy, dy, ey, alpha)
 
 
+def slip_stiffnesses(tire, fz: float, surface_mu: float = 1.0) -> tuple[float, float]:
+    """(dFx/dkappa, dFy/dalpha) of a tire (sim.params.Tire) at zero slip and load fz on a surface of
+    friction surface_mu (N, N/rad): the slopes the stability advisor and the stability control's
+    single-track model use."""
+    import numpy as np
+    mu = surface_mu * tire.grip
+    if tire.model == "mf96":
+        p = np.array([getattr(tire, n) for n in MF96_FIELDS])
+        bx, cx, dx, _, by, cy, dy, _ = mf96_coefficients(p, mu, fz, tire.nominal_load)
+        return bx * cx * dx, by * cy * dy
+    mu *= load_factor(tire.load_sensitivity, tire.nominal_load, fz)
+    if tire.model in ("magic", "simple"):
+        return tire.bx * tire.cx * tire.dx * mu * fz, tire.by * tire.cy * tire.dy * mu * fz
+    return tire.ck, tire.ca
+
+
 @leaf
 def mf96_weights(kappa, alpha, p):
     """The combined-slip weights (G_x_alpha, G_y_kappa) of the 1996-style Magic Formula (no shifts):

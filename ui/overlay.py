@@ -39,7 +39,8 @@ ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", 
         ("vy", "vy", "m/s", 1.0), ("kappa", "kappa", "-", 1.0), ("alpha", "alpha", "deg", 180.0 / math.pi),
         ("Fx raw", "Fx_raw", "N", 1.0), ("Fy raw", "Fy_raw", "N", 1.0), ("Fx", "Fx", "N", 1.0),
         ("Fy", "Fy", "N", 1.0), ("grip scale", "grip_scale", "-", 1.0), ("T drive", "T_drive", "N m", 1.0),
-        ("T brake", "T_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0), ("mu", "mu", "-", 1.0)]
+        ("T brake", "T_brake", "N m", 1.0), ("ESP brake", "esp_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0),
+        ("mu", "mu", "-", 1.0)]
 
 # what each telemetry row is, in plain words (docs/physics.md has the formulas)
 ROW_HELP = {"s": "distance from the suspension anchor to the ground along the suspension axis",
@@ -55,7 +56,8 @@ ROW_HELP = {"s": "distance from the suspension anchor to the ground along the su
             "Fy": "lateral force after the combined friction limit",
             "grip_scale": "how much the combined limit scaled the raw force (1: not at all)",
             "T_drive": "drive torque at the wheel", "T_brake": "brake torque applied",
-            "omega": "wheel spin speed", "mu": "friction coefficient: surface x tire grip x load factor"}
+            "omega": "wheel spin speed",
+            "esp_brake": "brake torque stability control (F7) asks of this wheel on top of the pedal's", "mu": "friction coefficient: surface x tire grip x load factor"}
 
 RED = (1.0, 0.45, 0.4, 1.0)
 AMBER = (0.95, 0.75, 0.30, 1.0)
