@@ -44,8 +44,11 @@ DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 s
 
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
-    if args_in[:1] == ["test"]:                      # contactpatch test NAME|all ...: headless test drives
-        from sim.manoeuvres import cli
+    if args_in[:1] in (["test"], ["compare"]):        # headless: test drives, or the model lab's comparison
+        if args_in[0] == "test":
+            from sim.manoeuvres import cli
+        else:
+            from sim.models import cli
         try:
             return cli(args_in[1:])
         except BrokenPipeError:                      # the output went to `head` or a closed pager

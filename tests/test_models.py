@@ -137,3 +137,36 @@ def test_a_preloaded_fgear_suspension_sags_less_by_preload_over_k():
     # the landing compresses at the same bump damping; only the way back up is damped harder
     assert hard.value("undershoot below rest") == pytest.approx(soft.value("undershoot below rest"), rel=1e-3)
     assert hard.value("settling time (2 mm)") < soft.value("settling time (2 mm)")
+
+
+def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys):
+    from sim import models
+    car = sim.load_vehicle("hatchback")
+    fg = models.variant(car, "fgear")
+    for axle in ("front", "rear"):
+        sus, tire = getattr(fg, f"{axle}_suspension"), getattr(fg, f"{axle}_tire")
+        assert (sus.model, sus.travel_limit, tire.model) == ("fgear", "on", "simple")
+        assert sus.c_rebound == 1.5 * getattr(car, f"{axle}_suspension").c
+    assert (fg.chassis, fg.brakes, fg.engine, fg.front_axle) == (car.chassis, car.brakes, car.engine, car.front_axle)
+    assert models.variant(car, "reference") == car
+    with pytest.raises(sim.ConfigError, match="not built yet"):
+        models.variant(car, "chaos")
+    assert models.cli(["--models", "reference,nonsense"]) == 2
+    assert "'nonsense' is not known" in capsys.readouterr().err
+    text = models.table({"reference": {name: 1.0 for name, _, _ in models.COLUMNS}})
+    assert text.count("\n") == 2 and "| reference |" in text
+
+
+def test_the_fixed_state_reads_each_family_own_curve():
+    """Fx at kappa 0.1 at the static front load: the magic curve D mu Fz sin(C atan(B k - E (B k - atan B k)))
+    with the hatchback's B 12.54, C 1.5175, E -0.165, mu 1.063 x load factor."""
+    from sim import models
+    from sim.diagnosis import static_loads
+    from sim.tire import load_factor
+    car = sim.load_vehicle("hatchback")
+    t = car.front_tire
+    fz = float(static_loads(car)[0])
+    mu = t.grip * load_factor(t.load_sensitivity, t.nominal_load, fz)
+    bk = t.bx * 0.1
+    expected = t.dx * mu * fz * math.sin(t.cx * math.atan(bk - t.ex * (bk - math.atan(bk))))
+    assert models.fixed_state(car)["Fx at kappa 0.1"] == pytest.approx(expected, rel=1e-9)
