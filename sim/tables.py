@@ -52,7 +52,9 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
  VP_ABS_SLIP, VP_ABS_RELEASE, VP_ABS_APPLY,   # -, s, s
  VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
- VP_SCALARS) = range(60)
+ VP_REACH,                                 # m: the farthest a wheel's sweep or a hull point gets from the centre
+                                           # of mass (the broad phase's radius, sim/broadphase.py vehicle_reach)
+ VP_SCALARS) = range(61)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -64,6 +66,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_R, WP_L0, WP_LMIN, WP_LMAX,            # m
  WP_K, WP_C, WP_ARB,                       # N/m, N s/m, N/m
  WP_CAMBER,                                # rad rotation of the axle about body x (side-signed)
+ WP_CAMBER_COS, WP_CAMBER_SIN,             # - its cos and sin (the spin axis, sim/contact.py spin_axis)
  WP_QUERY,                                 # QUERY_RAY, QUERY_SPHERE or QUERY_DISC (sim/query.py)
  WP_MODEL,                                 # MODEL_LINEAR or MODEL_MAGIC (sim/tire.py)
  WP_IW, WP_GRIP, WP_CK, WP_CA, WP_VMIN, WP_ROLL,   # kg m^2, -, N, N/rad, m/s, -
@@ -76,7 +79,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_SPIN,                                  # SPIN_IMPLICIT or SPIN_EXPLICIT (sim/wheel.py)
  WP_ALONG,                                 # ALONG_NORMAL or ALONG_AXIS (sim/suspension.py)
  WP_LOAD_SENS, WP_FZ0,                     # -, N: peak friction's load sensitivity and its nominal load
- WP_N) = range(42)
+ WP_N) = range(44)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
