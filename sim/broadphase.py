@@ -5,11 +5,13 @@ body collision, so the narrow phases skip the shapes that are out of reach. Plan
 """
 from __future__ import annotations
 
+import math
+
 from sim.contact import A_MIN
 from sim.jit import kernel, leaf
-from sim.shapes import BX_BOUND, BX_OWNER, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_pose
-from sim.tables import NW, WP_AX, WP_LMAX, WP_R
-from sim.vec import get3w, norm, sub
+from sim.shapes import BX_BOUND, BX_OWNER, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_centre
+from sim.tables import NW, VP_REACH, WP_AX, WP_LMAX, WP_R
+from sim.vec import norm, sub
 
 
 @leaf
@@ -20,8 +22,7 @@ def shapes_within(boxes, hf_meta, centre, radius, t, vehicle):
     for i in range(min(boxes.shape[0], MASK_BITS)):
         if int(boxes[i, BX_OWNER]) == vehicle:
             continue
-        c, q, vc = box_pose(boxes, i, t)
-        if norm(sub(centre, c)) <= boxes[i, BX_BOUND] + radius:
+        if norm(sub(centre, box_centre(boxes, i, t))) <= boxes[i, BX_BOUND] + radius:
             box_mask |= 1 << i
     hf_mask = 0
     for i in range(min(hf_meta.shape[0], MASK_BITS)):
@@ -34,14 +35,23 @@ def shapes_within(boxes, hf_meta, centre, radius, t, vehicle):
     return box_mask, hf_mask
 
 
-@kernel
-def broadphase_stage(v, wheel_params, hull_points, pos, boxes, hf_meta, t):
-    """The masks for vehicle v at centre-of-mass position `pos` (m): its reach is the farthest a
-    suspension sweep (anchor + l_max + r (1 + 1/A_MIN)) or a hull point gets from the centre of mass."""
+def vehicle_reach(wheel_rows, hull_rows) -> float:
+    """The broad phase's radius for one vehicle (m), packed once into VP_REACH: the farthest a suspension
+    sweep (anchor + l_max + r (1 + 1/A_MIN)) or a hull point gets from the centre of mass. wheel_rows
+    (NW, WP_N), hull_rows (NHULL, 3). Plain Python with the kernels' arithmetic (sim.vec.norm), so the
+    figure is the one a kernel would compute, bit for bit."""
     reach = 0.0
     for i in range(NW):
-        reach = max(reach, norm(get3w(wheel_params, v, i, WP_AX)) + wheel_params[v, i, WP_LMAX]
-                    + wheel_params[v, i, WP_R] * (1.0 + 1.0 / A_MIN))
-    for k in range(hull_points.shape[1]):
-        reach = max(reach, norm((hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2])))
-    return shapes_within(boxes, hf_meta, pos, reach, t, v)
+        ax, ay, az = float(wheel_rows[i, WP_AX]), float(wheel_rows[i, WP_AX + 1]), float(wheel_rows[i, WP_AX + 2])
+        reach = max(reach, math.sqrt(ax * ax + ay * ay + az * az) + float(wheel_rows[i, WP_LMAX])
+                    + float(wheel_rows[i, WP_R]) * (1.0 + 1.0 / A_MIN))
+    for k in range(hull_rows.shape[0]):
+        x, y, z = float(hull_rows[k, 0]), float(hull_rows[k, 1]), float(hull_rows[k, 2])
+        reach = max(reach, math.sqrt(x * x + y * y + z * z))
+    return reach
+
+
+@kernel
+def broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t):
+    """The masks for vehicle v at centre-of-mass position `pos` (m) within its reach VP_REACH."""
+    return shapes_within(boxes, hf_meta, pos, vehicle_params[v, VP_REACH], t, v)

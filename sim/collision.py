@@ -11,9 +11,11 @@ with mu = surface mu x the hull's friction factor. It is an external force on th
 """
 from __future__ import annotations
 
+import math
+
 from sim.jit import kernel, leaf
 from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, \
-    box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face
+    box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face
 from sim.query import hf_height
 from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_C, VP_HULL_CT, VP_HULL_K, VP_HULL_MU
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, set3, sub
@@ -38,9 +40,9 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle, box_mask, h
             continue
         if int(boxes[i, BX_OWNER]) == vehicle:
             continue
-        c, q, vc = box_pose(boxes, i, t)
-        if norm(sub(p, c)) > boxes[i, BX_BOUND]:
+        if norm(sub(p, box_centre(boxes, i, t))) > boxes[i, BX_BOUND]:
             continue
+        c, q, vc = box_pose(boxes, i, t)
         depth, nl, _ = least_penetrated_face(quat_rotate_inv(q, sub(p, c)), box_half_extents(boxes, i))
         if depth > best:
             best, best_n, best_surf = depth, quat_rotate(q, nl), int(boxes[i, BX_SURF])
@@ -71,6 +73,43 @@ def hull_contact_force(depth, n, mu, v_rel, k, c, c_t):
     return f
 
 
+CLEARANCE_MARGIN = 1.0e-6  # -: of the coordinates' size; the rounding both ways of writing a height may differ by
+
+
+@leaf
+def clear_of_planes(planes, hull_points, v, pos, q):
+    """True when no hull point can be inside any plane, decided without placing the points: a point's height
+    above plane i, n . (pos + R h - p0), is n . (pos - p0) + (R^T n) . h, so one rotation of each normal into
+    the body frame gives every point's height. True only when the lowest is above a margin far wider than
+    the rounding of either form, so a point this passes would not have been found inside by the exact test
+    (`deepest_penetration`) either; nan passes nothing."""
+    for i in range(planes.shape[0]):
+        n = (planes[i, PL_NX], planes[i, PL_NY], planes[i, PL_NZ])
+        p0 = (planes[i, PL_PX], planes[i, PL_PY], planes[i, PL_PZ])
+        m = quat_rotate_inv(q, n)
+        low = math.inf
+        size = 1.0 + abs(pos[0]) + abs(pos[1]) + abs(pos[2]) + abs(p0[0]) + abs(p0[1]) + abs(p0[2])
+        for k in range(hull_points.shape[1]):
+            h = (hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2])
+            low = min(low, dot(m, h))
+            size += abs(h[0]) + abs(h[1]) + abs(h[2])
+        if not dot(n, sub(pos, p0)) + low > CLEARANCE_MARGIN * size:
+            return False
+    return True
+
+
+@leaf
+def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
+    """True when the masks select no box (but the vehicle's own) and no heightfield: only planes to test."""
+    for i in range(boxes.shape[0]):
+        if in_mask(box_mask, i) and int(boxes[i, BX_OWNER]) != vehicle:
+            return False
+    for i in range(hf_meta.shape[0]):
+        if in_mask(hf_mask, i):
+            return False
+    return True
+
+
 @kernel
 def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu,
                     t, box_mask, hf_mask):
@@ -81,7 +120,10 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     tau = (0.0, 0.0, 0.0)
     contacts = 0
     deepest = 0.0
-    for k in range(hull_points.shape[1]):
+    n_points = hull_points.shape[1]
+    if only_planes_within(boxes, hf_meta, box_mask, hf_mask, v) and clear_of_planes(planes, hull_points, v, pos, q):
+        n_points = 0                                                  # the whole hull is above the ground
+    for k in range(n_points):
         r = quat_rotate(q, (hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2]))
         p = add(pos, r)
         depth, n, surf, vg = deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, v, box_mask, hf_mask)

@@ -11,8 +11,8 @@ from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
 from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
-    W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER, WP_DX, WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, \
-    WP_QUERY, WP_R
+    W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER_COS, WP_CAMBER_SIN, WP_DX, WP_GRIP, WP_L0, \
+    WP_LMAX, WP_LMIN, WP_QUERY, WP_R
 from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
 
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
@@ -71,7 +71,13 @@ def spin_axis(q, camber, steer):
     """u in world: the body's +y axis turned by camber about x, then by the steering angle about z.
 
     Positive omega about u = +y rolls the car forward, so t = normalize(u x n) points forward."""
-    ub = (0.0, math.cos(camber), math.sin(camber))
+    return steered_axis(q, math.cos(camber), math.sin(camber), steer)
+
+
+@leaf
+def steered_axis(q, cos_camber, sin_camber, steer):
+    """spin_axis with the camber's cos and sin given (packed once: WP_CAMBER_COS, WP_CAMBER_SIN)."""
+    ub = (0.0, cos_camber, sin_camber)
     cs = math.cos(steer)
     sn = math.sin(steer)
     return quat_rotate(q, (ub[0] * cs - ub[1] * sn, ub[0] * sn + ub[1] * cs, ub[2]))
@@ -95,7 +101,8 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
         l_max = wheel_params[v, i, WP_LMAX]
         anchor = add(pos, quat_rotate(q, get3w(wheel_params, v, i, WP_AX)))    # A, world
         d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))                  # unit axis, world, points down
-        u = spin_axis(q, wheel_params[v, i, WP_CAMBER], wheel_scratch[v, i, W_STEER])   # after steer, camber
+        u = steered_axis(q, wheel_params[v, i, WP_CAMBER_COS], wheel_params[v, i, WP_CAMBER_SIN],
+                         wheel_scratch[v, i, W_STEER])                        # after steer, camber
         hit, s, p, n, surf, shape, vg = cast(planes, boxes, hf_meta, hf_z, kind, anchor, d, r, l_max,
                                              A_MIN, t, v, box_mask, hf_mask)
         a = -dot(n, d)                                                        # a = -dot(n, d)

@@ -49,8 +49,20 @@ if not JIT_DISABLED:
 
 def kernel(fn):
     """Compile `fn` with numba (nopython, cached; float division by zero gives inf/nan as in numpy).
-    Plain Python when NUMBA_DISABLE_JIT=1."""
-    return numba.njit(cache=True, error_model="numpy")(fn)
+    Plain Python when NUMBA_DISABLE_JIT=1.
+
+    Without numba's reference counting (`_nrt=False`): a kernel only reads and writes the tables it is
+    given and allocates nothing, and with counting on every array argument of every call was counted up
+    and down again with atomic instructions, about a third of a batch step's time (and a cache line the
+    cores fought over). A kernel that must allocate is an `allocating_kernel`."""
+    return numba.njit(cache=True, error_model="numpy", _nrt=False)(fn)
+
+
+def allocating_kernel(fn):
+    """Like `kernel`, with numba's reference counting, for the rare kernel that allocates arrays (the
+    parking solve); call it only on the path that needs it, its array arguments are counted. (Said
+    explicitly: numba's callee would otherwise inherit the caller's `_nrt=False`.)"""
+    return numba.njit(cache=True, error_model="numpy", _nrt=True)(fn)
 
 
 def parallel_kernel(fn):
@@ -65,7 +77,8 @@ def leaf(fn):
 
     A numba call that is not inlined costs tens of nanoseconds (every array argument travels as a
     struct). Inlining everything, stages included, made the first compile take minutes, so the stages
-    (the functions that loop over the wheels, `*_stage`) stay `kernel`s."""
+    (the functions that loop over the wheels, `*_stage`) stay `kernel`s. Inlined, a leaf is compiled with
+    its caller's options (no reference counting inside a `kernel`); called from Python it counts."""
     return numba.njit(cache=True, error_model="numpy", inline="always")(fn)
 
 

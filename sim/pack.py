@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.broadphase import vehicle_reach
 from sim.differential import DIFFS
 from sim.params import Vehicle
 from sim.query import QUERY_KINDS
@@ -165,6 +166,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_C] = sus.c
         wheel[T.WP_ARB] = sus.anti_roll
         wheel[T.WP_CAMBER] = geometry.camber[i]
+        wheel[T.WP_CAMBER_COS] = math.cos(wheel[T.WP_CAMBER])       # the same libm as the kernels' math.cos
+        wheel[T.WP_CAMBER_SIN] = math.sin(wheel[T.WP_CAMBER])
         wheel[T.WP_QUERY] = QUERY_KINDS[sus.query]
         wheel[T.WP_MODEL] = TIRE_MODELS[tire.model]
         wheel[T.WP_SPIN] = SPIN_UPDATES[tire.spin_update]
@@ -197,6 +200,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         front_share = row[T.VP_SPLIT]
         wheel[T.WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
         wheel[T.WP_PARTNER] = i + 1 if left else i - 1
+    row[T.VP_REACH] = vehicle_reach(wheel_rows, hull_rows)
 
 
 def understeer_coefficient(car: Vehicle, gravity: float = 9.81) -> float:

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from sim.body import inertia_of, wrench
-from sim.jit import kernel, leaf
+from sim.jit import allocating_kernel, kernel, leaf
 from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
     W_OMEGA, W_QX, W_RHO, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, WS_HX, \
     WS_LOCKED, WS_OMEGA
@@ -247,7 +247,16 @@ def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scra
     bits = find_candidates(v, wheel_state, wheel_scratch)
     if bits == 0:
         return d_h
-    cand = np.zeros(NW, dtype=np.bool_)                      # allocated only when a wheel is parked
+    return hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull,
+                           tau_hull, h, bits)
+
+
+@allocating_kernel
+def hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull, tau_hull,
+                    h, bits):
+    """parking_stage's solve for the candidate wheels in `bits` (bit i: wheel i); it allocates its small
+    matrices, so it runs only when a wheel is parked."""
+    cand = np.zeros(NW, dtype=np.bool_)
     for i in range(NW):
         cand[i] = (bits >> i) & 1 != 0
     k_mat = np.zeros((2 * NW, 2 * NW))

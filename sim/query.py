@@ -25,8 +25,8 @@ import math
 
 from sim.jit import kernel, leaf
 from sim.shapes import BX_BOUND, BX_ID, BX_OWNER, BX_SURF, HF_DX, HF_DY, HF_ID, HF_NX, HF_NY, HF_OFF, HF_OX, \
-    HF_OY, HF_OZ, HF_SURF, PL_ID, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, box_half_extents, box_pose, \
-    box_surface_velocity, in_mask, least_penetrated_face
+    HF_OY, HF_OZ, HF_SURF, PL_ID, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, box_centre, box_half_extents, \
+    box_pose, box_surface_velocity, in_mask, least_penetrated_face
 from sim.vec import add, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, sub
 
 QUERY_RAY, QUERY_SPHERE, QUERY_DISC = 0, 1, 2
@@ -286,8 +286,7 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, 
     for i in range(boxes.shape[0]):
         if not in_mask(box_mask, i) or int(boxes[i, BX_OWNER]) == vehicle:
             continue
-        c, q, vc = box_pose(boxes, i, t)
-        if segment_misses_sphere(a, d, max_s, c, boxes[i, BX_BOUND] + r):
+        if segment_misses_sphere(a, d, max_s, box_centre(boxes, i, t), boxes[i, BX_BOUND] + r):
             continue
         if kind == QUERY_RAY:
             hit, s, p, n, vg = ray_box(boxes, i, a, d, max_s, t)

@@ -39,23 +39,33 @@ def in_mask(mask, i):
     return i >= MASK_BITS or (mask >> i) & 1 != 0
 
 
+@leaf
+def box_centre(boxes, i, t):
+    """Centre (3) of box i at time t (s): c(t) = c0 + v t + a sin(2 pi t / T). The bounding tests need only
+    this, not the orientation (a turning box costs a sine and a cosine more)."""
+    c = madd((boxes[i, BX_CX], boxes[i, BX_CY], boxes[i, BX_CZ]), (boxes[i, BX_VX], boxes[i, BX_VY], boxes[i, BX_VZ]),
+             t)
+    period = boxes[i, BX_PERIOD]
+    if period > 0.0:
+        c = madd(c, (boxes[i, BX_AX], boxes[i, BX_AY], boxes[i, BX_AZ]), math.sin(2.0 * math.pi * t / period))
+    return c
+
+
 @kernel
 def box_pose(boxes, i, t):
     """Centre (3), orientation (4) and centre velocity (3) of box i at time t (s).
 
     c(t) = c0 + v t + a sin(2 pi t / T);  q(t) = rot(w t) q0;  surface velocity at p: c'(t) + w x (p - c).
     """
-    c0 = (boxes[i, BX_CX], boxes[i, BX_CY], boxes[i, BX_CZ])
     q0 = (boxes[i, BX_QW], boxes[i, BX_QX], boxes[i, BX_QY], boxes[i, BX_QZ])
     w = (boxes[i, BX_WX], boxes[i, BX_WY], boxes[i, BX_WZ])
     drift = (boxes[i, BX_VX], boxes[i, BX_VY], boxes[i, BX_VZ])
     amp = (boxes[i, BX_AX], boxes[i, BX_AY], boxes[i, BX_AZ])
     period = boxes[i, BX_PERIOD]
-    c = madd(c0, drift, t)
+    c = box_centre(boxes, i, t)
     vc = drift
     if period > 0.0:
         ph = 2.0 * math.pi * t / period
-        c = madd(c, amp, math.sin(ph))
         vc = madd(vc, amp, 2.0 * math.pi / period * math.cos(ph))
     q = q0
     if w[0] != 0.0 or w[1] != 0.0 or w[2] != 0.0:

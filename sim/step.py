@@ -66,7 +66,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     body = read_body(body_state, v)                                      # frozen for the whole substep
     pos, q, vel, w = body
     steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h)
-    box_mask, hf_mask = broadphase_stage(v, wheel_params, hull_points, pos, boxes, hf_meta, t)
+    box_mask, hf_mask = broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t)
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)

@@ -54,7 +54,9 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
  VP_ESP_THRESHOLD, VP_ESP_GAIN, VP_ESP_CUT,   # stability control: rad/s, N m s/rad, s/rad
  VP_ESP_MU, VP_ESP_MIN_SPEED, VP_ESP_K,    # -, m/s, s^2/m (the single-track understeer coefficient)
- VP_SCALARS) = range(66)
+ VP_REACH,                                 # m: the farthest a wheel's sweep or a hull point gets from the centre
+                                           # of mass (the broad phase's radius, sim/broadphase.py vehicle_reach)
+ VP_SCALARS) = range(67)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -66,6 +68,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_R, WP_L0, WP_LMIN, WP_LMAX,            # m
  WP_K, WP_C, WP_ARB,                       # N/m, N s/m, N/m
  WP_CAMBER,                                # rad rotation of the axle about body x (side-signed)
+ WP_CAMBER_COS, WP_CAMBER_SIN,             # - its cos and sin (the spin axis, sim/contact.py spin_axis)
  WP_QUERY,                                 # QUERY_RAY, QUERY_SPHERE or QUERY_DISC (sim/query.py)
  WP_MODEL,                                 # MODEL_LINEAR or MODEL_MAGIC (sim/tire.py)
  WP_IW, WP_GRIP, WP_CK, WP_CA, WP_VMIN, WP_ROLL,   # kg m^2, -, N, N/rad, m/s, -
@@ -84,7 +87,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_RBX1, WP_RBX2, WP_RCX1, WP_RBY1, WP_RBY2, WP_RCY1,   # ... and its combined-slip weighting
  WP_SUS_MODEL,                             # SUS_REFERENCE or SUS_FGEAR (sim/suspension.py)
  WP_PRELOAD, WP_C_REBOUND, WP_STOP_C,      # N, N s/m, N s/m (fgear: the travel limit's damping, 0 = off)
- WP_N) = range(67)
+ WP_N) = range(69)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -24,6 +24,16 @@ SPIN_UPDATES = {"implicit": SPIN_IMPLICIT, "explicit": SPIN_EXPLICIT}
 
 
 @leaf
+def wrap_angle(x):
+    """x % TWO_PI, in [0, 2 pi). An angle already inside (0, 2 pi), nearly always the case, is returned as it
+    is (the remainder would give exactly x) without the call to fmod; 0, -0, negatives, 2 pi and beyond,
+    inf and nan take the remainder itself."""
+    if 0.0 < x < TWO_PI:
+        return x
+    return x % TWO_PI
+
+
+@leaf
 def wheel_spin(omega, t_drive, t_brake, rho, fx, iw, h):
     """One explicit step of h seconds of the wheel's spin.
 
@@ -109,7 +119,7 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         omega_next = wheel_scratch[v, i, W_OMEGA_NEXT]
         wheel_state[v, i, WS_OMEGA] = omega_next
         wheel_state[v, i, WS_STEER] = wheel_scratch[v, i, W_STEER]
-        wheel_state[v, i, WS_ANGLE] = (wheel_state[v, i, WS_ANGLE] + omega_next * h) % TWO_PI
+        wheel_state[v, i, WS_ANGLE] = wrap_angle(wheel_state[v, i, WS_ANGLE] + omega_next * h)   # mod 2 pi
         wheel_state[v, i, WS_SHAPE] = wheel_scratch[v, i, W_SHAPE]
         wheel_state[v, i, WS_LRAW] = wheel_scratch[v, i, W_LRAW] if wheel_scratch[v, i, W_GROUNDED] > 0.0 \
             else wheel_params[v, i, WP_LMAX]

@@ -84,8 +84,9 @@ def sim_imports(path: Path) -> list[str]:
 
 
 # parameter metadata for the editors; grip diagnosis; reading files with clear messages; test drives, their
-# driver model and telemetry logs
-PUBLIC_MODULES = ("sim.params", "sim.diagnosis", "sim.files", "sim.manoeuvres", "sim.driver", "sim.logs")
+# driver model and telemetry logs; the model lab's families (sim.models)
+PUBLIC_MODULES = ("sim.params", "sim.diagnosis", "sim.files", "sim.manoeuvres", "sim.driver", "sim.logs",
+                  "sim.models")
 
 
 def test_app_ui_and_render_use_only_the_api():
