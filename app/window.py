@@ -28,6 +28,7 @@ from render.scene import SceneRenderer
 from imgui_bundle import imgui, implot
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
 from app.sound import Audio
+from render.skids import SkidMarks
 from ui import layout
 from ui.map import draw_map
 from ui.overlay import Overlay
@@ -238,6 +239,8 @@ class App:
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)
+        self.skids = SkidMarks(self.ctx)
+        self.session.on_step.append(lambda: self.skids.record(self.session.sim))
         self.audio = Audio(muted=not sound)
         self.overlay.audio = self.audio
         if self.audio.problem and sound:
@@ -533,6 +536,7 @@ class App:
         if key not in self.scenes:
             self.scenes[key] = SceneRenderer(self.ctx, world)
         self.scene = self.scenes[key]
+        self.skids.clear()                                 # the marks belong to the ground they were left on
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         for cam in self.cameras:
@@ -560,6 +564,7 @@ class App:
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
                         viewport=(vx, self.size[1] - vy - vh, vw, vh), ghost=self.session.ghost())
+        self.skids.draw(cam.projection(aspect) @ cam.view())
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
