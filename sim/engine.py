@@ -21,7 +21,7 @@ from sim.wheel import wheel_inertia_with_tire
 from sim.tables import CT_CLUTCH, CT_TC, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAUNCH, DS_OMEGA_E, DS_TC, \
     MAX_CURVE, NW, TB_GEAR, TB_RPM, TB_T_CLUTCH, TB_T_ENGINE, TB_TC_ACTIVE, VP_CURVE_NM, VP_CURVE_RPM, VP_EFF, \
     VP_ENGINE_BRAKE, VP_IDLE_GAIN, VP_IDLE_OMEGA, VP_IE, VP_KC, VP_LAUNCH_OMEGA, VP_NCURVE, VP_REDLINE_OMEGA, \
-    VP_TC_CUT, VP_TC_RESTORE, VP_LC_OMEGA, VP_LC_ON, VP_TC_SLIP, VP_TCAP, W_FX, W_KAPPA, W_RHO, WP_SHARE
+    VP_BLIP, VP_TC_CUT, VP_TC_RESTORE, VP_LC_OMEGA, VP_LC_ON, VP_TC_SLIP, VP_TCAP, W_FX, W_KAPPA, W_RHO, WP_SHARE
 from sim.units import RPM
 
 TC_PROPORTIONAL = 0.5      # -: traction control's immediate cut per unit of relative excess slip
@@ -131,6 +131,8 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
         omega_sync = total_ratio(vehicle_params, v, int(drive_state[v, DS_GEAR_TARGET])) * omega_w
         if omega_e >= omega_sync and omega_sync > 0.0:
             throttle = 0.0                                           # (into neutral or reverse: idle)
+        elif omega_sync > omega_e:
+            throttle = max(throttle, vehicle_params[v, VP_BLIP])     # a downshift's blip, whatever the pedal
     limit = vehicle_params[v, VP_LC_OMEGA] if launching else vehicle_params[v, VP_REDLINE_OMEGA]
     if omega_e >= limit:
         throttle = 0.0                                               # rev limiter (launch control's): fuel cut

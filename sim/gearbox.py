@@ -17,7 +17,7 @@ from sim.jit import kernel, leaf
 from sim.tables import CT_GEAR, CT_SHIFT, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAST_SHIFT, DS_OMEGA_E, \
     DS_SHIFT_T, DS_SINCE_SHIFT, NO_GEAR, NW, VP_AUTO, VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, \
     VP_KICKDOWN_HEADROOM, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, VP_REVERSE, VP_SHIFT_HOLD, VP_SHIFT_TIME, \
-    VP_UP_OMEGA, WP_R, WP_SHARE
+    VP_UP_LIGHT, VP_UP_OMEGA, WP_R, WP_SHARE
 
 
 @leaf
@@ -49,19 +49,23 @@ def driven_radius(v, wheel_params):
 @leaf
 def automatic_target(v, vehicle_params, controls, drive_state, gear, omega_road):
     """The gear the automatic wants from `gear` (>= 1). omega_road: the engine speed the road speed implies
-    in this gear (rad/s). Up when the engine is past the upshift speed and the road speed would keep it
+    in this gear (rad/s). Up when the engine is past the upshift speed (shift_up_light of it with the pedal
+    lifted, rising with the pedal to all of it at full throttle) and the road speed would keep it
     above the downshift speed in the next gear; down when road and engine are both below the downshift
     speed, or at (nearly) full throttle with the engine slow and the lower gear keeping it below the
     upshift speed (kick-down); never back the other way within shift_hold of the last shift."""
     n = int(vehicle_params[v, VP_NGEARS])
     up = vehicle_params[v, VP_UP_OMEGA]
+    # the shift point rises with the pedal: early with a light foot, held back to `up` at full throttle
+    light = vehicle_params[v, VP_UP_LIGHT]
+    up_now = up * (light + (1.0 - light) * min(1.0, max(0.0, controls[v, CT_THROTTLE]))) if light < 1.0 else up
     omega_e = drive_state[v, DS_OMEGA_E]
     held = drive_state[v, DS_SINCE_SHIFT] < vehicle_params[v, VP_SHIFT_HOLD]
     may_up = not (held and drive_state[v, DS_LAST_SHIFT] < 0.0)
     may_down = not (held and drive_state[v, DS_LAST_SHIFT] > 0.0)
     # up: the engine has reached the upshift speed and the road speed keeps it above the downshift speed
     # in the next gear (a wheelspin launch revs the engine without the road speed: it stays in gear)
-    if may_up and gear < n and omega_e > up and \
+    if may_up and gear < n and omega_e > up_now and \
             omega_road * vehicle_params[v, VP_RATIO + gear] / vehicle_params[v, VP_RATIO + gear - 1] > \
             vehicle_params[v, VP_DOWN_OMEGA]:
         return gear + 1

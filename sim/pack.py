@@ -115,6 +115,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_EFF] = g.efficiency
     row[T.VP_AUTO] = 1.0 if g.mode == "auto" else 0.0
     row[T.VP_UP_OMEGA] = g.shift_up_rpm * RAD_S_PER_RPM
+    row[T.VP_UP_LIGHT] = g.shift_up_light
+    row[T.VP_BLIP] = g.downshift_blip
     row[T.VP_DOWN_OMEGA] = g.shift_down_rpm * RAD_S_PER_RPM
     row[T.VP_SHIFT_TIME] = g.shift_time
     row[T.VP_KICKDOWN_THROTTLE] = g.kickdown_throttle

@@ -292,6 +292,12 @@ class Gearbox:
     shift_down_rpm: float = num(2500.0, "rpm", 0.0, 30000.0,
                                 "automatic: shift down once the road speed would turn the engine below this")
     shift_time: float = num(0.25, "s", 0.0, 5.0, "the clutch is open this long during a shift")
+    shift_up_light: float = num(1.0, "-", 0.1, 1.0, "automatic: with the pedal lifted it shifts up at this "
+                                "fraction of shift_up_rpm; the shift point rises with the pedal to shift_up_rpm "
+                                "at full throttle (upshifts held back under hard acceleration)", since="gearbox aids")
+    downshift_blip: float = num(0.0, "-", 0.0, 1.0, "throttle the gearbox gives while a downshift brings the engine "
+                                "up to the lower gear's speed, whatever the pedal (a throttle blip; 0: the "
+                                "pedal's own)", since="gearbox aids")
     shift_hold: float = num(1.0, "s", 0.0, 10.0,
                             "automatic: after a shift it does not shift back the other way for this long")
     kickdown_throttle: float = num(0.95, "-", 0.0, 1.0,
@@ -415,6 +421,10 @@ def check_consistency(v: Vehicle, where: str) -> None:
     if v.gearbox.shift_down_rpm >= v.gearbox.shift_up_rpm:
         raise ConfigError(f"{where}: gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} must be below "
                           f"gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} rpm")
+    if v.gearbox.shift_up_light * v.gearbox.shift_up_rpm <= v.gearbox.shift_down_rpm:
+        raise ConfigError(f"{where}: gearbox.shift_up_light = {v.gearbox.shift_up_light:g} is not allowed; "
+                          f"with the pedal lifted the upshift point {v.gearbox.shift_up_light * v.gearbox.shift_up_rpm:g}"
+                          f" rpm must stay above gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} rpm")
     if v.engine.idle_rpm >= v.engine.redline_rpm:
         raise ConfigError(f"{where}: engine.idle_rpm = {v.engine.idle_rpm:g} must be below "
                           f"engine.redline_rpm = {v.engine.redline_rpm:g} rpm")

@@ -54,9 +54,10 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
  VP_ESP_THRESHOLD, VP_ESP_GAIN, VP_ESP_CUT,   # stability control: rad/s, N m s/rad, s/rad
  VP_ESP_MU, VP_ESP_MIN_SPEED, VP_ESP_K,    # -, m/s, s^2/m (the single-track understeer coefficient)
+ VP_UP_LIGHT, VP_BLIP,                     # -: upshift point's share with the pedal lifted; downshift throttle
  VP_REACH,                                 # m: the farthest a wheel's sweep or a hull point gets from the centre
                                            # of mass (the broad phase's radius, sim/broadphase.py vehicle_reach)
- VP_SCALARS) = range(67)
+ VP_SCALARS) = range(69)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios

@@ -225,3 +225,54 @@ def test_layouts_split_the_driveline_torque(layout, front_share):
     assert total > 100.0
     assert t[0] + t[1] == pytest.approx(front_share * total, rel=1e-12, abs=1e-9)
     assert s.state.velocity[0] > 1.0
+
+
+@pytest.mark.parametrize("pedal", [0.3, 0.6, 1.0])
+def test_the_automatic_upshift_point_rises_with_the_pedal(pedal):
+    """Seed 003: upshifts held back under hard acceleration. The hatchback shifts 1 -> 2 once the engine
+    passes shift_up_rpm (light + (1 - light) pedal): 6000 x (0.5 + 0.5 pedal) = 3900, 4800, 6000 rpm, but
+    never before second gear would turn it above shift_down_rpm: 2500 x 3.5 / 2.1 = 4167 rpm."""
+    car = sim.load_vehicle("hatchback")
+    g = car.gearbox
+    expected = max(g.shift_up_rpm * (g.shift_up_light + (1.0 - g.shift_up_light) * pedal),
+                   g.shift_down_rpm * g.ratios[0] / g.ratios[1])
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    peak = 0.0
+    for _ in range(240 * 30):
+        s.step(sim.Controls(throttle=pedal))
+        if s.state.gear == 2:
+            break
+        peak = max(peak, float(s.state.engine_rpm))
+    # the shift begins on the step the engine passes the point (one step adds < 60 rpm here); the fuel is
+    # cut while the clutch is open, so the highest engine speed in first gear is the shift point
+    assert s.state.gear == 2
+    assert peak == pytest.approx(expected, abs=80.0)
+
+
+def test_a_downshift_blips_the_throttle_up_to_the_lower_gears_speed():
+    """A requested downshift with the pedal lifted: with downshift_blip the engine rises toward the lower
+    gear's speed g2 omega_w while the clutch is open, so the clutch closes with a smaller jolt; without it
+    the engine falls towards idle and the closing clutch has to drag it up (a lurch of engine braking)."""
+    def shift_down(blip: float):
+        car = sim.with_value(sim.with_value(sim.load_vehicle("hatchback"), "gearbox.mode", "manual"),
+                             "gearbox.downshift_blip", blip)
+        s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=20.0, gear=3)
+        for _ in range(240):
+            s.step(sim.Controls(throttle=0.2))
+        s.step(sim.Controls(gear=2))
+        rpm = []
+        while s.telemetry.gear == 0 or s.state.gear == 3:
+            s.step(sim.Controls())
+            rpm.append(float(s.state.engine_rpm))
+        g2 = car.gearbox.ratios[1] * car.gearbox.final_drive
+        target = g2 * float(np.mean(s.state.wheel_omega[2:])) * 60.0 / (2 * math.pi)
+        return rpm[-2], target
+    blipped, target = shift_down(0.5)
+    lifted, _ = shift_down(0.0)
+    # third gear at 20 m/s turns the engine at 3476 rpm, second about 5000: half throttle for the 0.25 s
+    # shift closes most of that gap (the engine's inertia and its own drag set how much), a lifted foot
+    # lets the engine fall away from it
+    assert target - blipped < 0.5 * (target - lifted)
+    assert blipped > 3476.0 > lifted
