@@ -132,7 +132,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
         contacts += 1
         deepest = max(deepest, depth)
         v_rel = sub(add(vel, cross(w, r)), vg)
-        f = hull_contact_force(depth, n, surf_mu[surf] * vehicle_params[v, VP_HULL_MU], v_rel,
+        f = hull_contact_force(depth, n, surf_mu[surf, 0] * vehicle_params[v, VP_HULL_MU], v_rel,
                                vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
                                vehicle_params[v, VP_HULL_CT])
         force = add(force, f)

@@ -11,8 +11,8 @@ from sim.jit import kernel, leaf
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
 from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
-    W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER_COS, WP_CAMBER_SIN, WP_DX, WP_GRIP, WP_L0, \
-    WP_LMAX, WP_LMIN, WP_QUERY, WP_R
+    W_ROLL_SURF, W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER_COS, WP_CAMBER_SIN, WP_DX, \
+    WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, WP_QUERY, WP_R
 from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
 
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
@@ -141,7 +141,8 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
         wheel_scratch[v, i, W_GROUNDED] = 1.0 if grounded else 0.0
         wheel_scratch[v, i, W_SURFACE] = surf
         wheel_scratch[v, i, W_SHAPE] = shape
-        wheel_scratch[v, i, W_MU] = surf_mu[surf] * wheel_params[v, i, WP_GRIP] if grounded else 0.0
+        wheel_scratch[v, i, W_MU] = surf_mu[surf, 0] * wheel_params[v, i, WP_GRIP] if grounded else 0.0
+        wheel_scratch[v, i, W_ROLL_SURF] = surf_mu[surf, 1] if grounded else 0.0
         set3w(wheel_scratch, v, i, W_QX, qc)
         set3w(wheel_scratch, v, i, W_NX, n)
         set3w(wheel_scratch, v, i, W_TX, tt)

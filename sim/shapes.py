@@ -7,7 +7,7 @@ inside a box leaves through, and the broad phase's shape masks.
     planes  (NP, PL_N)  infinite planes
     boxes   (NB, BX_N)  oriented boxes; kinematic ones move with time t
     hf_meta (NH, HF_N)  heightfield headers; hf_z (total,) their heights, row-major per field
-    surf_mu (NS,)       friction coefficient of each surface (material)
+    surf_mu (NS, 2)     friction coefficient and extra rolling resistance coefficient of each surface
 """
 from __future__ import annotations
 

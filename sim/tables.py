@@ -154,7 +154,8 @@ VP_N = VP_RATIO + MAX_GEARS
 # scratch only
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 3)
+ W_ROLL_SURF,                              # - the ground's rolling resistance coefficient under the wheel
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 4)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

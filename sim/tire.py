@@ -8,8 +8,8 @@ from sim.contact import rolling_arm
 from sim.jit import kernel, leaf
 from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.pack packs them)
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
-    W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, WP_BY, \
-    WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
+    W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
+    WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
@@ -254,4 +254,5 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale
         set3w(wheel_scratch, v, i, W_FTX, add(scale(tt, fx), scale(bb, fy)))   # Fx t + Fy b
-        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(wheel_params[v, i, WP_ROLL], fz, vx, tt))
+        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(wheel_params[v, i, WP_ROLL] +
+                                                                         wheel_scratch[v, i, W_ROLL_SURF], fz, vx, tt))

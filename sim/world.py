@@ -29,6 +29,7 @@ WORLD_DIR = Path(__file__).resolve().parent.parent / "config" / "worlds"
 DEFAULT_COLORS = {
     "asphalt": (0.30, 0.31, 0.33), "concrete": (0.55, 0.55, 0.53), "ice": (0.78, 0.90, 0.97),
     "grass": (0.30, 0.50, 0.22), "curb": (0.80, 0.20, 0.18), "steel": (0.45, 0.47, 0.52),
+    "gravel": (0.62, 0.56, 0.45),
 }
 
 
@@ -37,6 +38,7 @@ class Surface:
     name: str
     mu: float                                   # friction coefficient, 0..3
     color: tuple[float, float, float] = (0.5, 0.5, 0.5)
+    rolling: float = 0.0                        # rolling resistance coefficient added to the tire's own
 
 
 @dataclass(frozen=True)
@@ -123,18 +125,22 @@ class World:
 
     # -- construction helpers ----------------------------------------------------------------------
     @classmethod
-    def flat(cls, mu: float = 1.0, slope_deg: float = 0.0, surface: str = "asphalt") -> "World":
-        """An infinite plane through the origin; with a slope it rises toward +x."""
+    def flat(cls, mu: float = 1.0, slope_deg: float = 0.0, surface: str = "asphalt",
+             rolling: float = 0.0) -> "World":
+        """An infinite plane through the origin; with a slope it rises toward +x. `rolling`: the surface's
+        rolling resistance coefficient on top of the tires' own."""
         th = math.radians(slope_deg)
         color = DEFAULT_COLORS.get(surface, (0.5, 0.5, 0.5))
-        return cls(f"flat({mu:g}, {slope_deg:g} deg)", [Surface(surface, float(mu), color)],
+        name = f"flat({mu:g}, {slope_deg:g} deg" + (f", rolling {rolling:g})" if rolling else ")")
+        return cls(name, [Surface(surface, float(mu), color, float(rolling))],
                    planes=[Plane(surface, (0.0, 0.0, 0.0), (-math.sin(th), 0.0, math.cos(th)))])
 
     def pack(self) -> None:
         """Build the float64 tables the kernels read."""
         sid = 0
-        mu = np.array([s.mu for s in self.surfaces], dtype=np.float64)
-        self.surf_mu = mu if len(mu) else np.zeros(1)
+        # per surface: friction coefficient, extra rolling resistance coefficient
+        mu = np.array([(s.mu, s.rolling) for s in self.surfaces], dtype=np.float64).reshape(-1, 2)
+        self.surf_mu = mu if len(mu) else np.zeros((1, 2))
         pl = np.zeros((len(self.planes), S.PL_N))
         for i, p in enumerate(self.planes):
             n = np.asarray(p.normal, float)
@@ -195,7 +201,7 @@ class World:
         hit, s, p, n, surf, shape, vg = cast(self.plane_table, self.box_table, self.hf_table, self.hf_z,
                                                k, a, dd, float(r), float(l_max), float(a_min), float(t),
                                                int(vehicle), S.ALL_SHAPES, S.ALL_SHAPES)
-        mu = float(self.surf_mu[surf]) if hit else 0.0
+        mu = float(self.surf_mu[surf, 0]) if hit else 0.0
         return Hit(bool(hit), float(s), np.array(p), np.array(n), mu, np.array(vg), int(surf), int(shape))
 
     def ray_cast(self, anchor, d, max_s: float, t: float = 0.0) -> Hit:
@@ -254,12 +260,13 @@ def world_from_dict(data: dict, where: str) -> World:
     for sname, st in surface_tables.items():
         key = f"surfaces.{sname}"
         table(where, key, st)
-        known_keys(where, key, st, ("mu", "color"))
+        known_keys(where, key, st, ("mu", "color", "rolling"))
         required(where, st, ("mu",), key)
         mu = number(where, f"{key}.mu", st["mu"], 0.0, 3.0)
         color = vector(where, f"{key}.color", st["color"], 3, 0.0, 1.0) if "color" in st \
             else DEFAULT_COLORS.get(sname, (0.5, 0.5, 0.5))
-        surfaces.append(Surface(sname, mu, color))
+        rolling = number(where, f"{key}.rolling", st["rolling"], 0.0, 1.0) if "rolling" in st else 0.0
+        surfaces.append(Surface(sname, mu, color, rolling))
     names = [s.name for s in surfaces]
     planes = []
     for i, p in enumerate(tables(where, "plane", data.get("plane", []))):

@@ -276,3 +276,28 @@ def test_a_downshift_blips_the_throttle_up_to_the_lower_gears_speed():
     # lets the engine fall away from it
     assert target - blipped < 0.5 * (target - lifted)
     assert blipped > 3476.0 > lifted
+
+
+def test_a_surface_rolling_resistance_adds_to_the_tires():
+    """Coasting in neutral at 8 m/s on flat ground: a surface with rolling resistance 0.05 (grass, gravel)
+    slows the car by 0.05 g x m / (m + sum Iw / r^2) more than clean asphalt (the wheels' spin inertia takes
+    its share); on the proving ground the grass and gravel patches carry it."""
+    car = sim.load_vehicle("hatchback")
+    inertia = sum(t.wheel_inertia / t.radius ** 2 for t in (car.front_tire,) * 2 + (car.rear_tire,) * 2)
+    expected = 0.05 * 9.81 * car.chassis.mass / (car.chassis.mass + inertia)
+
+    def deceleration(world):
+        s = sim.Simulation(car, world, dt=1 / 240, substeps=2)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=8.0, gear=0)
+        for _ in range(240):
+            s.step(sim.Controls(gear=0))
+        v0 = float(np.linalg.norm(s.state.velocity))
+        for _ in range(240):
+            s.step(sim.Controls(gear=0))
+        return v0 - float(np.linalg.norm(s.state.velocity))
+    assert deceleration(sim.World.flat(rolling=0.05)) - deceleration(sim.World.flat()) == \
+        pytest.approx(expected, rel=0.03)
+    pg = sim.load_world("proving_ground")
+    assert {s.name: s.rolling for s in pg.surfaces}["grass"] > 0.0
+    hit = pg.ray_cast((-45.0, -70.0, 5.0), (0.0, 0.0, -1.0), 10.0)
+    assert pg.surfaces[hit.surface].name == "gravel"
