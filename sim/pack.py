@@ -186,6 +186,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_BY], wheel[T.WP_CY], wheel[T.WP_DYF], wheel[T.WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
         for name in MF96_FIELDS:
             wheel[getattr(T, "WP_" + name.upper())] = getattr(tire, name)
+        wheel[T.WP_RELAX] = tire.relaxation_length
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
         wheel[T.WP_PRELOAD] = sus.preload
         wheel[T.WP_C_REBOUND] = sus.c_rebound

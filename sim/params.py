@@ -153,6 +153,9 @@ class Tire:
     ca: float = num(40000.0, "N/rad", 1.0, 1.0e7, "linear model: cornering stiffness (Fy per radian of alpha)")
     v_min: float = num(1.0, "m/s", 0.01, 20.0, "slip denominator floor vMin")
     rolling: float = num(0.015, "-", 0.0, 0.5, "rolling resistance coefficient (force = coefficient x Fz)")
+    relaxation_length: float = num(0.0, "m", 0.0, 5.0, "lateral relaxation length lambda: the lateral force "
+                                   "follows its steady value with the time constant lambda / max(|vx|, v_min) "
+                                   "(0: at once; road tires about 0.3 to 0.6 m)", since="relaxation")
     spin_update: str = text("implicit", ("implicit", "explicit"),
                             "wheel spin update: implicit in the tire force (stable at any substep count) or "
                             "the seed's explicit step (needs h rho^2 dFx/dkappa / (Iw max(|vx|, vMin)) < 2)")

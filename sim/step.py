@@ -70,7 +70,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
-    tire_stage(v, wheel_params, body, wheel_state, wheel_scratch)        # slip, raw force, combined limit
+    tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)     # slip, raw force, combined limit
     brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h)   # brakes, ABS
     v_forward = forward_speed(q, vel)
     esp_cut = esp_stage(v, vehicle_params, wheel_params, controls, q, w, v_forward, wheel_scratch, body_telemetry,

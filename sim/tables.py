@@ -88,7 +88,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_RBX1, WP_RBX2, WP_RCX1, WP_RBY1, WP_RBY2, WP_RCY1,   # ... and its combined-slip weighting
  WP_SUS_MODEL,                             # SUS_REFERENCE or SUS_FGEAR (sim/suspension.py)
  WP_PRELOAD, WP_C_REBOUND, WP_STOP_C,      # N, N s/m, N s/m (fgear: the travel limit's damping, 0 = off)
- WP_N) = range(69)
+ WP_RELAX,                                 # m relaxation length of the lateral force (0: none)
+ WP_N) = range(70)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -126,7 +127,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_ABS,                                   # ABS brake factor 0..1
  WS_LOCKED,                                # 1 while static friction holds the wheel (parking)
  WS_LRAW,                                  # m l_raw of the last contact (l_max airborne): how far a surface may jump
- WS_N) = range(14)
+ WS_FY_LAG,                                # N the lateral force the relaxation length lets through (raw)
+ WS_N) = range(15)
 
 # --- wheel_scratch[v, w, :]; the first W_TELEMETRY columns are also wheel_telemetry[v, w, :] --------
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s

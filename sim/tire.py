@@ -10,7 +10,7 @@ from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
-    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1
+    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1, WP_RELAX, WS_FY_LAG
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96 = 0, 1, 2, 3
@@ -171,13 +171,25 @@ def combined_limit(fx_raw, fy_raw, mu, fz):
 
 
 @leaf
-def mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz):
+def relax_keep(length, vx, v_min, h):
+    """The share of the old lateral force a substep h keeps, exp(-h / tau) with tau = length / max(|vx|,
+    v_min) (seed 001: tau dFy/dt + Fy = Fy_steady, solved exactly over the substep for a steady Fy_steady);
+    0 without a relaxation length."""
+    if length <= 0.0:
+        return 0.0
+    return math.exp(-h * max(abs(vx), v_min) / length)
+
+
+@leaf
+def mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev):
     """(Fx0, Fy0, Fx, Fy, |F| / |F0|, dFx/dkappa) of the mf96 model: the pure-slip forces are the raw ones,
     the combined-slip weighted ones the result (no friction-circle cut: the weights are the family's own
     combined-slip law); the slope by a central difference (for the implicit spin update)."""
     p = wheel_params[v, i, WP_PCX1:WP_RCY1 + 1]
     fz0 = wheel_params[v, i, WP_FZ0]
     fx0, fy0 = mf96_pure(kappa, alpha, p, mu, fz, fz0)
+    if keep > 0.0:
+        fy0 = fy0 + (fy_prev - fy0) * keep                 # the relaxation length's lag (raw lateral force)
     gx, gy = mf96_weights(kappa, alpha, p)
     fx, fy = fx0 * gx, fy0 * gy
     raw = math.sqrt(fx0 * fx0 + fy0 * fy0)
@@ -189,11 +201,12 @@ def mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz):
 
 
 @kernel
-def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
+def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     """Contact velocity, slip, raw tire force, combined limit and rolling resistance for each wheel.
 
     body: the frozen (pos, q, vel, w). Reads the contact columns, W_FZ and W_MU; writes the slip and
-    force columns (an airborne wheel gets zero slip and force)."""
+    force columns (an airborne wheel gets zero slip and force). With a relaxation length the raw lateral
+    force lags its steady value (WS_FY_LAG); h: substep (s)."""
     pos, q, vel, w = body
     for i in range(NW):
         omega = wheel_state[v, i, WS_OMEGA]
@@ -209,6 +222,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
             wheel_scratch[v, i, W_FY] = 0.0
             wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
             wheel_scratch[v, i, W_DFX] = 0.0
+            wheel_state[v, i, WS_FY_LAG] = 0.0
             wheel_scratch[v, i, W_RHO] = wheel_params[v, i, WP_R]
             set3w(wheel_scratch, v, i, W_FTX, (0.0, 0.0, 0.0))
             set3w(wheel_scratch, v, i, W_FRX, (0.0, 0.0, 0.0))
@@ -226,10 +240,12 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
         fz = wheel_scratch[v, i, W_FZ]
         model = int(wheel_params[v, i, WP_MODEL])
+        keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)
         if model == MODEL_MF96:
             # the family's own load dependence (pdx2, pdy2) and combined-slip weighting; mu = surface x grip
             mu = wheel_scratch[v, i, W_MU]
-            fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz)
+            fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz, keep,
+                                                                  wheel_state[v, i, WS_FY_LAG])
             wheel_scratch[v, i, W_DFX] = dfx
         else:
             mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0],
@@ -241,6 +257,8 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
             fy_raw = lateral_force(model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
                                    wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
                                    mu, fz)
+            if keep > 0.0:
+                fy_raw = fy_raw + (wheel_state[v, i, WS_FY_LAG] - fy_raw) * keep   # the relaxation length's lag
             fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
             wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
         wheel_scratch[v, i, W_VX] = vx
@@ -250,6 +268,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
         wheel_scratch[v, i, W_ALPHA] = alpha
         wheel_scratch[v, i, W_FX_RAW] = fx_raw
         wheel_scratch[v, i, W_FY_RAW] = fy_raw
+        wheel_state[v, i, WS_FY_LAG] = fy_raw
         wheel_scratch[v, i, W_FX] = fx
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale

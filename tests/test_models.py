@@ -170,3 +170,32 @@ def test_the_fixed_state_reads_each_family_own_curve():
     bk = t.bx * 0.1
     expected = t.dx * mu * fz * math.sin(t.cx * math.atan(bk - t.ex * (bk - math.atan(bk))))
     assert models.fixed_state(car)["Fx at kappa 0.1"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_relaxation_lag_is_the_exact_first_order_response():
+    """tau dFy/dt + Fy = Fy_steady with tau = lambda / max(|vx|, v_min): from 0 toward a steady 1000 N at
+    20 m/s with lambda 0.5 m (tau 25 ms), n substeps of 1/480 s keep exp(-n h / tau) of the gap; after
+    one tau of time (the car has rolled lambda) the force is 1000 (1 - 1/e) = 632.1 N."""
+    from sim.tire import relax_keep
+    h, n = 1.0 / 480.0, 12                                        # 12 substeps = 25 ms = tau
+    fy = 0.0
+    for _ in range(n):
+        fy = 1000.0 + (fy - 1000.0) * relax_keep(0.5, 20.0, 1.0, h)
+    assert fy == pytest.approx(1000.0 * (1.0 - math.exp(-1.0)), rel=1e-12)
+    assert relax_keep(0.0, 20.0, 1.0, h) == 0.0                   # off: the steady force at once
+    assert relax_keep(0.5, 0.0, 1.0, h) == pytest.approx(math.exp(-h / 0.5))   # standing: tau = lambda / v_min
+
+
+def test_relaxation_on_the_front_slows_the_step_steer_and_on_the_rear_quickens_it():
+    """Step steer at 20 m/s with 0.5 m of relaxation: on the front tires the turning force comes later, so
+    the yaw rate needs longer to build up; on the rear tires the force that resists the yawing comes later,
+    so the car turns in sooner and overshoots more (less yaw damping). The steady yaw-rate gain is the same
+    within 0.2 % either way: the lag changes how fast, not where to."""
+    car = sim.load_vehicle("hatchback")
+    relaxed = lambda axle: sim.with_value(car, f"{axle}.relaxation_length", 0.5)  # noqa: E731
+    base, front, rear = M.step_steer(car), M.step_steer(relaxed("front_tire")), M.step_steer(relaxed("rear_tire"))
+    for r in (front, rear):
+        assert r.value("yaw-rate gain") == pytest.approx(base.value("yaw-rate gain"), rel=0.002)
+    assert front.value("response time") > base.value("response time") + 0.02
+    assert rear.value("response time") < base.value("response time") - 0.02
+    assert rear.value("yaw-rate overshoot") > base.value("yaw-rate overshoot")
