@@ -394,6 +394,9 @@ class App:
             aids += "   CLUTCH PEDAL DOWN"
         if self.input.cruise is not None:
             aids += f"   cruise {self.input.cruise * sim.KMH:.0f} km/h"
+        off = [name.replace("_", " ") for name, on in s.sim.switches().items() if not on]
+        if off:
+            aids += f"   OFF (Lab menu): {', '.join(off)}"
         if self.input.steer_hold:
             aids += f"   steering held at {self.input.steer:+.2f}"
         if self.gui_input.pad_nav and self.overlay.visible:

@@ -9,7 +9,7 @@ from sim.world import World, load_world
 from sim import advisor, warmup
 from sim.simulation import BlowUp, CONTROL_COLUMNS, CONTROL_DEFAULTS, MAX_DT, MAX_SUBSTEPS, NO_GEAR, Controls, \
     Simulation, Snapshot
-from sim.pack import WheelGeometry, rest_com_height, wheel_geometry
+from sim.pack import SWITCHES, WheelGeometry, rest_com_height, wheel_geometry
 from sim.steering import approach
 from sim.tables import WHEEL_NAMES
 from sim.units import KMH, RAD_S_PER_RPM, RPM
@@ -20,4 +20,4 @@ __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate",
            "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
            "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
            "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
-           "KMH"]
+           "KMH", "SWITCHES"]

@@ -187,6 +187,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         for name in MF96_FIELDS:
             wheel[getattr(T, "WP_" + name.upper())] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
+        wheel[T.WP_FRICTION_ON] = wheel[T.WP_ROLLING_ON] = 1.0
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
         wheel[T.WP_PRELOAD] = sus.preload
         wheel[T.WP_C_REBOUND] = sus.c_rebound
@@ -204,6 +205,39 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
         wheel[T.WP_PARTNER] = i + 1 if left else i - 1
     row[T.VP_REACH] = vehicle_reach(wheel_rows, hull_rows)
+
+
+SWITCHES = {"friction": "the tires' forces on the ground (they still turn and are loaded)",
+            "suspension": "the springs, dampers and bump stops (the body rests on its hull)",
+            "anti_roll": "the anti-roll bars", "aero": "drag and downforce",
+            "rolling": "rolling resistance (the tires' and the ground's)",
+            "drive": "the drive: the clutch carries nothing (direct drive: no wheel torque)",
+            "brakes": "the brakes and the handbrake (and so ABS and stability control)"}
+
+
+def apply_switches(off, vehicle_row: np.ndarray, wheel_rows: np.ndarray) -> None:
+    """Turn the parts named in `off` (names of SWITCHES) off in one vehicle's packed rows (after
+    pack_vehicle). The parameters themselves are untouched: switching back on is a new pack."""
+    for name in off:
+        if name == "friction":
+            wheel_rows[:, T.WP_FRICTION_ON] = 0.0
+        elif name == "rolling":
+            wheel_rows[:, T.WP_ROLLING_ON] = 0.0
+        elif name == "suspension":
+            for col in (T.WP_K, T.WP_C, T.WP_ARB, T.WP_PRELOAD, T.WP_C_REBOUND, T.WP_STOP_C):
+                wheel_rows[:, col] = 0.0
+        elif name == "anti_roll":
+            wheel_rows[:, T.WP_ARB] = 0.0
+        elif name == "aero":
+            vehicle_row[T.VP_CD] = vehicle_row[T.VP_CLA_F] = vehicle_row[T.VP_CLA_R] = 0.0
+        elif name == "drive":
+            vehicle_row[T.VP_TCAP] = 0.0
+            wheel_rows[:, T.WP_TDRIVE] = 0.0
+        elif name == "brakes":
+            wheel_rows[:, T.WP_TBRAKE] = 0.0
+            wheel_rows[:, T.WP_THAND] = 0.0
+        else:
+            raise ValueError(f"switch {name!r} is not known; expected one of {', '.join(SWITCHES)}")
 
 
 def understeer_coefficient(car: Vehicle, gravity: float = 9.81) -> float:

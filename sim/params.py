@@ -424,10 +424,11 @@ def check_consistency(v: Vehicle, where: str) -> None:
     if v.gearbox.shift_down_rpm >= v.gearbox.shift_up_rpm:
         raise ConfigError(f"{where}: gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} must be below "
                           f"gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} rpm")
-    if v.gearbox.shift_up_light * v.gearbox.shift_up_rpm <= v.gearbox.shift_down_rpm:
+    light_rpm = v.gearbox.shift_up_light * v.gearbox.shift_up_rpm
+    if light_rpm <= v.gearbox.shift_down_rpm:
         raise ConfigError(f"{where}: gearbox.shift_up_light = {v.gearbox.shift_up_light:g} is not allowed; "
-                          f"with the pedal lifted the upshift point {v.gearbox.shift_up_light * v.gearbox.shift_up_rpm:g}"
-                          f" rpm must stay above gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} rpm")
+                          f"with the pedal lifted the upshift point {light_rpm:g} rpm must stay above "
+                          f"gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} rpm")
     if v.engine.idle_rpm >= v.engine.redline_rpm:
         raise ConfigError(f"{where}: engine.idle_rpm = {v.engine.idle_rpm:g} must be below "
                           f"engine.redline_rpm = {v.engine.redline_rpm:g} rpm")

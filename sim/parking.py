@@ -34,7 +34,7 @@ from sim.body import inertia_of, wrench
 from sim.jit import allocating_kernel, kernel, leaf
 from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
     W_OMEGA, W_QX, W_RHO, W_ROLL_SURF, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, \
-    WS_HX, WS_LOCKED, WS_OMEGA
+    WS_HX, WS_LOCKED, WS_OMEGA, WP_ROLLING_ON
 from sim.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this make a wheel a candidate
@@ -187,7 +187,8 @@ def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v
         budget[i] = wheel_scratch[v, i, W_MU] * wheel_scratch[v, i, W_FZ] * h       # B = mu Fz h
         l_, u_ = brake_interval(wheel_scratch[v, i, W_T_DRIVE], wheel_scratch[v, i, W_T_BRAKE_MAX],
                                 wheel_params[v, i, WP_IW], wheel_scratch[v, i, W_OMEGA], wheel_scratch[v, i, W_RHO], h)
-        rolling = (wheel_params[v, i, WP_ROLL] + wheel_scratch[v, i, W_ROLL_SURF]) * wheel_scratch[v, i, W_FZ] * h
+        rolling = (wheel_params[v, i, WP_ROLL] + wheel_scratch[v, i, W_ROLL_SURF]) * wheel_params[v, i, WP_ROLLING_ON] \
+            * wheel_scratch[v, i, W_FZ] * h
         lo[i] = max(l_ - rolling, -budget[i])
         hi[i] = min(u_ + rolling, budget[i])
         if lo[i] > hi[i]:

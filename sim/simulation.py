@@ -26,7 +26,7 @@ from sim import tables as T
 from sim.contact import spin_axis
 from sim.gearbox import driven_radius, total_ratio
 from sim.jit import announce_compile
-from sim.pack import WheelGeometry, pack_vehicle, wheel_geometry
+from sim.pack import SWITCHES, WheelGeometry, apply_switches, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
 from sim.step import run_batch, run_batch_parallel, step_and_watch
 from sim.units import RPM
@@ -305,8 +305,8 @@ class TelemetryView(_Views):
     Per wheel (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
     T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake.
     Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
-    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts; `forces` (dict
-    name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta
+    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts;
+    `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta
     about the centre of mass H_body H_wheels H_engine H_total (N m s)."""
 
     scalar_names = tuple(_WHEEL_SCALARS)
@@ -446,6 +446,31 @@ class Simulation:
     def _pack(self, i: int, car: Vehicle) -> None:
         t = self.tables
         pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i])
+        off = getattr(self, "_switched_off", {}).get(i)
+        if off:
+            apply_switches(off, t.vehicle_params[i], t.wheel_params[i])
+
+    def set_switches(self, index: int | None = None, **on: bool) -> None:
+        """Kill switches (the model lab's, seed 001): turn parts of the physics off or on again for every
+        vehicle (or only `index`), from the next step, without touching the parameters: friction,
+        suspension, anti_roll, aero, rolling, drive, brakes (sim.pack.SWITCHES says what each covers),
+        e.g. set_switches(friction=False). Unknown names raise ValueError."""
+        for name in on:
+            if name not in SWITCHES:
+                raise ValueError(f"switch {name!r} is not known; expected one of {', '.join(SWITCHES)}")
+        if not hasattr(self, "_switched_off"):
+            self._switched_off = {}
+        for i in (range(self.n) if index is None else [index]):
+            off = set(self._switched_off.get(i, ()))
+            for name, value in on.items():
+                (off.discard if value else off.add)(name)
+            self._switched_off[i] = off
+            self._pack(i, self.params[i])           # pending parameters get them when they are packed
+
+    def switches(self, index: int = 0) -> dict[str, bool]:
+        """Which parts are on (True) for vehicle `index`."""
+        off = getattr(self, "_switched_off", {}).get(index, ())
+        return {name: name not in off for name in SWITCHES}
 
     def _apply_pending(self) -> None:
         changed = list(self._pending)

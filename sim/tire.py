@@ -10,7 +10,7 @@ from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
-    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1, WP_RELAX, WS_FY_LAG
+    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96 = 0, 1, 2, 3
@@ -269,9 +269,12 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         wheel_scratch[v, i, W_FX_RAW] = fx_raw
         wheel_scratch[v, i, W_FY_RAW] = fy_raw
         wheel_state[v, i, WS_FY_LAG] = fy_raw
+        if wheel_params[v, i, WP_FRICTION_ON] == 0.0:       # kill switch: the raw forces stay on show
+            fx, fy = 0.0, 0.0
+            wheel_scratch[v, i, W_DFX] = 0.0
         wheel_scratch[v, i, W_FX] = fx
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale
         set3w(wheel_scratch, v, i, W_FTX, add(scale(tt, fx), scale(bb, fy)))   # Fx t + Fy b
-        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(wheel_params[v, i, WP_ROLL] +
-                                                                         wheel_scratch[v, i, W_ROLL_SURF], fz, vx, tt))
+        c_rr = (wheel_params[v, i, WP_ROLL] + wheel_scratch[v, i, W_ROLL_SURF]) * wheel_params[v, i, WP_ROLLING_ON]
+        set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(c_rr, fz, vx, tt))

@@ -199,3 +199,40 @@ def test_relaxation_on_the_front_slows_the_step_steer_and_on_the_rear_quickens_i
     assert front.value("response time") > base.value("response time") + 0.02
     assert rear.value("response time") < base.value("response time") - 0.02
     assert rear.value("yaw-rate overshoot") > base.value("yaw-rate overshoot")
+
+
+def test_kill_switches_turn_parts_off_for_any_model_and_back_on():
+    """Each switch removes exactly its part: without friction a car at 20 m/s at full brake and full lock
+    neither brakes nor turns (the tires still carry their load; with friction, after the same second it
+    is down to 11 m/s and turning at 0.22 rad/s); without aero and rolling resistance a coasting car keeps
+    its speed (nothing else drags it on flat ground: v stays within 0.01 %); without suspension the body
+    sits on its hull; back on, the parameters are as they were."""
+    for model in ("magic", "mf96"):
+        car = sim.load_vehicle("hatchback")
+        for axle in ("front_tire", "rear_tire"):
+            car = sim.with_value(car, f"{axle}.model", model)
+        s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=20.0, gear=0)
+        s.set_switches(friction=False)
+        for _ in range(240):
+            s.step(sim.Controls(brake=1.0, steer=1.0, gear=0))
+        assert float(np.linalg.norm(s.state.velocity[:2])) > 19.0
+        # (what turns it a little is the steered front wheels' rolling resistance, which points along them)
+        assert abs(float(s.state.angular_velocity[2])) < 0.03 and np.all(s.telemetry.Fz > 1000.0)
+        assert not s.switches()["friction"] and s.switches()["aero"]
+        s.set_switches(friction=True, aero=False, rolling=False)
+        s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=20.0, gear=0)
+        for _ in range(240):
+            s.step(sim.Controls(gear=0))
+        v0 = float(np.linalg.norm(s.state.velocity))
+        for _ in range(480):
+            s.step(sim.Controls(gear=0))
+        assert float(np.linalg.norm(s.state.velocity)) == pytest.approx(v0, rel=1e-4)
+    s.set_switches(suspension=False)
+    for _ in range(480):
+        s.step(sim.Controls(gear=0))
+    assert float(s.telemetry.hull_contacts) > 0 and np.all(s.telemetry.Fz == 0.0)
+    s.set_switches(suspension=True, aero=True, rolling=True)
+    assert all(s.switches().values())
+    with pytest.raises(ValueError, match="'wings' is not known"):
+        s.set_switches(wings=False)

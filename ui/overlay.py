@@ -586,6 +586,9 @@ class Overlay:
                     if imgui.is_item_hovered():
                         imgui.set_tooltip(what)
                 imgui.end_menu()
+            if imgui.begin_menu("Lab"):
+                self.lab_menu()
+                imgui.end_menu()
             imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
             imgui.end_main_menu_bar()
         self.dockspace_id = imgui.dock_space_over_viewport(0, imgui.get_main_viewport(),
@@ -702,6 +705,23 @@ class Overlay:
             text_wrapped_colored(GREY, f"circle: mu Fz; blue: contact velocity ({0.30 * span * px / v_px:.0f} m/s "
                                        f"long); hollow: raw force, solid: limited ({f_ref / 1000:.1f} kN long)")
         imgui.end()
+
+    def lab_menu(self) -> None:
+        """Kill switches (seed 001's, for every model): parts of the physics off while driving, the
+        parameters untouched."""
+        s = self.session.sim
+        imgui.text_disabled("kill switches: the physics without a part")
+        on = s.switches()
+        for name, what in sim.SWITCHES.items():
+            clicked, value = imgui.menu_item(name.replace("_", " "), "", on[name])
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"{what}; unticked: off until ticked again (the parameters are not changed)")
+            if clicked:
+                s.set_switches(**{name: value})
+        if not all(on.values()):
+            imgui.separator()
+            if imgui.menu_item("everything back on", "", False)[0]:
+                s.set_switches(**{name: True for name in on})
 
     def drives_panel(self, w, h):
         """Test drives (sim.manoeuvres) of the car as tuned now, run in a worker thread (the window keeps
