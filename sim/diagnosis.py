@@ -28,7 +28,8 @@ import numpy as np
 
 from sim.params import Tire, Vehicle
 from sim.tables import NW, WHEEL_NAMES
-from sim.tire import MF96_FIELDS, TIRE_MODELS, combined_limit, mf96_coefficients, mf96_pure, raw_force
+from sim.tire import MF96_FIELDS, TIRE_MODELS, combined_limit, mf96_coefficients, mf_coefficient_block, mf_pure, \
+    raw_force
 
 NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "low use", "grip", "saturated")
@@ -71,6 +72,21 @@ def mf96_factors(tire: Tire, mu: float, fz: float) -> tuple[float, ...]:
     return mf96_coefficients(np.array([getattr(tire, n) for n in MF96_FIELDS]), mu, fz, tire.nominal_load)
 
 
+@functools.lru_cache(maxsize=256)
+def mf_peaks(tire: Tire, mu: float, fz: float) -> tuple[float, float]:
+    """Where an mf61 tire's pure curves peak at load fz (zero camber, its own pressure), read off a fine
+    grid (kappa to 1e-3, alpha to 0.05 deg); inf where a curve keeps rising."""
+    p = mf_coefficient_block(tire)
+    out = []
+    for lateral, top in ((False, 1.0), (True, math.radians(30.0))):
+        s = np.linspace(0.0, top, 1001)
+        f = np.array([abs(mf_pure(TIRE_MODELS["mf61"], 0.0 if lateral else x, x if lateral else 0.0, p, max(mu, 1e-6),
+                                  fz, tire.nominal_load, 0.0)[1 if lateral else 0]) for x in s])
+        k = int(np.argmax(f))
+        out.append(math.inf if k == len(s) - 1 else float(s[k]))
+    return out[0], out[1]
+
+
 def peak_slips(tire: Tire, mu_fz: float, fz: float | None = None) -> tuple[float, float]:
     """(kappa, alpha) at which the tire's own curve peaks. Linear model: where the raw force alone
     reaches mu Fz. mf96: its curves at load fz (the nominal load if not given; to 1 % of load)."""
@@ -78,6 +94,9 @@ def peak_slips(tire: Tire, mu_fz: float, fz: float | None = None) -> tuple[float
         return magic_peak(tire.bx, tire.cx, tire.ex), magic_peak(tire.by, tire.cy, tire.ey)
     if tire.model == "simple":
         return magic_peak(tire.bx, tire.cx, 0.0), magic_peak(tire.by, tire.cy, 0.0)
+    if tire.model == "mf61":
+        load = tire.nominal_load if fz is None or fz <= 0.0 else fz
+        return mf_peaks(tire, round(mu_fz / fz if fz else 1.0, 3), math.exp(round(math.log(load) * 100.0) / 100.0))
     if tire.model == "mf96":
         load = tire.nominal_load if fz is None or fz <= 0.0 else fz
         load = math.exp(round(math.log(load) * 100.0) / 100.0)
@@ -190,11 +209,11 @@ def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> 
     also through the combined limit on its own."""
     out = np.empty(len(slips))
     model = TIRE_MODELS[tire.model]
-    if tire.model == "mf96":                      # its own pure-slip curve (no friction-circle cut)
-        p = np.array([getattr(tire, n) for n in MF96_FIELDS])
+    if tire.model in ("mf96", "mf61"):            # its own pure-slip curve (no friction-circle cut, no camber)
+        p = mf_coefficient_block(tire)
         for k, s_ in enumerate(slips):
-            out[k] = mf96_pure(0.0, s_, p, mu, fz, tire.nominal_load)[1] if lateral else \
-                mf96_pure(s_, 0.0, p, mu, fz, tire.nominal_load)[0]
+            out[k] = mf_pure(model, 0.0, s_, p, mu, fz, tire.nominal_load, 0.0)[1] if lateral else \
+                mf_pure(model, s_, 0.0, p, mu, fz, tire.nominal_load, 0.0)[0]
         return out
     for k, s_ in enumerate(slips):
         kappa, alpha = (0.0, s_) if lateral else (s_, 0.0)

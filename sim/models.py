@@ -32,6 +32,7 @@ FAMILIES = {
     "reference": ("seed 000's chain: Magic Formula tires with the friction circle, spring-damper", {}),
     "simple": ("FGear's Simple tire: the Magic Formula without E", {"tire.model": "simple"}),
     "mf96": ("a 1996-style Magic Formula with its load dependence and combined-slip weights", {"tire.model": "mf96"}),
+    "mf61": ("an MF 6.1-style Magic Formula: mf96 with camber and inflation pressure", {"tire.model": "mf61"}),
     "fgear": ("FGear: the preloaded spring with damping by direction and a travel limit, Simple tires",
               {"tire.model": "simple", "suspension.model": "fgear", "suspension.travel_limit": "on",
                "suspension.c_rebound": 1.5}),
@@ -40,8 +41,7 @@ FAMILIES = {
                                                              "suspension.c_rebound": 1.5}),
 }
 NOT_YET = {"chaos": "the Chaos-style wheel (torque / radius with a grip cap) is not built yet",
-           "avs": "the AVS-style wheel (target slips followed over time) is not built yet",
-           "mf61": "the MF 6.1-style tire (camber and pressure) is not built yet"}
+           "avs": "the AVS-style wheel (target slips followed over time) is not built yet"}
 COMPARE_DRIVES = ("settle", "circle", "braking", "step-steer", "curb", "drop")
 
 
@@ -73,7 +73,7 @@ def fixed_state(car: Vehicle) -> dict[str, float]:
     t = car.front_tire
     # the mu the simulation would use there: surface (1) x grip, times the load factor except for mf96,
     # whose load dependence is its own
-    mu = t.grip * (1.0 if t.model == "mf96" else load_factor(t.load_sensitivity, t.nominal_load, fz))
+    mu = t.grip * (1.0 if t.model in ("mf96", "mf61") else load_factor(t.load_sensitivity, t.nominal_load, fz))
     fx = float(tire_curve(car.front_tire, mu, fz, np.array([0.1]), False)[0])
     fy = float(tire_curve(car.front_tire, mu, fz, np.array([math.radians(4.0)]), True)[0])
     return {"Fx at kappa 0.1": fx, "Fy at alpha 4 deg": abs(fy), "static load front": fz}

@@ -13,6 +13,7 @@ from sim.params import Vehicle
 from sim.query import QUERY_KINDS
 from sim.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
 from sim import tables as T
+from sim.params import MF61_EXTRA
 from sim.tire import MF96_FIELDS, TIRE_MODELS, slip_stiffnesses
 from sim.wheel import SPIN_UPDATES
 from sim.units import RAD_S_PER_RPM
@@ -184,8 +185,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_ROLL] = tire.rolling
         wheel[T.WP_BX], wheel[T.WP_CX], wheel[T.WP_DXF], wheel[T.WP_EX] = tire.bx, tire.cx, tire.dx, tire.ex
         wheel[T.WP_BY], wheel[T.WP_CY], wheel[T.WP_DYF], wheel[T.WP_EY] = tire.by, tire.cy, tire.dy, tire.ey
-        for name in MF96_FIELDS:
-            wheel[getattr(T, "WP_" + name.upper())] = getattr(tire, name)
+        for k, name in enumerate(MF96_FIELDS + MF61_EXTRA):      # one block, in this order
+            wheel[T.WP_PCX1 + k] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
         wheel[T.WP_FRICTION_ON] = wheel[T.WP_ROLLING_ON] = 1.0
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]

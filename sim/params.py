@@ -47,10 +47,13 @@ def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
 MF96_FIELDS = ("pcx1", "pdx1", "pdx2", "pex1", "pex2", "pkx1", "pkx2", "pkx3", "pcy1", "pdy1", "pdy2", "pey1",
                "pey2", "pky1", "pky2", "rbx1", "rbx2", "rcx1", "rby1", "rby2", "rcy1")   # the kernel's order
 SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit")}
+MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "pey3", "pey4", "pey5", "pky3", "pky4",
+              "pky5", "pky6", "pky7", "ppy1", "ppy2", "ppy3", "ppy4", "ppy5", "pvy3", "pvy4", "pressure",
+              "nominal_pressure")                                                    # after MF96_FIELDS
 MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"),
                 "magic": ("bx", "cx", "dx", "ex", "by", "cy", "dy", "ey", "load_sensitivity"),
                 "simple": ("bx", "cx", "dx", "by", "cy", "dy", "load_sensitivity"),
-                "mf96": MF96_FIELDS}
+                "mf96": MF96_FIELDS, "mf61": MF96_FIELDS + MF61_EXTRA}
 
 
 def field_used(group: type, model: str, name: str) -> bool:
@@ -59,6 +62,11 @@ def field_used(group: type, model: str, name: str) -> bool:
     table = MODEL_FIELDS if group is Tire else SUSPENSION_MODEL_FIELDS if group is Suspension else {}
     owners = [m for m, names in table.items() if name in names]
     return not owners or model in owners
+
+
+def mf61(default: float, unit: str, lo: float, hi: float, doc: str):
+    """A coefficient of the mf61 tire model (added after the first vehicle files: they may leave it out)."""
+    return num(default, unit, lo, hi, doc, since="mf61")
 
 
 def text(default: str, choices: tuple[str, ...], doc: str, since: str = ""):
@@ -136,10 +144,11 @@ class Suspension:
 @dataclass(frozen=True)
 class Tire:
     """Wheel and tire of one axle. Forces: linear stiffness or Magic Formula, then the combined limit mu Fz."""
-    model: str = text("magic", ("linear", "magic", "simple", "mf96"),
+    model: str = text("magic", ("linear", "magic", "simple", "mf96", "mf61"),
                       "tire force model: linear, magic (the Magic Formula scaled by mu Fz), simple (FGear's "
-                      "sine-arctangent curve, the Magic Formula without E), or mf96 (a 1996-style Magic Formula "
-                      "with its own load dependence and combined-slip weighting; docs/models.md)")
+                      "sine-arctangent curve, the Magic Formula without E), mf96 (a 1996-style Magic Formula "
+                      "with its own load dependence and combined-slip weighting) or mf61 (mf96 with the MF 6.1 "
+                      "camber and inflation pressure terms); docs/models.md")
     radius: float = num(0.30, "m", 0.05, 2.0, "unloaded radius r")
     wheel_inertia: float = num(1.2, "kg m^2", 0.01, 100.0, "spin inertia Iw of wheel, tire and brake disc")
     grip: float = num(1.0, "-", 0.0, 3.0,
@@ -192,6 +201,36 @@ class Tire:
     rby1: float = mf96(10.0, "-", 0.0, 100.0, "mf96 combined slip: how fast a slip ratio takes lateral force")
     rby2: float = mf96(10.0, "-", 0.0, 100.0, "mf96 combined slip: how a slip angle weakens rby1")
     rcy1: float = mf96(1.0, "-", 0.1, 2.0, "mf96 combined slip: shape of the lateral weighting")
+    # model "mf61" (docs/models.md): the mf96 coefficients plus camber gamma (sin gamma, + top leaning left)
+    # and inflation pressure dpi = (pressure - nominal_pressure) / nominal_pressure
+    pdx3: float = mf61(0.0, "-", -100.0, 100.0, "mf61: longitudinal peak's fall with camber squared, (1 - pdx3 g^2)")
+    pex3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: change of Ex per dfz squared")
+    pex4: float = mf61(0.0, "-", -1.0, 1.0, "mf61: Ex while driving against braking, (1 - pex4 sign(kappa))")
+    ppx1: float = mf61(0.0, "-", -10.0, 10.0, "mf61: longitudinal slip stiffness per unit dpi")
+    ppx2: float = mf61(0.0, "-", -10.0, 10.0, "mf61: longitudinal slip stiffness per unit dpi squared")
+    ppx3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: longitudinal peak friction per unit dpi")
+    ppx4: float = mf61(0.0, "-", -10.0, 10.0, "mf61: longitudinal peak friction per unit dpi squared")
+    pdy3: float = mf61(0.0, "-", -100.0, 100.0, "mf61: lateral peak's fall with camber squared, (1 - pdy3 g^2)")
+    pey3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: Ey's asymmetry, (1 - (pey3 + pey4 g) sign(alpha_y))")
+    pey4: float = mf61(0.0, "-", -100.0, 100.0, "mf61: Ey's asymmetry with camber")
+    pey5: float = mf61(0.0, "-", -100.0, 100.0, "mf61: Ey's change with camber squared")
+    pky3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: cornering stiffness' fall with |camber|")
+    pky4: float = mf61(2.0, "-", 0.1, 10.0, "mf61: curvature of the cornering stiffness against load (2 in mf96)")
+    pky5: float = mf61(0.0, "-", -100.0, 100.0, "mf61: shift of Ky's peak load with camber squared")
+    pky6: float = mf61(0.0, "-", -100.0, 100.0, "mf61: camber stiffness per unit load, Fy per rad of camber / Fz "
+                       "(given as a magnitude: the force leans with the wheel)")
+    pky7: float = mf61(0.0, "-", -100.0, 100.0, "mf61: change of the camber stiffness per unit dfz")
+    ppy1: float = mf61(0.0, "-", -10.0, 10.0, "mf61: cornering stiffness per unit dpi")
+    ppy2: float = mf61(0.0, "-", -10.0, 10.0, "mf61: Ky's peak load per unit dpi")
+    ppy3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: lateral peak friction per unit dpi")
+    ppy4: float = mf61(0.0, "-", -10.0, 10.0, "mf61: lateral peak friction per unit dpi squared")
+    ppy5: float = mf61(0.0, "-", -10.0, 10.0, "mf61: camber stiffness per unit dpi")
+    pvy3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: camber's vertical shift Svy / Fz per unit sin(camber) "
+                       "(a magnitude, as pky6)")
+    pvy4: float = mf61(0.0, "-", -10.0, 10.0, "mf61: change of pvy3 per unit dfz")
+    pressure: float = mf61(220000.0, "Pa", 50000.0, 1.0e6, "mf61: inflation pressure")
+    nominal_pressure: float = mf61(220000.0, "Pa", 50000.0, 1.0e6, "mf61: the pressure the coefficients were "
+                                   "measured at (NOMPRES)")
 
 
 @dataclass(frozen=True)

@@ -283,7 +283,7 @@ _WHEEL_SCALARS = {
     "grip_scale": T.W_GRIP_SCALE, "T_drive": T.W_T_DRIVE, "T_brake": T.W_T_BRAKE, "omega": T.W_OMEGA,
     "rho": T.W_RHO, "r_eff": T.W_R_EFF, "grounded": T.W_GROUNDED, "surface": T.W_SURFACE,
     "shape": T.W_SHAPE, "mu": T.W_MU, "steer": T.W_STEER, "abs_active": T.W_ABS, "locked": T.W_LOCKED,
-    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP,
+    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP, "camber": T.W_GAMMA,
 }
 _WHEEL_VECTORS = {
     "Q": T.W_QX, "n": T.W_NX, "t": T.W_TX, "b": T.W_BX, "C": T.W_CX, "u": T.W_UX,
@@ -303,7 +303,8 @@ class TelemetryView(_Views):
     """Telemetry of the last substep, by the spec's names (docs/physics.md §13 says what each means).
 
     Per wheel (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
-    T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake.
+    T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake
+    camber.
     Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
     Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts;
     `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta

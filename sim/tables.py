@@ -86,11 +86,15 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_PCX1, WP_PDX1, WP_PDX2, WP_PEX1, WP_PEX2, WP_PKX1, WP_PKX2, WP_PKX3,
  WP_PCY1, WP_PDY1, WP_PDY2, WP_PEY1, WP_PEY2, WP_PKY1, WP_PKY2,
  WP_RBX1, WP_RBX2, WP_RCX1, WP_RBY1, WP_RBY2, WP_RCY1,   # ... and its combined-slip weighting
+ # ... and "mf61"'s camber and pressure terms (right after: the kernel reads WP_PCX1..WP_NOMPRES as one block)
+ WP_PDX3, WP_PEX3, WP_PEX4, WP_PPX1, WP_PPX2, WP_PPX3, WP_PPX4, WP_PDY3, WP_PEY3, WP_PEY4, WP_PEY5, WP_PKY3,
+ WP_PKY4, WP_PKY5, WP_PKY6, WP_PKY7, WP_PPY1, WP_PPY2, WP_PPY3, WP_PPY4, WP_PPY5, WP_PVY3, WP_PVY4,
+ WP_PRESSURE, WP_NOMPRES,
  WP_SUS_MODEL,                             # SUS_REFERENCE or SUS_FGEAR (sim/suspension.py)
  WP_PRELOAD, WP_C_REBOUND, WP_STOP_C,      # N, N s/m, N s/m (fgear: the travel limit's damping, 0 = off)
  WP_RELAX,                                 # m relaxation length of the lateral force (0: none)
  WP_FRICTION_ON, WP_ROLLING_ON,            # kill switches (Simulation.set_switches): 1 on, 0 off
- WP_N) = range(72)
+ WP_N) = range(97)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -153,7 +157,8 @@ VP_N = VP_RATIO + MAX_GEARS
  W_LOCKED,                                 # 1 when static friction held the contact this substep
  W_DFX,                                    # N per unit kappa: slope of the limited Fx at the operating point
  W_ESP,                                    # N m: the brake torque stability control asks of this wheel
- W_TELEMETRY) = range(62)                  # the number of published columns
+ W_GAMMA,                                  # rad camber against the ground (+: the top leans to the tire's left)
+ W_TELEMETRY) = range(63)                  # the number of published columns
 # scratch only
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit

@@ -10,13 +10,14 @@ from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
-    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RCY1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON
+    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
-MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96 = 0, 1, 2, 3
+MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61 = 0, 1, 2, 3, 4
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
 LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
-TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC, "simple": MODEL_SIMPLE, "mf96": MODEL_MF96}
+TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC, "simple": MODEL_SIMPLE, "mf96": MODEL_MF96,
+               "mf61": MODEL_MF61}
 MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
 MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the combined Fx over kappa
 
@@ -102,16 +103,24 @@ def mf96_pure(kappa, alpha, p, mu, fz, fz0):
     return magic_formula(bx, cx, dx, ex, kappa), -magic_formula(by, cy, dy, ey, alpha)
 
 
+def mf_coefficient_block(tire):
+    """The kernel's coefficient block of an mf96 or mf61 tire (sim.params.Tire): MF96_FIELDS + MF61_EXTRA."""
+    import numpy as np
+    from sim.params import MF61_EXTRA
+    return np.array([getattr(tire, n) for n in MF96_FIELDS + MF61_EXTRA])
+
+
 def slip_stiffnesses(tire, fz: float, surface_mu: float = 1.0) -> tuple[float, float]:
     """(dFx/dkappa, dFy/dalpha) of a tire (sim.params.Tire) at zero slip and load fz on a surface of
     friction surface_mu (N, N/rad): the slopes the stability advisor and the stability control's
     single-track model use."""
-    import numpy as np
     mu = surface_mu * tire.grip
-    if tire.model == "mf96":
-        p = np.array([getattr(tire, n) for n in MF96_FIELDS])
-        bx, cx, dx, _, by, cy, dy, _ = mf96_coefficients(p, mu, fz, tire.nominal_load)
-        return bx * cx * dx, by * cy * dy
+    if tire.model in ("mf96", "mf61"):                 # slopes of the pure curves at zero camber
+        p, step = mf_coefficient_block(tire), 1e-6
+        model = TIRE_MODELS[tire.model]
+        fx = mf_pure(model, step, 0.0, p, mu, fz, tire.nominal_load, 0.0)[0]
+        fy = mf_pure(model, 0.0, step, p, mu, fz, tire.nominal_load, 0.0)[1]
+        return fx / step, -fy / step
     mu *= load_factor(tire.load_sensitivity, tire.nominal_load, fz)
     if tire.model in ("magic", "simple"):
         return tire.bx * tire.cx * tire.dx * mu * fz, tire.by * tire.cy * tire.dy * mu * fz
@@ -129,8 +138,49 @@ def mf96_weights(kappa, alpha, p):
 
 
 @leaf
-def mf96_combined_fx(kappa, alpha, p, mu, fz, fz0):
-    return mf96_pure(kappa, alpha, p, mu, fz, fz0)[0] * mf96_weights(kappa, alpha, p)[0]
+def mf61_pure(kappa, alpha, p, mu, fz, fz0, sg):
+    """The pure-slip forces (Fx0, Fy0) in N of the MF 6.1-style model (docs/models.md): mf96 plus camber
+    (sg = sin gamma, + the top leaning to the tire's left) and inflation pressure, our signs. p: the 46
+    coefficients MF96_FIELDS + MF61_EXTRA in order."""
+    dfz = (min(fz, LOAD_RANGE_MAX * fz0) - fz0) / fz0
+    dpi = (p[44] - p[45]) / p[45]
+    g2 = sg * sg
+    cx = p[0]
+    mux = max(LOAD_FACTOR_MIN * p[1], p[1] + p[2] * dfz) * (1.0 + p[26] * dpi + p[27] * dpi * dpi) * \
+        max(0.0, 1.0 - p[21] * g2)
+    dx = mux * mu * fz
+    sign_k = 1.0 if kappa > 0.0 else -1.0 if kappa < 0.0 else 0.0
+    ex = min(1.0, (p[3] + p[4] * dfz + p[22] * dfz * dfz) * (1.0 - p[23] * sign_k))
+    kx = fz * (p[5] + p[6] * dfz) * math.exp(p[7] * dfz) * (1.0 + p[24] * dpi + p[25] * dpi * dpi)
+    fx0 = magic_formula(kx / (cx * dx + MF_EPS), cx, dx, ex, kappa)
+    cy = p[8]
+    muy = max(LOAD_FACTOR_MIN * p[9], p[9] + p[10] * dfz) * (1.0 + p[39] * dpi + p[40] * dpi * dpi) * \
+        max(0.0, 1.0 - p[28] * g2)
+    dy = muy * mu * fz
+    peak_load = max((p[14] + p[34] * g2) * (1.0 + p[38] * dpi), 1e-6) * fz0
+    ky = p[13] * fz0 * (1.0 + p[37] * dpi) * max(0.0, 1.0 - p[32] * abs(sg)) * \
+        math.sin(p[33] * math.atan(fz / peak_load))
+    k_gamma = fz * (p[35] + p[36] * dfz) * (1.0 + p[41] * dpi)          # camber stiffness (N per rad)
+    sv_gamma = fz * (p[42] + p[43] * dfz) * sg * mu                    # camber's vertical shift (N)
+    sh = (k_gamma * sg - sv_gamma) / (ky + MF_EPS)                    # ... and horizontal shift (rad)
+    alpha_y = alpha - sh                                              # our Fy = -F(alpha): the shift's sign
+    sign_a = 1.0 if alpha_y > 0.0 else -1.0 if alpha_y < 0.0 else 0.0
+    ey = min(1.0, (p[11] + p[12] * dfz) * (1.0 + p[31] * g2 - (p[29] + p[30] * sg) * sign_a))
+    fy0 = -magic_formula(ky / (cy * dy + MF_EPS), cy, dy, ey, alpha_y) + sv_gamma
+    return fx0, fy0
+
+
+@leaf
+def mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg):
+    """mf61_pure with camber and pressure, or mf96_pure (which has neither)."""
+    if model == MODEL_MF61:
+        return mf61_pure(kappa, alpha, p, mu, fz, fz0, sg)
+    return mf96_pure(kappa, alpha, p, mu, fz, fz0)
+
+
+@leaf
+def mf96_combined_fx(model, kappa, alpha, p, mu, fz, fz0, sg):
+    return mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)[0] * mf96_weights(kappa, alpha, p)[0]
 
 
 @leaf
@@ -181,13 +231,14 @@ def relax_keep(length, vx, v_min, h):
 
 
 @leaf
-def mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev):
-    """(Fx0, Fy0, Fx, Fy, |F| / |F0|, dFx/dkappa) of the mf96 model: the pure-slip forces are the raw ones,
-    the combined-slip weighted ones the result (no friction-circle cut: the weights are the family's own
-    combined-slip law); the slope by a central difference (for the implicit spin update)."""
-    p = wheel_params[v, i, WP_PCX1:WP_RCY1 + 1]
+def mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev, sg):
+    """(Fx0, Fy0, Fx, Fy, |F| / |F0|, dFx/dkappa) of the mf96 and mf61 models: the pure-slip forces are the
+    raw ones, the combined-slip weighted ones the result (no friction-circle cut: the weights are the
+    family's own combined-slip law); the slope by a central difference (for the implicit spin update).
+    sg: sin of the camber (mf61 only)."""
+    p = wheel_params[v, i, WP_PCX1:WP_NOMPRES + 1]
     fz0 = wheel_params[v, i, WP_FZ0]
-    fx0, fy0 = mf96_pure(kappa, alpha, p, mu, fz, fz0)
+    fx0, fy0 = mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)
     if keep > 0.0:
         fy0 = fy0 + (fy_prev - fy0) * keep                 # the relaxation length's lag (raw lateral force)
     gx, gy = mf96_weights(kappa, alpha, p)
@@ -195,8 +246,8 @@ def mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev):
     raw = math.sqrt(fx0 * fx0 + fy0 * fy0)
     share = math.sqrt(fx * fx + fy * fy) / raw if raw > 0.0 else 1.0
     h = MF96_SLOPE_STEP
-    dfx = (mf96_combined_fx(kappa + h, alpha, p, mu, fz, fz0) - mf96_combined_fx(kappa - h, alpha, p, mu, fz, fz0)) \
-        / (2.0 * h)
+    dfx = (mf96_combined_fx(model, kappa + h, alpha, p, mu, fz, fz0, sg) -
+           mf96_combined_fx(model, kappa - h, alpha, p, mu, fz, fz0, sg)) / (2.0 * h)
     return fx0, fy0, fx, fy, share, dfx
 
 
@@ -222,6 +273,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             wheel_scratch[v, i, W_FY] = 0.0
             wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
             wheel_scratch[v, i, W_DFX] = 0.0
+            wheel_scratch[v, i, W_GAMMA] = 0.0
             wheel_state[v, i, WS_FY_LAG] = 0.0
             wheel_scratch[v, i, W_RHO] = wheel_params[v, i, WP_R]
             set3w(wheel_scratch, v, i, W_FTX, (0.0, 0.0, 0.0))
@@ -241,11 +293,13 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         fz = wheel_scratch[v, i, W_FZ]
         model = int(wheel_params[v, i, WP_MODEL])
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)
-        if model == MODEL_MF96:
+        sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
+        wheel_scratch[v, i, W_GAMMA] = math.asin(min(1.0, max(-1.0, sg)))
+        if model == MODEL_MF96 or model == MODEL_MF61:
             # the family's own load dependence (pdx2, pdy2) and combined-slip weighting; mu = surface x grip
             mu = wheel_scratch[v, i, W_MU]
-            fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(wheel_params, v, i, kappa, alpha, mu, fz, keep,
-                                                                  wheel_state[v, i, WS_FY_LAG])
+            fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz,
+                                                                  keep, wheel_state[v, i, WS_FY_LAG], sg)
             wheel_scratch[v, i, W_DFX] = dfx
         else:
             mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0],

@@ -236,3 +236,32 @@ def test_kill_switches_turn_parts_off_for_any_model_and_back_on():
     assert all(s.switches().values())
     with pytest.raises(ValueError, match="'wings' is not known"):
         s.set_switches(wings=False)
+
+
+def test_an_mf61_point_with_camber_and_pressure():
+    """The mf96 set above plus pdy3 0.5, pky3 0.3, pky6 1.0, pvy3 0.2, ppy1 -0.5, ppy3 -0.2, ppy4 0.1, ppx1 0.2,
+    ppx3 -0.1, at the nominal load (dfz = 0), 10 % over the nominal pressure (dpi = 0.1) and 0.05 rad of
+    camber (sin g = 0.0499792, the top leaning to the tire's left):
+    mu_y = 0.9 (1 - 0.02 + 0.001)(1 - 0.5 g^2) = 0.881797, Dy = 2645.39 N;
+    Ky = 20 x 3000 (1 - 0.05)(1 - 0.3 |g|) sin(2 atan(0.5)) = 44916.3 N/rad;
+    camber: K_g g = 3000 x 1.0 x g = 149.94 N, Sv_g = 3000 x 0.2 x g = 29.99 N, shift (149.94 - 29.99) / Ky
+    = 0.0026705 rad, so at alpha 0.05 the curve sees 0.0473295: B alpha = 0.574003, phi = 0.600467,
+    Fy = -2645.39 sin(1.4 atan 0.600467) + 29.99 = -1786.85 N. At alpha 0 the camber thrust is 149.88 N,
+    toward the lean. Longitudinal: mu_x = 1.0 (1 - 0.01) = 0.99, Kx = 3000 x 20 x 1.02 = 61200, Bx = 12.8788,
+    at kappa 0.1: phi = 1.212417, Fx = 2970 sin(1.6 atan 1.212417) = 2931.59 N."""
+    from sim.params import MF61_EXTRA
+    from sim.tire import mf61_pure
+    extra = dict(pdx3=0.0, pex3=0.0, pex4=0.0, ppx1=0.2, ppx2=0.0, ppx3=-0.1, ppx4=0.0, pdy3=0.5, pey3=0.0,
+                 pey4=0.0, pey5=0.0, pky3=0.3, pky4=2.0, pky5=0.0, pky6=1.0, pky7=0.0, ppy1=-0.5, ppy2=0.0,
+                 ppy3=-0.2, ppy4=0.1, ppy5=0.0, pvy3=0.2, pvy4=0.0, pressure=242000.0, nominal_pressure=220000.0)
+    p = np.concatenate([ARR, [extra[n] for n in MF61_EXTRA]])
+    g = math.sin(0.05)
+    fx, fy = mf61_pure(0.1, 0.05, p, 1.0, 3000.0, 3000.0, g)
+    assert fy == pytest.approx(-1786.85, abs=0.01)
+    assert fx == pytest.approx(2931.59, abs=0.01)
+    thrust = mf61_pure(0.0, 0.0, p, 1.0, 3000.0, 3000.0, g)[1]
+    assert thrust == pytest.approx(149.88, abs=0.01)
+    assert mf61_pure(0.0, 0.0, p, 1.0, 3000.0, 3000.0, -g)[1] == pytest.approx(-thrust)   # leaning right: right
+    # with no camber and the nominal pressure it is the 1996 form exactly
+    neutral = np.concatenate([ARR, [0.0] * 12 + [2.0] + [0.0] * 10 + [220000.0, 220000.0]])
+    assert mf61_pure(0.1, 0.05, neutral, 1.0, 6000.0, 3000.0, 0.0) == mf96_pure(0.1, 0.05, ARR, 1.0, 6000.0, 3000.0)
