@@ -537,6 +537,9 @@ class App:
         arrows = force_arrows(car.telemetry, self.overlay.arrows, scale, widen) if self.overlay.arrows_on else ()
         t0 = time.perf_counter()
         self.target.begin(self.size)
+        if (vx, vy, vw, vh) != (0, 0, *self.size):         # the gaps between the panels (Overlay.build)
+            bg = imgui.get_style().color_(imgui.Col_.window_bg)
+            self.ctx.clear(bg.x, bg.y, bg.z, 1.0)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
                         viewport=(vx, self.size[1] - vy - vh, vw, vh), ghost=self.session.ghost())

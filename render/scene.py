@@ -227,7 +227,7 @@ class SceneRenderer:
         ctx.scissor = None
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
-        ctx.clear(*SKY, 1.0, depth=1.0)
+        ctx.clear(*SKY, 1.0, depth=1.0, viewport=ctx.viewport)     # the view only: the app clears around it
         vp = proj @ view
         self.prog["u_vp"].write(gl(vp))
         self.prog["u_eye"].value = tuple(float(v) for v in eye)
