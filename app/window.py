@@ -62,23 +62,46 @@ def software_renderer(ctx: moderngl.Context) -> bool:
     return any(k in name for k in SOFTWARE_RENDERERS)
 
 
+def back_buffer_kept(ctx: moderngl.Context) -> bool:
+    """True when the window's back buffer still holds the last frame after a swap (Mesa's software
+    renderers do under SDL's offscreen driver; a swap chain that takes turns between buffers does not):
+    three frames in slightly different shades of the sky (no flash at startup), each read back after its
+    swap."""
+    ctx.screen.use()
+    kept = True
+    for color in ((158, 189, 224), (159, 189, 224), (158, 190, 224)):
+        ctx.clear(*(c / 255 for c in color), 1.0)
+        pygame.display.flip()
+        pixel = tuple(ctx.screen.read(viewport=(0, 0, 1, 1), components=3))
+        _ = ctx.error                      # reading the screen can leave a GL error pending
+        kept = kept and pixel == color
+    return kept
+
+
 class SceneTarget:
     """Where the scene is drawn: on a GPU a 4x multisampled framebuffer resolved onto the screen each
-    frame (antialiasing); on a software renderer the screen itself (4 samples would cost 4x per pixel)."""
+    frame (antialiasing); on a software renderer the screen itself (4 samples would cost 4x per pixel).
+    `keeps`: the screen still holds last frame's pixels when the next frame begins (a software renderer
+    whose back buffer survives the swap), so the panels around the 3D view can stay as they are on frames
+    that do not draw them again (App.draw)."""
 
     SAMPLES = 4
 
-    def __init__(self, ctx: moderngl.Context, msaa: bool):
+    def __init__(self, ctx: moderngl.Context, msaa: bool, keeps: bool = False):
         self.ctx = ctx
         self.msaa = msaa
+        self.keeps = keeps and not msaa
         self.size = (0, 0)
         self.fbo = None
 
-    def begin(self, size: tuple[int, int]) -> None:
+    def begin(self, size: tuple[int, int]) -> bool:
+        """Draw the scene from now on; True when nothing is kept from the frame before (first, new size)."""
+        fresh = size != self.size
+        self.size = size
         if not self.msaa:
             self.ctx.screen.use()
-            return
-        if self.fbo is None or size != self.size:
+            return fresh
+        if self.fbo is None or fresh:
             if self.fbo is not None:
                 self.fbo.release()
             try:
@@ -88,9 +111,9 @@ class SceneTarget:
             except moderngl.Error:                 # no multisampling here after all
                 self.msaa, self.fbo = False, None
                 self.ctx.screen.use()
-                return
-            self.size = size
+                return True
         self.fbo.use()
+        return fresh
 
     def end(self) -> None:
         """Resolve onto the screen and draw there from now on (the overlay)."""
@@ -114,6 +137,11 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
 
 
 HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
+# s: on a software renderer whose window keeps its pixels between frames, the ImGui overlay (panels, HUD,
+# labels) is built and drawn at most this often, and at once after input it takes; the frames between
+# draw the 3D view and put the overlay's last draw commands back over it, clipped to the view (the panels'
+# pixels around it stay from the last full frame)
+OVERLAY_PERIOD = 1.0 / 30.0
 PHASES = ("physics", "scene", "overlay", "gui render", "swap", "frame", "cpu")
 
 
@@ -123,6 +151,7 @@ class FrameTimes:
     def __init__(self, keep: int = 120):
         self.recent = {p: deque(maxlen=keep) for p in PHASES}
         self.all = {p: [] for p in PHASES}
+        self.built: list[bool] = []               # per frame: the overlay was built and drawn whole (OVERLAY_PERIOD)
 
     def add(self, phase: str, seconds: float) -> None:
         self.recent[phase].append(seconds * 1e3)
@@ -144,6 +173,11 @@ class FrameTimes:
             a = np.array(self.all[p][skip:])
             lines.append(f"  {p:11s} median {np.median(a):6.2f} ms  p90 {np.percentile(a, 90):6.2f}  "
                          f"share {a.sum() / frame.sum():5.1%}")
+        built = np.array(self.built[skip:len(self.all["frame"])], dtype=bool)
+        if len(built) == len(frame) and not built.all():
+            lines.append(f"  the overlay built and drawn whole on {int(built.sum())} frames (median "
+                         f"{np.median(frame[built]) if built.any() else 0:.2f} ms), its last draw kept around "
+                         f"the view on {int((~built).sum())} (median {np.median(frame[~built]):.2f} ms)")
         cpu = np.array(self.all["cpu"][skip:])
         if len(cpu):
             # the process's CPU time over all its threads (the software rasteriser's included): on a machine
@@ -215,7 +249,8 @@ class App:
         self.input.direct_gears = vehicle.drive.mode == "direct"
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world)
-        self.target = SceneTarget(self.ctx, msaa=not software_renderer(self.ctx))
+        software = software_renderer(self.ctx)
+        self.target = SceneTarget(self.ctx, msaa=not software, keeps=software and back_buffer_kept(self.ctx))
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
         self.show_help = False
@@ -230,6 +265,8 @@ class App:
         self.rtf_window: deque[tuple[float, float]] = deque(maxlen=120)
         self.times = FrameTimes()
         self.finish_frames = False                 # wait for each frame to be drawn (benchmark)
+        self.overlay_age = float("inf")            # s of frame time since the overlay was last built
+        self.overlay_wanted = True                 # input the overlay took: build it this frame
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
@@ -305,6 +342,7 @@ class App:
         for event in pygame.event.get():
             t = event.type
             if self.overlay.visible and self.gui_input.handle(event):
+                self.overlay_wanted = True
                 if self.gui_input.pad_nav:
                     self.input.release_all()       # the pad navigates the overlay: the car lets go
                     self.input.pad_axis = {"throttle": 0.0, "brake": 0.0, "steer": 0.0}
@@ -331,6 +369,7 @@ class App:
 
     def act(self, action: str) -> None:
         s = self.session
+        self.overlay_wanted = True                 # what the action changes shows at once
         if action == "quit":
             self.running = False
         elif action == "reset":
@@ -536,8 +575,13 @@ class App:
                                        reference)
         arrows = force_arrows(car.telemetry, self.overlay.arrows, scale, widen) if self.overlay.arrows_on else ()
         t0 = time.perf_counter()
-        self.target.begin(self.size)
-        if (vx, vy, vw, vh) != (0, 0, *self.size):         # the gaps between the panels (Overlay.build)
+        fresh = self.target.begin(self.size)
+        self.overlay_age += frame_dt
+        final = self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9
+        # the whole overlay this frame, or only its last commands over the new 3D view (OVERLAY_PERIOD)
+        full = (fresh or not self.target.keeps or self.overlay_wanted or final
+                or self.overlay_age >= OVERLAY_PERIOD - 1e-9)
+        if full and (vx, vy, vw, vh) != (0, 0, *self.size):      # the gaps between the panels (Overlay.build)
             bg = imgui.get_style().color_(imgui.Col_.window_bg)
             self.ctx.clear(bg.x, bg.y, bg.z, 1.0)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
@@ -546,9 +590,16 @@ class App:
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
+        self.times.built.append(full)
+        if not full:
+            self.times.add("overlay", 0.0)
+            self.gui_renderer.redraw(clip=(vx, self.size[1] - vy - vh, vw, vh))
+            self.times.add("gui render", time.perf_counter() - t1)
+            return
         io = imgui.get_io()
         io.display_size = self.size
-        io.delta_time = max(frame_dt, 1e-4)
+        io.delta_time = max(min(self.overlay_age, 1.0), 1e-4)
+        self.overlay_age, self.overlay_wanted = 0.0, False
         imgui.new_frame()
         self.feature_labels(cam.projection(aspect) @ cam.view(), cam.eye, (vx, vy, vw, vh))
         if self.overlay.arrows_on:

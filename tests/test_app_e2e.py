@@ -164,3 +164,52 @@ def test_benchmark_prints_the_frame_time_and_where_it_goes(tmp_path):
     assert "renderer" in text and "frame time median" in text
     for phase in ("physics", "scene", "overlay", "gui render", "swap"):
         assert f"  {phase}" in text
+
+
+def overlay_between_redraws(data_home: str):
+    """Child process: 40 frames of 1/60 s with the panels open on the software renderer; returns how many
+    frames built the overlay, and per frame whether it did and what the screen showed."""
+    os.environ["XDG_DATA_HOME"] = data_home
+    from app.session import Trace
+    from app.window import App
+    app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(960, 540),
+              frame_dt=1 / 60, quit_after=40 / 60)
+    app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", [[1.0, 0.0, 0.0, 0.0, 0]] * 200))
+    assert app.target.keeps                     # llvmpipe under SDL's offscreen driver keeps the back buffer
+    built, shown = [], []
+    build, draw = app.overlay.build, app.draw
+
+    def counting_build():
+        built[-1] = True
+        build()
+
+    def reading_draw(*args):
+        built.append(False)
+        draw(*args)
+        data = app.ctx.screen.read(components=3)
+        _ = app.ctx.error
+        shown.append(np.frombuffer(data, np.uint8).reshape(540, 960, 3)[::-1].astype(int))
+    app.overlay.build, app.draw = counting_build, reading_draw
+    assert app.run() == 0
+    return built, shown, app.view_rect()
+
+
+def test_the_panels_are_drawn_at_30_hz_and_kept_between(tmp_path):
+    """On a software renderer the overlay is built every other frame at 60 frames a second (30 Hz); the
+    frames between show the panels as last drawn, around a 3D view drawn anew."""
+    built, shown, (vx, vy, vw, vh) = in_fresh_process(overlay_between_redraws, str(tmp_path))
+    assert len(shown) == 40
+    assert 19 <= sum(built) <= 22, built
+    assert built[0] and built[-1]                              # the first frame, and the last (screenshots)
+    between = [k for k in range(6, 40) if not built[k] and built[k - 1]]   # after the layout has settled
+    assert len(between) >= 12
+    for k in between:
+        before, now = shown[k - 1], shown[k]
+        assert np.array_equal(now[:, :vx], before[:, :vx])     # the Tuning panel's pixels, kept
+        r = now[40:400, 10:vx - 10].reshape(-1, 3)             # and they are the panel, not an empty buffer:
+        assert (r.max(axis=1) < 70).mean() > 0.3                # mostly ImGui's dark window background
+        assert len(np.unique(r, axis=0)) > 20                   # with text on it
+    # the 3D view is drawn every frame: the car moves, so the view changes between kept frames too
+    changed = [not np.array_equal(shown[k][vy:vy + vh, vx:vx + vw], shown[k - 1][vy:vy + vh, vx:vx + vw])
+               for k in between]
+    assert sum(changed) >= len(between) - 2
