@@ -64,23 +64,46 @@ def software_renderer(ctx: moderngl.Context) -> bool:
     return any(k in name for k in SOFTWARE_RENDERERS)
 
 
+def back_buffer_kept(ctx: moderngl.Context) -> bool:
+    """True when the window's back buffer still holds the last frame after a swap (Mesa's software
+    renderers do under SDL's offscreen driver; a swap chain that takes turns between buffers does not):
+    three frames in slightly different shades of the sky (no flash at startup), each read back after its
+    swap."""
+    ctx.screen.use()
+    kept = True
+    for color in ((158, 189, 224), (159, 189, 224), (158, 190, 224)):
+        ctx.clear(*(c / 255 for c in color), 1.0)
+        pygame.display.flip()
+        pixel = tuple(ctx.screen.read(viewport=(0, 0, 1, 1), components=3))
+        _ = ctx.error                      # reading the screen can leave a GL error pending
+        kept = kept and pixel == color
+    return kept
+
+
 class SceneTarget:
     """Where the scene is drawn: on a GPU a 4x multisampled framebuffer resolved onto the screen each
-    frame (antialiasing); on a software renderer the screen itself (4 samples would cost 4x per pixel)."""
+    frame (antialiasing); on a software renderer the screen itself (4 samples would cost 4x per pixel).
+    `keeps`: the screen still holds last frame's pixels when the next frame begins (a software renderer
+    whose back buffer survives the swap), so the panels around the 3D view can stay as they are on frames
+    that do not draw them again (App.draw)."""
 
     SAMPLES = 4
 
-    def __init__(self, ctx: moderngl.Context, msaa: bool):
+    def __init__(self, ctx: moderngl.Context, msaa: bool, keeps: bool = False):
         self.ctx = ctx
         self.msaa = msaa
+        self.keeps = keeps and not msaa
         self.size = (0, 0)
         self.fbo = None
 
-    def begin(self, size: tuple[int, int]) -> None:
+    def begin(self, size: tuple[int, int]) -> bool:
+        """Draw the scene from now on; True when nothing is kept from the frame before (first, new size)."""
+        fresh = size != self.size
+        self.size = size
         if not self.msaa:
             self.ctx.screen.use()
-            return
-        if self.fbo is None or size != self.size:
+            return fresh
+        if self.fbo is None or fresh:
             if self.fbo is not None:
                 self.fbo.release()
             try:
@@ -90,9 +113,9 @@ class SceneTarget:
             except moderngl.Error:                 # no multisampling here after all
                 self.msaa, self.fbo = False, None
                 self.ctx.screen.use()
-                return
-            self.size = size
+                return True
         self.fbo.use()
+        return fresh
 
     def end(self) -> None:
         """Resolve onto the screen and draw there from now on (the overlay)."""
@@ -116,7 +139,25 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
 
 
 HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
-PHASES = ("physics", "audio", "scene", "overlay", "gui render", "swap", "frame")
+# s: on a software renderer whose window keeps its pixels between frames, the ImGui overlay (panels, HUD,
+# labels) is built at most this often (and at once after input it takes); the panels of a build are drawn
+# one region per frame over the next three frames (panel_regions), and every frame puts the build's
+# commands back over the new 3D view, clipped to it: the panels show new numbers at 30 Hz, or a third of
+# the frame rate below 90 frames a second, and no frame pays for all their pixels (the panels' fill cost
+# llvmpipe about 10 ms at 1280x720, two to three times the 3D view's). The numbers stay readable.
+OVERLAY_PERIOD = 1.0 / 30.0
+def panel_regions(view: tuple[int, int, int, int], size: tuple[int, int]) -> list[list[tuple[int, int, int, int]]]:
+    """The window around the 3D view `view` (GL: x, y from the bottom, w, h) as three regions of one or two
+    rectangles: the columns left and right of the view and the strips above and below it. Empty ones are
+    left out."""
+    x, y, w, h = view
+    width, height = size
+    regions = [[(0, 0, x, height)], [(x, 0, w, y), (x, y + h, w, height - y - h)],
+               [(x + w, 0, width - x - w, height)]]
+    return [rs for rs in ([r for r in region if r[2] > 0 and r[3] > 0] for region in regions) if rs]
+
+
+PHASES = ("physics", "audio", "scene", "overlay", "gui render", "swap", "frame", "cpu")
 
 
 class FrameTimes:
@@ -125,6 +166,7 @@ class FrameTimes:
     def __init__(self, keep: int = 120):
         self.recent = {p: deque(maxlen=keep) for p in PHASES}
         self.all = {p: [] for p in PHASES}
+        self.built: list[bool] = []               # per frame: the overlay was built (OVERLAY_PERIOD)
 
     def add(self, phase: str, seconds: float) -> None:
         self.recent[phase].append(seconds * 1e3)
@@ -142,10 +184,21 @@ class FrameTimes:
         lines = [f"frames {len(frame)}: frame time median {np.median(frame):.2f} ms, mean {frame.mean():.2f}, p90 "
                  f"{np.percentile(frame, 90):.2f}, p99 {np.percentile(frame, 99):.2f}, max {frame.max():.2f}; "
                  f"frames over 33 ms: {int((frame > 33.3).sum())}"]
-        for p in PHASES[:-1]:
+        for p in PHASES[:-2]:
             a = np.array(self.all[p][skip:])
             lines.append(f"  {p:11s} median {np.median(a):6.2f} ms  p90 {np.percentile(a, 90):6.2f}  "
                          f"share {a.sum() / frame.sum():5.1%}")
+        built = np.array(self.built[skip:len(self.all["frame"])], dtype=bool)
+        if len(built) == len(frame) and not built.all():
+            lines.append(f"  the overlay built on {int(built.sum())} frames (median "
+                         f"{np.median(frame[built]) if built.any() else 0:.2f} ms), drawn from the last build on "
+                         f"{int((~built).sum())} (median {np.median(frame[~built]):.2f} ms)")
+        cpu = np.array(self.all["cpu"][skip:])
+        if len(cpu):
+            # the process's CPU time over all its threads (the software rasteriser's included): on a machine
+            # shared with other work this moves much less than the wall time
+            lines.append(f"  cpu time of all threads per frame: median {np.median(cpu):.2f} ms, "
+                         f"p90 {np.percentile(cpu, 90):.2f}")
         return "\n".join(lines)
 
 
@@ -212,7 +265,8 @@ class App:
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world)
         self.scenes = {world.name: self.scene}           # a watched test drive's world gets its own
-        self.target = SceneTarget(self.ctx, msaa=not software_renderer(self.ctx))
+        software = software_renderer(self.ctx)
+        self.target = SceneTarget(self.ctx, msaa=not software, keeps=software and back_buffer_kept(self.ctx))
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
         self.show_help = False
@@ -227,6 +281,9 @@ class App:
         self.rtf_window: deque[tuple[float, float]] = deque(maxlen=120)
         self.times = FrameTimes()
         self.finish_frames = False                 # wait for each frame to be drawn (benchmark)
+        self.overlay_age = float("inf")            # s of frame time since the overlay was last built
+        self.overlay_wanted = True                 # input the overlay took: build it this frame
+        self.pending_regions: list[list[tuple[int, int, int, int]]] = []   # panel regions the last build still owes
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
@@ -308,6 +365,7 @@ class App:
         for event in pygame.event.get():
             t = event.type
             if self.overlay.visible and self.gui_input.handle(event):
+                self.overlay_wanted = True
                 if self.gui_input.pad_nav:
                     self.input.release_all()       # the pad navigates the overlay: the car lets go
                     self.input.pad_axis = {"throttle": 0.0, "brake": 0.0, "steer": 0.0}
@@ -334,6 +392,7 @@ class App:
 
     def act(self, action: str) -> None:
         s = self.session
+        self.overlay_wanted = True                 # what the action changes shows at once
         if action == "quit":
             self.running = False
         elif action == "reset":
@@ -563,17 +622,44 @@ class App:
                                        reference)
         arrows = force_arrows(car.telemetry, self.overlay.arrows, scale, widen) if self.overlay.arrows_on else ()
         t0 = time.perf_counter()
-        self.target.begin(self.size)
+        fresh = self.target.begin(self.size)
+        self.overlay_age += frame_dt
+        final = self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9
+        view = (vx, self.size[1] - vy - vh, vw, vh)                 # GL: x, y from the bottom, w, h
+        # The whole overlay at once (first frame, new size, input it took, an action, a screenshot); else
+        # it is built every OVERLAY_PERIOD and its panels are drawn one region (left, middle, right of the
+        # view) per frame from that build, so that no frame pays for all of them; the frames between put the
+        # build's commands back over the new 3D view only (OVERLAY_PERIOD says why).
+        whole = fresh or not self.target.keeps or self.overlay_wanted or final
+        build = whole or (not self.pending_regions and self.overlay_age >= OVERLAY_PERIOD - 1e-9)
+        if whole:
+            self.pending_regions = []
+        elif build:
+            self.pending_regions = panel_regions(view, self.size)
+        regions = self.pending_regions.pop(0) if self.pending_regions else []
+        bg = imgui.get_style().color_(imgui.Col_.window_bg)        # the gaps between the panels (Overlay.build)
+        if whole and view != (0, 0, *self.size):
+            self.ctx.clear(bg.x, bg.y, bg.z, 1.0)
+        for r in regions:
+            self.ctx.clear(bg.x, bg.y, bg.z, 1.0, viewport=r)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
-                        viewport=(vx, self.size[1] - vy - vh, vw, vh), ghost=self.session.ghost())
+                        viewport=view, ghost=self.session.ghost())
         self.skids.draw(cam.projection(aspect) @ cam.view())
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
+        self.times.built.append(build)
+        if not build:
+            self.times.add("overlay", 0.0)
+            for clip in (view, *regions):
+                self.gui_renderer.redraw(clip=clip)
+            self.times.add("gui render", time.perf_counter() - t1)
+            return
         io = imgui.get_io()
         io.display_size = self.size
-        io.delta_time = max(frame_dt, 1e-4)
+        io.delta_time = max(min(self.overlay_age, 1.0), 1e-4)
+        self.overlay_age, self.overlay_wanted = 0.0, False
         imgui.new_frame()
         self.feature_labels(cam.projection(aspect) @ cam.view(), cam.eye, (vx, vy, vw, vh))
         if self.overlay.arrows_on:
@@ -594,7 +680,13 @@ class App:
         imgui.render()
         t2 = time.perf_counter()
         self.times.add("overlay", t2 - t1)
-        self.gui_renderer.render(imgui.get_draw_data())
+        if whole:
+            self.gui_renderer.render(imgui.get_draw_data())
+        else:
+            self.gui_renderer.update_textures()
+            self.gui_renderer.upload(imgui.get_draw_data())
+            for clip in (view, *regions):
+                self.gui_renderer.redraw(clip=clip)
         self.times.add("gui render", time.perf_counter() - t2)
         if io.want_save_ini_settings:                    # ImGui asks (at most every io.ini_saving_rate s)
             self.save_layout()
@@ -617,7 +709,7 @@ class App:
             wall = self.clock.tick(0 if self.frame_dt else self.fps) / 1000.0
             frame_dt = self.frame_dt if self.frame_dt else (0.0 if first else wall)
             first = False
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             self.handle_events()
             if not self.running:
                 break
@@ -644,6 +736,7 @@ class App:
             end = time.perf_counter()
             self.times.add("swap", end - swap)
             self.times.add("frame", end - start)
+            self.times.add("cpu", time.process_time() - cpu_start)
         self.finish()
         return 0
 

@@ -17,24 +17,32 @@ from render.interp import Pose
 from render.mathx import gl, pose_matrix, quat_matrix, rot_axis, scale, translate
 
 SKY = (0.62, 0.74, 0.88)
+GHOST = (0.55, 0.8, 1.0)          # the reference run's translucent car
 LIGHT = np.array([-0.45, -0.30, -0.84]) / np.linalg.norm([-0.45, -0.30, -0.84])
 
+# per instance: the model matrix, a colour the mesh's own is multiplied by, its alpha, and whether the
+# ground grid is painted on it; one draw call draws every instance of a mesh (wheels, boxes, arrows)
 VERT = """
 #version 330
 uniform mat4 u_vp;
-uniform mat4 u_model;
-uniform vec4 u_color;
 in vec3 in_pos;
 in vec3 in_normal;
 in vec3 in_color;
+in mat4 i_model;
+in vec4 i_color;
+in float i_grid;
 out vec3 v_world;
 out vec3 v_normal;
 out vec3 v_color;
+flat out float v_alpha;
+flat out int v_grid;
 void main() {
-    vec4 w = u_model * vec4(in_pos, 1.0);
+    vec4 w = i_model * vec4(in_pos, 1.0);
     v_world = w.xyz;
-    v_normal = mat3(u_model) * in_normal;
-    v_color = in_color * u_color.rgb;
+    v_normal = mat3(i_model) * in_normal;
+    v_color = in_color * i_color.rgb;
+    v_alpha = i_color.a;
+    v_grid = int(i_grid);
     gl_Position = u_vp * w;
 }
 """
@@ -44,11 +52,11 @@ FRAG = """
 uniform vec3 u_light;
 uniform vec3 u_eye;
 uniform vec3 u_sky;
-uniform int u_grid;
-uniform float u_alpha;
 in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_color;
+flat in float v_alpha;
+flat in int v_grid;
 out vec4 f_color;
 float gridline(vec2 p, float spacing) {
     vec2 q = p / spacing;
@@ -61,30 +69,82 @@ void main() {
     float diffuse = max(dot(n, -u_light), 0.0);
     float sky = 0.5 + 0.5 * n.z;
     vec3 c = v_color * (0.28 + 0.17 * sky + 0.62 * diffuse);
-    if (u_grid == 1 && abs(n.z) > 0.6) {
+    if (v_grid == 1 && abs(n.z) > 0.6) {
         c = mix(c, c * 1.45 + 0.02, 0.45 * gridline(v_world.xy, 1.0));
         c = mix(c, vec3(0.86, 0.86, 0.82), 0.55 * gridline(v_world.xy, 10.0));
     }
     float d = length(v_world - u_eye);
     c = mix(c, u_sky, clamp((d - 120.0) / 700.0, 0.0, 1.0));
-    f_color = vec4(c, u_alpha);
+    f_color = vec4(c, v_alpha);
 }
 """
 
 
-class Mesh:
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, data: np.ndarray):
-        self.vbo = ctx.buffer(np.ascontiguousarray(data, dtype="f4").tobytes())
-        self.vao = ctx.vertex_array(prog, [(self.vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color")])
+INSTANCE_FORMAT = "16f 4f 1f/i"                  # i_model (column-major), i_color (rgb, alpha), i_grid
+INSTANCE_ATTRS = ("i_model", "i_color", "i_grid")
+INSTANCE_FLOATS = 21
+
+
+def instance(model: np.ndarray, color=(1.0, 1.0, 1.0), alpha: float = 1.0, grid: bool = False) -> np.ndarray:
+    """One row of the instance buffer: (21,) float32."""
+    row = np.empty(INSTANCE_FLOATS, dtype="f4")
+    row[:16] = np.asarray(model, dtype="f4").T.reshape(16)
+    row[16:19] = color
+    row[19] = alpha
+    row[20] = 1.0 if grid else 0.0
+    return row
+
+
+class Instances:
+    """A per-instance buffer and the vertex array that draws a mesh with it. Each use in a frame has its own
+    (a software renderer waits for the frame so far to be rasterised before it rewrites a buffer that frame
+    already read); the buffer is orphaned before it is rewritten, so last frame's draws are not waited for."""
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, vbo: moderngl.Buffer, ibo=None):
+        self.buffer = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 4, dynamic=True)
+        content = [(vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color"),
+                   (self.buffer, INSTANCE_FORMAT, *INSTANCE_ATTRS)]
+        self.vao = ctx.vertex_array(prog, content, index_buffer=ibo, index_element_size=4)
+
+    def write(self, rows: np.ndarray) -> int:
+        data = np.ascontiguousarray(rows, dtype="f4").tobytes()
+        self.buffer.orphan(max(len(data), self.buffer.size))
+        self.buffer.write(data)
+        return len(data) // (INSTANCE_FLOATS * 4)
 
     def release(self):
         self.vao.release()
+        self.buffer.release()
+
+
+class Mesh:
+    """A triangle mesh drawn instanced: `draw(slot, rows)` draws one copy per row in one draw call; each
+    slot (a use in the frame: the car's wheels, the ghost's wheels) has its own instance buffer."""
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, data: np.ndarray):
+        self.ctx, self.prog = ctx, prog
+        self.vbo = ctx.buffer(np.ascontiguousarray(data, dtype="f4").tobytes())
+        self.slots: dict[str, Instances] = {}
+
+    def draw(self, slot: str, rows, mode=moderngl.TRIANGLES) -> None:
+        rows = np.asarray(rows, dtype="f4").reshape(-1, INSTANCE_FLOATS)
+        if not len(rows):
+            return
+        inst = self.slots.get(slot)
+        if inst is None:
+            inst = self.slots[slot] = Instances(self.ctx, self.prog, self.vbo)
+        inst.vao.render(mode, instances=inst.write(rows))
+
+    def release(self):
+        for inst in self.slots.values():
+            inst.release()
         self.vbo.release()
 
 
 class FieldMesh:
     """A heightfield drawn in tiles: a tile out of view is skipped, and a far one is drawn with every
-    second or fourth row and column (docs: issue 11; 57k triangles cost llvmpipe 6 ms a frame)."""
+    second or fourth row and column (docs: issue 11; 57k triangles cost llvmpipe 6 ms a frame). The tiles
+    in view go to the renderer as one indirect draw (one command per tile, one call)."""
 
     LOD_DISTANCES = (10.0, 25.0)       # m: full detail nearer than the first, a quarter of it beyond the second
 
@@ -92,8 +152,9 @@ class FieldMesh:
         vertices, indices, self.runs, self.boxes = meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color)
         self.vbo = ctx.buffer(vertices.tobytes())
         self.ibo = ctx.buffer(indices.tobytes())
-        self.vao = ctx.vertex_array(prog, [(self.vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color")],
-                                    index_buffer=self.ibo, index_element_size=4)
+        self.inst = Instances(ctx, prog, self.vbo, self.ibo)
+        self.inst.write(instance(np.eye(4), grid=True))          # drawn where it is, in its own colours, gridded
+        self.commands = ctx.buffer(reserve=20 * max(len(self.boxes), 1), dynamic=True)
         corners = np.array([[(lo if (k >> a) & 1 == 0 else hi)[a] for a in range(3)] + [1.0]
                             for lo, hi in self.boxes for k in range(8)])
         self.corners = corners.reshape(len(self.boxes), 8, 4)
@@ -104,13 +165,19 @@ class FieldMesh:
         outside = (clip[..., :3] > w) | (clip[..., :3] < -w)          # per corner and axis
         culled = (outside & (np.sign(clip[..., :3]) > 0)).all(axis=1).any(axis=1) | \
             (outside & (np.sign(clip[..., :3]) < 0)).all(axis=1).any(axis=1) | (w[..., 0] <= 0).all(axis=1)
+        commands = []                       # (count, instances, first index, base vertex, base instance) per tile
         for t, (lo, hi) in enumerate(self.boxes):
             if culled[t]:
                 continue
             dist = float(np.linalg.norm(np.maximum(0.0, np.maximum(lo - eye, eye - hi))))
             lod = 0 if dist < self.LOD_DISTANCES[0] else 1 if dist < self.LOD_DISTANCES[1] else 2
             first, count = self.runs[t][lod]
-            self.vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+            commands.append((count, 1, first, 0, 0))
+        if commands:
+            data = np.array(commands, dtype="u4").tobytes()
+            self.commands.orphan(self.commands.size)
+            self.commands.write(data)
+            self.inst.vao.render_indirect(self.commands, moderngl.TRIANGLES, count=len(commands))
 
 
 class SceneRenderer:
@@ -122,7 +189,9 @@ class SceneRenderer:
         self.prog["u_sky"].value = SKY
         self.cube = Mesh(ctx, self.prog, meshes.cube())
         self.wheel = Mesh(ctx, self.prog, meshes.wheel())
-        self.ground = []                         # (mesh, model matrix) of the infinite planes
+        # the infinite planes: one white quad, an instance per plane in its surface's colour
+        self.plane = Mesh(ctx, self.prog, meshes.quad(4000.0, (1.0, 1.0, 1.0)))
+        ground = []
         for p in world.planes:
             color = world.surfaces[world.surface_index[p.surface]].color
             n = np.asarray(p.normal, float) / np.linalg.norm(p.normal)
@@ -132,7 +201,9 @@ class SceneRenderer:
             x /= np.linalg.norm(x)
             m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
             m[:3, 3] = p.point
-            self.ground.append((Mesh(ctx, self.prog, meshes.quad(4000.0, color)), m))
+            ground.append(instance(m, color, grid=True))
+        self.ground = np.array(ground, dtype="f4").reshape(-1, INSTANCE_FLOATS)
+        self.box_colors = [world.surfaces[world.surface_index[b.surface]].color for b in world.boxes]
         self.fields = [FieldMesh(ctx, self.prog, h, world.surfaces[world.surface_index[h.surface]].color)
                        for h in world.heightfields]
         marks = [meshes.ring(m.center, m.radius, m.width, 0.012, m.color) if m.kind == "circle"
@@ -145,14 +216,6 @@ class SceneRenderer:
         self._body_for = None
 
     # ------------------------------------------------------------------------------------------------
-    def _draw(self, mesh: Mesh, model: np.ndarray, color=(1.0, 1.0, 1.0), grid: bool = False,
-              alpha: float = 1.0, mode=moderngl.TRIANGLES):
-        self.prog["u_model"].write(gl(model))
-        self.prog["u_color"].value = (*color, 1.0)
-        self.prog["u_grid"].value = 1 if grid else 0
-        self.prog["u_alpha"].value = alpha
-        mesh.vao.render(mode)
-
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
              vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=(), viewport=None,
              ghost: Pose | None = None) -> None:
@@ -164,26 +227,21 @@ class SceneRenderer:
         ctx.scissor = None
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
-        ctx.clear(*SKY, 1.0, depth=1.0)
+        ctx.clear(*SKY, 1.0, depth=1.0, viewport=ctx.viewport)     # the view only: the app clears around it
         vp = proj @ view
         self.prog["u_vp"].write(gl(vp))
         self.prog["u_eye"].value = tuple(float(v) for v in eye)
-        for mesh, m in self.ground:
-            self._draw(mesh, m, grid=True)
-        self.prog["u_model"].write(gl(np.eye(4)))
-        self.prog["u_color"].value = (1.0, 1.0, 1.0, 1.0)
-        self.prog["u_grid"].value = 1
-        self.prog["u_alpha"].value = 1.0
+        self.plane.draw("ground", self.ground)
         for field in self.fields:
             field.draw(vp, np.asarray(eye, float))
         t = pose.time
+        boxes = []
         for i, b in enumerate(self.world.boxes):
             c, q, _ = self.world.box_pose(i, t)
-            model = pose_matrix(c, q) @ scale(b.size)
-            color = self.world.surfaces[self.world.surface_index[b.surface]].color
-            self._draw(self.cube, model, color, grid=True)
+            boxes.append(instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i], grid=True))
+        self.cube.draw("boxes", boxes)
         if self.markings is not None:                # painted 12 mm above the pad
-            self._draw(self.markings, np.eye(4))
+            self.markings.draw("markings", instance(np.eye(4)))
         self.draw_car(pose, vehicle, wheels, wheel_tints)
         if ghost is not None:
             self.draw_ghost(ghost, vehicle, wheels)
@@ -198,12 +256,14 @@ class SceneRenderer:
         ctx.depth_mask = False
         shape = self.car_body(v)
         body = pose_matrix(pose.position, pose.orientation)
-        self._draw(self.body, body, (0.55, 0.8, 1.0), alpha=0.35)
+        self.body.draw("ghost", instance(body, GHOST, alpha=0.35))
+        wheels = []
         for i in range(len(sim.WHEEL_NAMES)):
             r = g.radius[i]
             centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
             model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ scale((r, shape.tire_width[i], r))
-            self._draw(self.wheel, model, (0.55, 0.8, 1.0), alpha=0.35)
+            wheels.append(instance(model, GHOST, alpha=0.35))
+        self.wheel.draw("ghost", wheels)
         ctx.depth_mask = True
         ctx.disable(moderngl.BLEND)
 
@@ -216,8 +276,8 @@ class SceneRenderer:
         ctx.disable(moderngl.DEPTH_TEST)
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        for m, color, alpha in sorted(arrows, key=lambda a: a[2]):
-            self._draw(self.cube, m, color, alpha=alpha)
+        # one draw: instances are drawn in order, so the ghosts still blend under the solid arrows
+        self.cube.draw("arrows", [instance(m, color, alpha) for m, color, alpha in sorted(arrows, key=lambda a: a[2])])
         ctx.disable(moderngl.BLEND)
         ctx.enable(moderngl.DEPTH_TEST)
 
@@ -240,14 +300,15 @@ class SceneRenderer:
         ch = v.chassis
         shape = self.car_body(v)
         body = pose_matrix(pose.position, pose.orientation)
-        self._draw(self.body, body)
+        self.body.draw("car", instance(body))
+        wheels = []
         for i in range(len(sim.WHEEL_NAMES)):
             r = g.radius[i]
             centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
             model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ rot_axis("x", g.camber[i]) \
                 @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, shape.tire_width[i], r))
-            tint = (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]
-            self._draw(self.wheel, model, tint)
+            wheels.append(instance(model, (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]))
+        self.wheel.draw("car", wheels)
         # a soft dark patch under the car, on the ground below its centre of mass
         ctx = self.ctx
         ctx.enable(moderngl.BLEND)
@@ -258,5 +319,5 @@ class SceneRenderer:
             yaw = math.atan2(rot[1, 0], rot[0, 0])
             m = translate(ground.P + ground.n * 0.02) @ rot_axis("z", yaw) \
                 @ scale((ch.length * 0.95, ch.width * 0.95, 1))
-            self._draw(self.shadow, m, (0.0, 0.0, 0.0), alpha=0.35)
+            self.shadow.draw("shadow", instance(m, (0.0, 0.0, 0.0), alpha=0.35))
         ctx.disable(moderngl.BLEND)

@@ -194,3 +194,58 @@ def test_a_handbrake_turn_leaves_skid_marks_on_the_ground():
     seen = [p for p in trail if p is not None and 0 <= p[0] < 960 and 0 <= p[1] < 540]
     dark = [img[int(y), int(x)].max() for x, y in seen]
     assert len(dark) > 10 and np.median(dark) < 45
+
+
+def overlay_between_redraws(data_home: str):
+    """Child process: 40 frames of 1/60 s with the panels open on the software renderer; returns how many
+    frames built the overlay, and per frame whether it did and what the screen showed."""
+    os.environ["XDG_DATA_HOME"] = data_home
+    from app.session import Trace
+    from app.window import App
+    app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(960, 540),
+              frame_dt=1 / 60, quit_after=40 / 60)
+    app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", [[1.0, 0.0, 0.0, 0.0, 0]] * 200))
+    assert app.target.keeps                     # llvmpipe under SDL's offscreen driver keeps the back buffer
+    built, shown = [], []
+    build, draw = app.overlay.build, app.draw
+
+    def counting_build():
+        built[-1] = True
+        build()
+
+    def reading_draw(*args):
+        built.append(False)
+        draw(*args)
+        data = app.ctx.screen.read(components=3)
+        _ = app.ctx.error
+        shown.append(np.frombuffer(data, np.uint8).reshape(540, 960, 3)[::-1].astype(int))
+    app.overlay.build, app.draw = counting_build, reading_draw
+    assert app.run() == 0
+    return built, shown, app.view_rect()
+
+
+def test_the_panels_are_built_at_20_hz_at_60_frames_and_drawn_a_region_a_frame(tmp_path):
+    """On a software renderer, at 60 frames a second the overlay is built every third frame (its 30 Hz cap
+    and its three regions); the left column is drawn on the frame of the build, the other regions on the two
+    frames after, and a region not drawn keeps its pixels."""
+    built, shown, (vx, vy, vw, vh) = in_fresh_process(overlay_between_redraws, str(tmp_path))
+    assert len(shown) == 40
+    assert 13 <= sum(built) <= 16, built
+    assert built[0] and built[-1]                              # the first frame, and the last (screenshots)
+    after = [k for k in range(6, 40) if not built[k] and built[k - 1]]    # once the layout has settled
+    assert len(after) >= 9
+    for k in after:
+        before, now = shown[k - 1], shown[k]
+        assert np.array_equal(now[:, :vx], before[:, :vx])     # the Tuning panel's pixels, kept
+        r = now[40:400, 10:vx - 10].reshape(-1, 3)             # and they are the panel, not an empty buffer:
+        assert (r.max(axis=1) < 70).mean() > 0.3                # mostly ImGui's dark window background
+        assert len(np.unique(r, axis=0)) > 20                   # with text on it
+    # the 3D view is drawn every frame: the car moves, so the view changes between builds too
+    changed = [not np.array_equal(shown[k][vy:vy + vh, vx:vx + vw], shown[k - 1][vy:vy + vh, vx:vx + vw])
+               for k in after]
+    assert sum(changed) >= len(after) - 2
+    # the right column of a build shows two frames later: drawn then from that build, kept after
+    late = [k for k in range(6, 38) if built[k] and not built[k + 1] and not built[k + 2]]
+    assert late
+    for k in late:
+        assert not np.array_equal(shown[k + 2][:, vx + vw:], shown[k + 1][:, vx + vw:])

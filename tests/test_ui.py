@@ -427,6 +427,22 @@ def test_force_arrows_keep_a_readable_size_from_afar():
     assert scale * 3.0 == pytest.approx(0.08 * 60.0) and widen == pytest.approx(scale / 0.25)
 
 
+def test_an_arrow_runs_from_the_contact_along_the_force():
+    """The unit cube's -x face lands on the start and its +x face on start + vec, widths across; a
+    vector of ~0 draws nothing; the batch gives each arrow what one at a time gives."""
+    from render.arrows import arrow_matrices, arrow_matrix
+    starts = np.array([[1.0, 2.0, 0.3], [0.0, 0.0, 0.0]])
+    vecs = np.array([[0.0, 0.0, 0.8], [0.3, -0.4, 0.0]])                 # straight up (the other helper), sideways
+    ms = arrow_matrices(starts, vecs, np.array([0.05, 0.09]))
+    for m, p, v, w in zip(ms, starts, vecs, (0.05, 0.09)):
+        assert m @ np.array([-0.5, 0, 0, 1]) == pytest.approx([*p, 1.0])
+        assert m @ np.array([0.5, 0, 0, 1]) == pytest.approx([*(p + v), 1.0])
+        assert np.linalg.norm(m[:3, 1]) == pytest.approx(w) and np.linalg.norm(m[:3, 2]) == pytest.approx(w)
+        assert abs(m[:3, 0] @ m[:3, 1]) < 1e-12 and abs(m[:3, 0] @ m[:3, 2]) < 1e-12
+        assert arrow_matrix(p, v, w) == pytest.approx(m)
+    assert arrow_matrix(starts[0], np.zeros(3), 0.05) is None
+
+
 def test_the_auto_pause_stops_on_the_step_that_lost_grip(gui):
     """A frame of 1/30 s holds 8 physics steps; the pause on the first loss of grip stops at the step the
     log names, not at the end of the frame, so the panels show the moment the banner describes."""

@@ -79,9 +79,13 @@ class ModernGLRenderer(NullRenderer):
         self.vbo = ctx.buffer(reserve=1 << 16, dynamic=True)
         self.ibo = ctx.buffer(reserve=1 << 16, dynamic=True)
         self.index_size = imgui.INDEX_SIZE
+        self.index_type = {2: np.uint16, 4: np.uint32}[self.index_size]
+        # every list's indices are rebased into one 32-bit index buffer: one upload per frame (below)
         self.vao = ctx.vertex_array(self.prog, [(self.vbo, "2f 2f 4f1", "in_pos", "in_uv", "in_col")],
-                                    index_buffer=self.ibo, index_element_size=self.index_size)
+                                    index_buffer=self.ibo, index_element_size=4)
         self.textures: dict[int, moderngl.Texture] = {}
+        self.commands: list[tuple[tuple[int, int, int, int], int, int, int]] = []   # scissor, texture, count, first
+        self.fb_size = (0, 0)
 
     def update_textures(self) -> None:
         for t in imgui.get_platform_io().textures:
@@ -108,9 +112,58 @@ class ModernGLRenderer(NullRenderer):
                 t.set_status(imgui.ImTextureStatus.destroyed)
 
     def render(self, draw_data) -> None:
+        """Upload this frame's draw data and draw all of it."""
         self.update_textures()
+        self.upload(draw_data)
+        self.redraw()
+
+    def upload(self, draw_data) -> None:
+        """Every list's vertices and indices into the buffers, and the draw commands into `commands`
+        (kept, so that `redraw` can draw them again without a new ImGui frame)."""
+        self.commands = []
         w, h = draw_data.display_size.x, draw_data.display_size.y
         fb_w, fb_h = int(w * draw_data.framebuffer_scale.x), int(h * draw_data.framebuffer_scale.y)
+        self.fb_size = (fb_w, fb_h)
+        if fb_w <= 0 or fb_h <= 0:
+            return
+        x0, y0 = draw_data.display_pos.x, draw_data.display_pos.y
+        proj = np.array([[2 / w, 0, 0, -1 - 2 * x0 / w], [0, -2 / h, 0, 1 + 2 * y0 / h],
+                         [0, 0, -1, 0], [0, 0, 0, 1]], dtype="f4")
+        self.prog["u_proj"].write(proj.T.tobytes())
+        sx, sy = draw_data.framebuffer_scale.x, draw_data.framebuffer_scale.y
+        # All lists go up in one write per buffer, before the first draw (indices rebased to 32 bits): the
+        # buffers then hold the whole frame for `redraw`, and no buffer the frame already read is rewritten
+        # (a software renderer would finish rasterising everything so far first). Orphaning leaves last
+        # frame's draws their own copy.
+        vtx, idx = [], []
+        n_vtx = n_idx = 0
+        for cl in draw_data.cmd_lists:
+            nv, ni = cl.vtx_buffer.size(), cl.idx_buffer.size()
+            vtx.append(ctypes.string_at(cl.vtx_buffer.data_address(), nv * VERTEX_BYTES))
+            ib = np.frombuffer(ctypes.string_at(cl.idx_buffer.data_address(), ni * self.index_size), self.index_type)
+            idx.append(ib.astype(np.uint32) + np.uint32(n_vtx))
+            for cmd in cl.cmd_buffer:
+                c = cmd.clip_rect
+                cx0, cy0 = (c.x - x0) * sx, (c.y - y0) * sy
+                cx1, cy1 = (c.z - x0) * sx, (c.w - y0) * sy
+                if cx1 <= cx0 or cy1 <= cy0:
+                    continue
+                # vtx_offset is always 0: the renderer does not declare renderer_has_vtx_offset
+                self.commands.append(((int(cx0), int(fb_h - cy1), int(cx1 - cx0), int(cy1 - cy0)),
+                                      int(cmd.get_tex_id()), cmd.elem_count, n_idx + cmd.idx_offset))
+            n_vtx += nv
+            n_idx += ni
+        if n_idx:
+            vb, ib = b"".join(vtx), np.concatenate(idx).tobytes()
+            self.vbo.orphan(max(len(vb), self.vbo.size))
+            self.ibo.orphan(max(len(ib), self.ibo.size))
+            self.vbo.write(vb)
+            self.ibo.write(ib)
+
+    def redraw(self, clip: tuple[int, int, int, int] | None = None) -> None:
+        """Draw the last uploaded commands again, into the current framebuffer; with `clip` (x, y from the
+        bottom, w, h pixels) only what falls inside it."""
+        fb_w, fb_h = self.fb_size
         if fb_w <= 0 or fb_h <= 0:
             return
         ctx = self.ctx
@@ -118,32 +171,18 @@ class ModernGLRenderer(NullRenderer):
         ctx.enable_only(moderngl.BLEND)
         ctx.blend_equation = moderngl.FUNC_ADD
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        x0, y0 = draw_data.display_pos.x, draw_data.display_pos.y
-        proj = np.array([[2 / w, 0, 0, -1 - 2 * x0 / w], [0, -2 / h, 0, 1 + 2 * y0 / h],
-                         [0, 0, -1, 0], [0, 0, 0, 1]], dtype="f4")
-        self.prog["u_proj"].write(proj.T.tobytes())
-        sx, sy = draw_data.framebuffer_scale.x, draw_data.framebuffer_scale.y
-        for cl in draw_data.cmd_lists:
-            vb = ctypes.string_at(cl.vtx_buffer.data_address(), cl.vtx_buffer.size() * VERTEX_BYTES)
-            ib = ctypes.string_at(cl.idx_buffer.data_address(), cl.idx_buffer.size() * self.index_size)
-            if len(vb) > self.vbo.size:
-                self.vbo.orphan(max(len(vb), 2 * self.vbo.size))
-            if len(ib) > self.ibo.size:
-                self.ibo.orphan(max(len(ib), 2 * self.ibo.size))
-            self.vbo.write(vb)
-            self.ibo.write(ib)
-            for cmd in cl.cmd_buffer:
-                c = cmd.clip_rect
-                cx0, cy0 = (c.x - x0) * sx, (c.y - y0) * sy
-                cx1, cy1 = (c.z - x0) * sx, (c.w - y0) * sy
-                if cx1 <= cx0 or cy1 <= cy0:
+        for (x, y, w, h), tid, count, first in self.commands:
+            if clip is not None:
+                x1, y1 = min(x + w, clip[0] + clip[2]), min(y + h, clip[1] + clip[3])
+                x, y = max(x, clip[0]), max(y, clip[1])
+                w, h = x1 - x, y1 - y
+                if w <= 0 or h <= 0:
                     continue
-                ctx.scissor = (int(cx0), int(fb_h - cy1), int(cx1 - cx0), int(cy1 - cy0))
-                tex = self.textures.get(int(cmd.get_tex_id()))
-                if tex is not None:
-                    tex.use(0)
-                # vtx_offset is always 0: the renderer does not declare renderer_has_vtx_offset
-                self.vao.render(moderngl.TRIANGLES, vertices=cmd.elem_count, first=cmd.idx_offset)
+            ctx.scissor = (x, y, w, h)
+            tex = self.textures.get(tid)
+            if tex is not None:
+                tex.use(0)
+            self.vao.render(moderngl.TRIANGLES, vertices=count, first=first)
         ctx.scissor = None
         ctx.disable(moderngl.BLEND)
 

@@ -591,8 +591,14 @@ class Overlay:
                 imgui.end_menu()
             imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
             imgui.end_main_menu_bar()
+        # The dockspace would paint the window background under every docked panel, which then paints its
+        # own over it: twice the panels' pixels for a software rasteriser (about 40 % of the overlay's
+        # fill at 1280x720). A transparent colour makes ImGui skip it; the app clears the window to
+        # the style's window background instead, which is what shows in the gaps between panels.
+        imgui.push_style_color(imgui.Col_.window_bg, (0.0, 0.0, 0.0, 0.0))
         self.dockspace_id = imgui.dock_space_over_viewport(0, imgui.get_main_viewport(),
                                                            imgui.DockNodeFlags_.passthru_central_node)
+        imgui.pop_style_color()
         if self.layout_request:
             self.dock_layout(self.layout_request)
             self.layout_request = None
