@@ -88,6 +88,19 @@ def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchRefe
     return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label, log)
 
 
+@dataclass
+class Companion:
+    """A variant of the car (another model family) driven by the same inputs beside it, as a ghost."""
+    label: str
+    car: sim.Vehicle
+    sim: sim.Simulation
+    color: tuple[float, float, float]
+
+
+COMPANION_COLORS = ((1.0, 0.62, 0.25), (0.45, 0.9, 0.45), (0.85, 0.5, 1.0))
+MAX_COMPANIONS = 3          # with the car itself, four variants at once
+
+
 def ground_height(world: sim.World, x: float, y: float) -> float:
     """Height of the highest supporting surface under (x, y) (0 if there is none)."""
     hit = world.ray_cast((x, y, 1000.0), (0.0, 0.0, -1.0), 2000.0)
@@ -121,6 +134,7 @@ class Session:
         self.scrub = 0                                  # steps back from the newest while inspecting the past
         self.vehicle_name = vehicle_name or vehicle.name
         self.world_name = world_name or world.name
+        self.companions: list[Companion] = []           # variants driven by the same inputs (compare mode)
         self.home = (world, substeps)                   # where leave_drive goes back to
         self.watching = ""                              # the test drive being watched ("" when none)
         self.reset_car(spawn_index=0)
@@ -163,8 +177,41 @@ class Session:
         self._jumped()
 
     def _jumped(self) -> None:
+        self.sync_companions()
         for callback in getattr(self, "on_jump", ()):
             callback()
+
+    # -- compare mode: variants driven by the same inputs --------------------------------------------
+    def add_companion(self, label: str, car: sim.Vehicle) -> str:
+        """Drive `car` (a variant: another model family) beside the car from now on, with the same inputs,
+        starting from the car's state now. Returns "" or why not."""
+        if len(self.companions) >= MAX_COMPANIONS:
+            return f"at most {MAX_COMPANIONS} variants beside the car"
+        if any(c.label == label for c in self.companions):
+            return ""
+        try:
+            twin = sim.Simulation(car, self.world, dt=self.sim.dt, substeps=self.sim.substeps)
+        except sim.ConfigError as exc:
+            return f"{label}: {exc}"
+        used = {c.color for c in self.companions}
+        color = next(c for c in COMPANION_COLORS if c not in used)
+        self.companions.append(Companion(label, car, twin, color))
+        self.sync_companions()
+        return ""
+
+    def remove_companion(self, label: str) -> None:
+        self.companions = [c for c in self.companions if c.label != label]
+
+    def sync_companions(self) -> None:
+        """Put every variant where the car is now (after a jump, and when one joins)."""
+        snap = self.sim.snapshot()
+        for c in getattr(self, "companions", ()):
+            c.sim.set_substeps(self.sim.substeps) if c.sim.substeps != self.sim.substeps else None
+            c.sim.restore(snap)
+            c.sim.set_params(c.car)               # its own parameters again from the next step
+
+    def companion_poses(self) -> list[tuple[Pose, "sim.Vehicle", "sim.WheelGeometry", tuple]]:
+        return [(capture(c.sim), c.sim.vehicle, c.sim.wheel_geometry(), c.color) for c in self.companions]
 
     def request_reset(self) -> None:
         """Reset before the next physics step (so a recording can replay it at the same step)."""
@@ -284,6 +331,7 @@ class Session:
         if self.recording is not None:
             return "no test drive to watch while a trace is recorded"
         start, rows = inputs.for_vehicle(result.log.vehicle)
+        self.companions = []                            # they drove in the other world
         if not self.watching:
             self.home = (self.world, self.sim.substeps)
         self.sim = sim.Simulation(start.params[0], inputs.world, dt=inputs.dt, substeps=inputs.substeps)
@@ -314,6 +362,7 @@ class Session:
         with the parameters now in use."""
         car = self.sim.next_params()
         substeps = self.home[1]
+        self.companions = []
         self.sim = sim.Simulation(car, self.home[0], dt=self.sim.dt, substeps=substeps)
         self.world = self.home[0]
         self.rewind = Rewind(self.sim, 30.0)
@@ -436,6 +485,12 @@ class Session:
             return
         self.prev = self.curr
         self.curr = capture(self.sim)
+        for comp in list(self.companions):            # the variants take the same inputs
+            try:
+                comp.sim.step(c)
+            except sim.BlowUp as exc:
+                self.companions.remove(comp)
+                self.message = f"The {comp.label} variant blew up and left the comparison: {exc}"
         self.rewind.push(self.sim)
         if self.telemetry_log is not None:
             self.telemetry_log.add(self.sim, c)

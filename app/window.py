@@ -453,6 +453,8 @@ class App:
             aids += "   CLUTCH PEDAL DOWN"
         if self.input.cruise is not None:
             aids += f"   cruise {self.input.cruise * sim.KMH:.0f} km/h"
+        if s.companions:
+            aids += f"   COMPARING (ghosts): {', '.join(c.label for c in s.companions)}"
         off = [name.replace("_", " ") for name, on in s.sim.switches().items() if not on]
         if off:
             aids += f"   OFF (Lab menu): {', '.join(off)}"
@@ -644,7 +646,7 @@ class App:
             self.ctx.clear(bg.x, bg.y, bg.z, 1.0, viewport=r)
         self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
-                        viewport=view, ghost=self.session.ghost())
+                        viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses())
         self.skids.draw(cam.projection(aspect) @ cam.view())
         self.target.end()
         t1 = time.perf_counter()

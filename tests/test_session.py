@@ -106,3 +106,31 @@ def test_rewind_keeps_the_last_thirty_seconds():
     assert len(s.rewind) == 7200 == round(30 / s.sim.dt)
     s.scrub_to(10_000)                                 # as far back as it goes
     assert s.sim.steps == 10 + 7300 - 7199
+
+
+def test_compare_mode_drives_variants_with_the_same_inputs_and_resyncs_them_after_a_jump():
+    """A variant that is the car itself stays bit for bit on the car (same inputs, same physics, whatever
+    else is stepped beside it); another model family drifts away; a reset puts every variant back on the
+    car; at most three ride along."""
+    from sim import models
+    car = sim.load_vehicle("hatchback")
+    s = Session(car, sim.World.flat(), substeps=2)
+    assert s.add_companion("same", car) == ""
+    assert s.add_companion("mf61", models.variant(car, "mf61")) == ""
+    controls = lambda dt: sim.Controls(throttle=0.8, steer=0.4)  # noqa: E731
+    for _ in range(120):
+        s.frame(1 / 60, controls)
+    same, other = s.companions
+    assert same.sim.state_hash() == s.sim.state_hash() and same.sim.steps == s.sim.steps
+    assert other.sim.state_hash() != s.sim.state_hash()          # another tire: 6 mm apart after 2 s
+    assert np.linalg.norm(np.asarray(other.sim.state.position) - np.asarray(s.sim.state.position)) > 0.001
+    assert other.sim.vehicle.front_tire.model == "mf61" and s.sim.vehicle.front_tire.model == "magic"
+    s.reset_car(spawn_index=0)
+    assert np.array_equal(other.sim.state.position, s.sim.state.position)
+    for _ in range(30):
+        s.frame(1 / 60, controls)
+    assert other.sim.vehicle.front_tire.model == "mf61"        # its own parameters again after the resync
+    assert s.add_companion("fgear", models.variant(car, "fgear")) == ""
+    assert "at most 3" in s.add_companion("simple", models.variant(car, "simple"))
+    s.remove_companion("same")
+    assert [c.label for c in s.companions] == ["mf61", "fgear"]

@@ -18,7 +18,7 @@ from imgui_bundle import imgui, implot
 
 import sim
 from sim import advisor
-from sim import manoeuvres
+from sim import manoeuvres, models
 from sim import params as P
 from sim.files import data_dir
 from sim.logs import body_motion
@@ -57,7 +57,8 @@ ROW_HELP = {"s": "distance from the suspension anchor to the ground along the su
             "grip_scale": "how much the combined limit scaled the raw force (1: not at all)",
             "T_drive": "drive torque at the wheel", "T_brake": "brake torque applied",
             "omega": "wheel spin speed",
-            "esp_brake": "brake torque stability control (F7) asks of this wheel on top of the pedal's", "mu": "friction coefficient: surface x tire grip x load factor"}
+            "esp_brake": "brake torque stability control (F7) asks of this wheel on top of the pedal's",
+            "mu": "friction coefficient: surface x tire grip x load factor"}
 
 RED = (1.0, 0.45, 0.4, 1.0)
 AMBER = (0.95, 0.75, 0.30, 1.0)
@@ -324,6 +325,7 @@ class Overlay:
         self.drive_thread = None
         self.drive_result = None                      # (result now, result of the loaded preset or None) or why not
         self._ref_channels = (None, {})               # (reference run, its plot channels read from its log)
+        self.companion_histories: dict[str, History] = {}   # compare mode: each variant's plot channels
         self.drive_status = ""                        # why a drive cannot be watched ("" when it can)
         self.ini_path = str(ini_path) if ini_path else ""
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
@@ -538,6 +540,7 @@ class Overlay:
         self._shown = None
         self.monitor.sync(self.shown())
         self.history.restart()
+        self.companion_histories = {}                   # the variants start again from the car's state
         for trail in self.trails:
             trail.clear()
 
@@ -545,6 +548,8 @@ class Overlay:
         """Driving on from an earlier time: the log and the plots forget what came after it."""
         self.monitor.forget_after(time)
         self.history.forget_after(time)
+        for hist in self.companion_histories.values():
+            hist.forget_after(time)
 
     def after_step(self) -> None:
         """Called after every physics step: grip diagnosis, friction-circle trails, auto-pause."""
@@ -553,6 +558,11 @@ class Overlay:
         if self.monitor.update(s.time, s.vehicle, tel, key=(s.steps, s.time)):
             self.session.pause_for(f"paused: {self.monitor.pause_event.headline()}")
         self.history.append(s)
+        for c in self.session.companions:               # compare mode's variants, sample for sample
+            hist = self.companion_histories.get(c.label)
+            if hist is None:
+                hist = self.companion_histories[c.label] = History(20.0, s.dt)
+            hist.append(c.sim)
         for i in range(4):
             budget = tel.mu[i] * tel.Fz[i]
             if budget > 1.0:
@@ -728,6 +738,25 @@ class Overlay:
             imgui.separator()
             if imgui.menu_item("everything back on", "", False)[0]:
                 s.set_switches(**{name: True for name in on})
+        imgui.separator()
+        imgui.text_disabled("compare live: the same inputs on other models, as ghosts")
+        session = self.session
+        present = {c.label: c for c in session.companions}
+        for family, (what, _) in models.FAMILIES.items():
+            clicked, value = imgui.menu_item(f"{family}##compare", "", family in present)
+            if imgui.is_item_hovered():
+                color = present[family].color if family in present else None
+                imgui.set_tooltip(f"{what}: driven beside your car by the same inputs, from where it is now"
+                                  + ("" if color is None else " (its ghost and plot lines in this colour)"))
+            if family in present:
+                imgui.same_line()
+                imgui.color_button(f"##c{family}", imgui.ImVec4(*present[family].color, 1.0), 0, (12, 12))
+            if clicked:
+                if value:
+                    why = session.add_companion(family, models.variant(self.params, family))
+                    self.drive_status = why
+                else:
+                    session.remove_companion(family)
 
     def drives_panel(self, w, h):
         """Test drives (sim.manoeuvres) of the car as tuned now, run in a worker thread (the window keeps
@@ -872,7 +901,8 @@ class Overlay:
                     for i in range(4):
                         imgui.table_next_column()
                         model = getattr(car, f"{'front' if i < 2 else 'rear'}_{part}").model
-                        (imgui.text if model != usual else imgui.text_disabled)("ref" if model == "reference" else model)
+                        shown = "ref" if model == "reference" else model
+                        (imgui.text if model != usual else imgui.text_disabled)(shown)
                     imgui.table_next_column()
                 for label, name, unit, k in ROWS:
                     values = getattr(tel, name)
@@ -1297,6 +1327,23 @@ class Overlay:
                         for j in range(v.shape[1]):
                             label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
                             implot.plot_line(label, *decimate(t, v[:, j], buckets))
+                    for comp in s.companions:                 # compare mode: each variant in its colour
+                        hist = self.companion_histories.get(comp.label)
+                        if hist is None:
+                            continue
+                        spec = implot.Spec()
+                        spec.line_color = imgui.ImVec4(*comp.color, 1.0)
+                        for name in chosen:
+                            if CHANNELS[name][0] != unit:
+                                continue
+                            t, v = hist.series(name)
+                            keep = t >= t1 - self.plot_seconds if len(t) else t
+                            if len(t) < 2 or keep.sum() < 2:
+                                continue
+                            for j in range(v.shape[1]):
+                                label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
+                                implot.plot_line(f"{label}, {comp.label}", *decimate(t[keep], v[keep, j], buckets),
+                                                 spec=spec)
                     ref = getattr(s, "reference", None)
                     if ref is not None and ref.log is not None:
                         # a watched test drive's other run (its log): every chosen channel
