@@ -10,14 +10,14 @@ e > 0. The brake rule that applies the torque is the wheel's (`sim/wheel.py`).
 """
 from __future__ import annotations
 
-from sim.jit import kernel
+from sim.jit import stage
 from sim.tables import CT_ABS, CT_BRAKE, CT_HANDBRAKE, NW, VP_ABS_APPLY, VP_ABS_RELEASE, VP_ABS_SLIP, W_ABS, W_KAPPA, \
     W_T_BRAKE_MAX, WP_TBRAKE, WP_THAND, WS_ABS
 
 ABS_PROPORTIONAL = 0.5     # -: ABS's immediate release per unit of relative excess braking slip
 
 
-@kernel
+@stage
 def brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h):
     """Writes W_T_BRAKE_MAX (N m) and the ABS flag W_ABS; advances the ABS integral WS_ABS. h: substep (s)."""
     brake = min(1.0, max(0.0, controls[v, CT_BRAKE]))

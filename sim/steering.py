@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, VP_STEER_RATE, VP_TRACK_F, \
     VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
 
@@ -52,7 +52,7 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
     return -outer, -inner
 
 
-@kernel
+@stage
 def steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h):
     """Each wheel's road-wheel angle for this substep (W_STEER), rate-limited from the last committed
     angle. vel: the body's velocity (m/s, world), for the speed limit; h: substep (s)."""

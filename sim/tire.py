@@ -5,7 +5,7 @@ import math
 
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, WP_BY, \
     WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
@@ -105,7 +105,7 @@ def combined_limit(fx_raw, fy_raw, mu, fz):
     return fx_raw * s, fy_raw * s, s
 
 
-@kernel
+@stage
 def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch):
     """Contact velocity, slip, raw tire force, combined limit and rolling resistance for each wheel.
 
