@@ -102,6 +102,8 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
     grad = np.zeros(n2)
     for _ in range(MAX_ITERATIONS):
         for a in range(n2):                       # gradient from the same old j for every wheel
+            if not active[a // 2]:
+                continue                          # (a dropped wheel's row is never read)
             g = c[a]
             for b in range(n2):
                 if active[b // 2]:

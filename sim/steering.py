@@ -44,9 +44,12 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
     r_min = wheelbase / math.tan(top) + track / 2.0          # the inner wheel at `top`
     r = r_min / abs(s)
     inner, outer = ackermann_angles(wheelbase, track, r)
-    mean = math.atan(wheelbase / r)
-    inner = ackermann * inner + (1.0 - ackermann) * mean
-    outer = ackermann * outer + (1.0 - ackermann) * mean
+    if ackermann != 1.0 or not wheelbase > 0.0:
+        # (full Ackermann, the default, skips this arc tangent: with L > 0, inner, outer and mean are all
+        # positive, or all nan, and 1 x inner + 0 x mean is inner exactly)
+        mean = math.atan(wheelbase / r)
+        inner = ackermann * inner + (1.0 - ackermann) * mean
+        outer = ackermann * outer + (1.0 - ackermann) * mean
     if s > 0.0:                                               # left turn: the left wheel is inside
         return inner, outer
     return -outer, -inner
