@@ -17,7 +17,7 @@ body's torque is the external one minus their change: tau = sum (Q - com) x F - 
 from __future__ import annotations
 
 from sim.aero import downforce, drag_force
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import BS_PX, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_WX, DS_HEX, DS_OMEGA_E, NW, TB_DOWNFORCE_X, \
     TB_DRAG_X, TB_GRAVITY_X, TB_HBODY_X, TB_HENGINE_X, TB_HTOTAL_X, TB_HWHEELS_X, TB_ROLLING_X, TB_SUSPENSION_X, \
     TB_TIRE_X, VP_AREA, VP_CD, VP_CLA_F, VP_CLA_R, VP_IE, VP_IXX, VP_IYY, VP_IZZ, VP_MASS, VP_RHO, VP_UEX, VP_XF, \
@@ -63,7 +63,7 @@ def integrate_body(pos, q, vel, w, force, tau, mass, inertia, h):
     return pos_new, q_new, vel_new, w_new
 
 
-@kernel
+@stage
 def wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, skip_tire):
     """Total external force and torque about the centre of mass from the frozen state (N, N m, world):
     gravity, drag, downforce, each wheel's suspension, tire and rolling force at its contact Q, and the
@@ -102,7 +102,7 @@ def wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, sk
     return force, tau, (f_gravity, f_drag, f_down, f_roll, f_susp, f_tire)
 
 
-@kernel
+@stage
 def spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wheel_scratch):
     """The change of the wheels' and the rotor's spin momentum this substep, sum dHw + dHe (N m s,
     world), from the spin-updated speeds W_OMEGA_NEXT and the new engine speed; commits Hw and He.
@@ -119,7 +119,7 @@ def spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wh
     return d_h
 
 
-@kernel
+@stage
 def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
                d_h, f_hull, tau_hull, h):
     """Sum the external forces and torques, take the ledger's dH/h off the torque, integrate one

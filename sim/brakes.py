@@ -16,7 +16,7 @@ It keeps no state of its own.
 """
 from __future__ import annotations
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import CT_ABS, CT_BRAKE, CT_ESP, CT_HANDBRAKE, NW, TB_ESP_CUT, TB_YAW_REF, VP_ABS_APPLY, \
     VP_ABS_RELEASE, VP_ABS_SLIP, VP_ESP_CUT, VP_ESP_GAIN, VP_ESP_K, VP_ESP_MIN_SPEED, VP_ESP_MU, VP_ESP_THRESHOLD, \
     VP_WHEELBASE, W_ABS, W_ESP, W_GROUNDED, W_KAPPA, W_MU, W_STEER, W_T_BRAKE_MAX, WP_STEERS, WP_TBRAKE, WP_THAND, \
@@ -26,7 +26,7 @@ from sim.vec import dot, quat_rotate
 ABS_PROPORTIONAL = 0.5     # -: ABS's immediate release per unit of relative excess braking slip
 
 
-@kernel
+@stage
 def brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h):
     """Writes W_T_BRAKE_MAX (N m) and the ABS flag W_ABS; advances the ABS integral WS_ABS. h: substep (s)."""
     brake = min(1.0, max(0.0, controls[v, CT_BRAKE]))
@@ -66,7 +66,7 @@ def esp_wheel(r, r_ref):
     return 2 if r_ref > 0.0 else 3
 
 
-@kernel
+@stage
 def esp_stage(v, vehicle_params, wheel_params, controls, q, w, v_forward, wheel_scratch, body_telemetry, gravity):
     """Stability control after the brakes: adds its brake torque to one wheel's W_T_BRAKE_MAX (W_ESP says
     how much), records the asked-for yaw rate and the throttle factor (TB_YAW_REF, TB_ESP_CUT) and returns

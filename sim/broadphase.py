@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from sim.contact import A_MIN
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.shapes import BX_BOUND, BX_OWNER, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_centre
 from sim.tables import NW, VP_REACH, WP_AX, WP_LMAX, WP_R
 from sim.vec import norm, sub
@@ -51,7 +51,7 @@ def vehicle_reach(wheel_rows, hull_rows) -> float:
     return reach
 
 
-@kernel
+@stage
 def broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t):
     """The masks for vehicle v at centre-of-mass position `pos` (m) within its reach VP_REACH."""
     return shapes_within(boxes, hf_meta, pos, vehicle_params[v, VP_REACH], t, v)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, \
     box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face
 from sim.query import hf_height
@@ -110,7 +110,7 @@ def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
     return True
 
 
-@kernel
+@stage
 def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu,
                     t, box_mask, hf_mask):
     """Every hull point inside the ground pushes out. Returns (force (N), torque about the centre of

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
 from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
@@ -83,7 +83,7 @@ def steered_axis(q, cos_camber, sin_camber, steer):
     return quat_rotate(q, (ub[0] * cs - ub[1] * sn, ub[0] * sn + ub[1] * cs, ub[2]))
 
 
-@kernel
+@stage
 def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask):
     """Query the ground along each suspension axis and place the wheel on it: s, a, l, C, Q, x, t, b, u.

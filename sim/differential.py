@@ -10,7 +10,7 @@ driveline speed the clutch sees is the matching mean, s (front mean) + (1 - s) (
 """
 from __future__ import annotations
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import TB_LOCK_F, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T, VP_SPLIT, W_OMEGA_NEXT, W_T_DRIVE, \
     WP_IW, WP_SHARE, WS_OMEGA
 
@@ -33,7 +33,7 @@ def driveline_speed(v, vehicle_params, wheel_state):
         + (1.0 - split) * 0.5 * (wheel_state[v, 2, WS_OMEGA] + wheel_state[v, 3, WS_OMEGA])
 
 
-@kernel
+@stage
 def differential_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, body_telemetry, shaft):
     """Share the driveline torque `shaft` (N m, after efficiency) out to the wheels: W_T_DRIVE."""
     for axle in range(2):

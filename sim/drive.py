@@ -7,7 +7,7 @@ and brakes are the same as with the engine.
 """
 from __future__ import annotations
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import CT_THROTTLE, NW, W_T_DRIVE, WP_TDRIVE, WP_WMAX, WS_OMEGA
 
 
@@ -21,7 +21,7 @@ def direct_drive_torque(throttle, omega, t_drive_max, omega_max):
     return th * t_drive_max * fade
 
 
-@kernel
+@stage
 def direct_drive_stage(v, wheel_params, controls, wheel_state, wheel_scratch):
     """W_T_DRIVE for every wheel (zero maximum on the undriven ones)."""
     for i in range(NW):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.gearbox import total_ratio
 from sim.wheel import wheel_inertia_with_tire
 from sim.tables import CT_CLUTCH, CT_TC, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAUNCH, DS_OMEGA_E, DS_TC, \
@@ -98,7 +98,7 @@ def launch_control(v, vehicle_params, drive_state, pedal, g, omega_w, v_forward)
     return drive_state[v, DS_LAUNCH] > 0.0, False
 
 
-@kernel
+@stage
 def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_scratch, body_telemetry, g, shifting,
                  omega_w, v_forward, h, esp_cut=1.0):
     """Throttle (traction control, idle controller, rev limiter, rev-matching while shifting), engine torque,

@@ -13,7 +13,7 @@ shift_hold seconds of its last shift: no hunting.
 """
 from __future__ import annotations
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import CT_GEAR, CT_SHIFT, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAST_SHIFT, DS_OMEGA_E, \
     DS_SHIFT_T, DS_SINCE_SHIFT, NO_GEAR, NW, VP_AUTO, VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, \
     VP_KICKDOWN_HEADROOM, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, VP_REVERSE, VP_SHIFT_HOLD, VP_SHIFT_TIME, \
@@ -80,7 +80,7 @@ def automatic_target(v, vehicle_params, controls, drive_state, gear, omega_road)
     return gear
 
 
-@kernel
+@stage
 def gearbox_stage(v, vehicle_params, wheel_params, controls, drive_state, v_forward, h):
     """Shift requests, automatic shifting and the shift timer. Returns the signed total ratio g (0 in
     neutral and while a shift has the clutch open) and whether a shift is in progress.

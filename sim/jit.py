@@ -29,7 +29,8 @@ def drop_stale_cache() -> None:
     digest = hashlib.sha256()
     for f in sorted(SIM_DIR.glob("*.py")):
         text = f.read_bytes()
-        if f.name in KERNEL_CONSTANTS or b"@kernel" in text or b"@leaf" in text:
+        if f.name in KERNEL_CONSTANTS or any(d in text for d in (b"@kernel", b"@stage", b"@leaf",
+                                                                   b"@allocating_kernel", b"@parallel_kernel")):
             digest.update(f.name.encode() + b"\0" + text)
     stamp = cache / "kernels.sha256"
     try:
@@ -55,20 +56,29 @@ def kernel(fn):
     given and allocates nothing, and with counting on every array argument of every call was counted up
     and down again with atomic instructions, about a third of a batch step's time (and a cache line the
     cores fought over). A kernel that must allocate is an `allocating_kernel`."""
-    return numba.njit(cache=True, error_model="numpy", _nrt=False)(fn)
+    return numba.njit(cache=True, error_model="numpy", _nrt=False, forceinline=False)(fn)
+
+
+def stage(fn):
+    """A `kernel` that LLVM inlines into its caller (`forceinline`, LLVM's alwaysinline): the stages of
+    `sim/step.py` substep. Each is still typed and compiled once by numba (inlining at numba's level, as
+    `leaf` does, made the first compile take minutes), but the call is gone: substep no longer spells out
+    every table of every stage's arguments field by field (over 1600 instructions a substep)."""
+    return numba.njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)(fn)
 
 
 def allocating_kernel(fn):
     """Like `kernel`, with numba's reference counting, for the rare kernel that allocates arrays (the
     parking solve); call it only on the path that needs it, its array arguments are counted. (Said
     explicitly: numba's callee would otherwise inherit the caller's `_nrt=False`.)"""
-    return numba.njit(cache=True, error_model="numpy", _nrt=True)(fn)
+    return numba.njit(cache=True, error_model="numpy", _nrt=True, forceinline=False)(fn)
 
 
 def parallel_kernel(fn):
-    """Like `kernel`, with its `prange` loops run on every core (numba's parallel=True). Plain Python
-    (prange is range) when NUMBA_DISABLE_JIT=1."""
-    return numba.njit(cache=True, error_model="numpy", parallel=True)(fn)
+    """Like `kernel` (no reference counting either: two cores counting the same arrays fought over their
+    cache line), with its `prange` loops run on every core (numba's parallel=True). Plain Python (prange is
+    range) when NUMBA_DISABLE_JIT=1."""
+    return numba.njit(cache=True, error_model="numpy", parallel=True, _nrt=False, forceinline=False)(fn)
 
 
 def leaf(fn):
@@ -77,7 +87,7 @@ def leaf(fn):
 
     A numba call that is not inlined costs tens of nanoseconds (every array argument travels as a
     struct). Inlining everything, stages included, made the first compile take minutes, so the stages
-    (the functions that loop over the wheels, `*_stage`) stay `kernel`s. Inlined, a leaf is compiled with
+    (the functions that loop over the wheels, `*_stage`) are `stage`s, inlined by LLVM instead. Inlined, a leaf is compiled with
     its caller's options (no reference counting inside a `kernel`); called from Python it counts."""
     return numba.njit(cache=True, error_model="numpy", inline="always")(fn)
 

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from sim.body import inertia_of, wrench
-from sim.jit import allocating_kernel, kernel, leaf
+from sim.jit import allocating_kernel, kernel, leaf, stage
 from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
     W_OMEGA, W_QX, W_RHO, W_ROLL_SURF, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, \
     WS_HX, WS_LOCKED, WS_OMEGA, WP_ROLLING_ON
@@ -102,6 +102,8 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
     grad = np.zeros(n2)
     for _ in range(MAX_ITERATIONS):
         for a in range(n2):                       # gradient from the same old j for every wheel
+            if not active[a // 2]:
+                continue                          # (a dropped wheel's row is never read)
             g = c[a]
             for b in range(n2):
                 if active[b // 2]:
@@ -237,7 +239,7 @@ def commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds
         wheel_scratch[v, i, W_LOCKED] = 1.0 if still else 0.0
 
 
-@kernel
+@stage
 def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull, tau_hull,
                   h):
     """Static friction: wheels that are all but still try to hold together. Their dynamic tire forces and

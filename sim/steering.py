@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, VP_STEER_RATE, VP_TRACK_F, \
     VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
 
@@ -44,15 +44,18 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
     r_min = wheelbase / math.tan(top) + track / 2.0          # the inner wheel at `top`
     r = r_min / abs(s)
     inner, outer = ackermann_angles(wheelbase, track, r)
-    mean = math.atan(wheelbase / r)
-    inner = ackermann * inner + (1.0 - ackermann) * mean
-    outer = ackermann * outer + (1.0 - ackermann) * mean
+    if ackermann != 1.0 or not wheelbase > 0.0:
+        # (full Ackermann, the default, skips this arc tangent: with L > 0, inner, outer and mean are all
+        # positive, or all nan, and 1 x inner + 0 x mean is inner exactly)
+        mean = math.atan(wheelbase / r)
+        inner = ackermann * inner + (1.0 - ackermann) * mean
+        outer = ackermann * outer + (1.0 - ackermann) * mean
     if s > 0.0:                                               # left turn: the left wheel is inside
         return inner, outer
     return -outer, -inner
 
 
-@kernel
+@stage
 def steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h):
     """Each wheel's road-wheel angle for this substep (W_STEER), rate-limited from the last committed
     angle. vel: the body's velocity (m/s, world), for the speed limit; h: substep (s)."""

@@ -49,7 +49,7 @@ from sim.engine import engine_stage
 from sim.gearbox import gearbox_stage
 from numba import prange
 
-from sim.jit import kernel, leaf, parallel_kernel
+from sim.jit import kernel, leaf, parallel_kernel, stage
 from sim.parking import parking_stage
 from sim.steering import steering_stage
 from sim.suspension import suspension_stage
@@ -59,7 +59,7 @@ from sim.watch import check_vehicles
 from sim.wheel import wheel_stage
 
 
-@kernel
+@stage
 def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
             wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
     """One substep of h seconds for vehicle v at time t, in the order of the wheel chain."""

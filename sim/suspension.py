@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.query import QUERY_DISC
 from sim.tables import NW, W_A, W_CX, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
     W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
@@ -88,7 +88,7 @@ def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a
     return fs, fs * a
 
 
-@kernel
+@stage
 def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     """Compression rate, suspension force Fs, load Fz = Fs a and the force on the body for each wheel; the anti-roll
     bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); h: substep (s).

@@ -5,7 +5,7 @@ import math
 
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.pack packs them)
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
@@ -251,7 +251,7 @@ def mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev, 
     return fx0, fy0, fx, fy, share, dfx
 
 
-@kernel
+@stage
 def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     """Contact velocity, slip, raw tire force, combined limit and rolling resistance for each wheel.
 

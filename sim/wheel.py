@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from sim.differential import lock_axles
-from sim.jit import kernel, leaf
+from sim.jit import leaf, stage
 from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_GROUNDED, W_LRAW, W_MU, W_NX, \
     W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_LMAX, WP_SPIN, \
     WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER
@@ -82,7 +82,7 @@ def wheel_inertia_with_tire(v, i, wheel_params, wheel_scratch, h):
     return iw
 
 
-@kernel
+@stage
 def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
     """Spin each wheel with its limited Fx, drive torque and the brake rule (W_OMEGA_NEXT, and the brake
     torque actually applied, W_T_BRAKE); with the implicit update the tire force becomes the one at the
