@@ -97,7 +97,7 @@ class Companion:
     color: tuple[float, float, float]
 
 
-COMPANION_COLORS = ((1.0, 0.62, 0.25), (0.45, 0.9, 0.45), (0.85, 0.5, 1.0))
+COMPANION_COLORS = ((1.0, 0.92, 0.1), (0.2, 1.0, 0.95), (1.0, 0.25, 0.95))   # yellow, cyan, magenta: not red
 MAX_COMPANIONS = 3          # with the car itself, four variants at once
 
 

@@ -290,6 +290,7 @@ class App:
         self.gui_input = PygameInput()
         self.overlay = Overlay(self.session, ini_path=self.ini)
         self.overlay.visible = overlay
+        self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
         # the user's own docking is kept; without one (first start, an older layout) the default is built
         self.overlay.layout_request = None if "[Docking]" in saved else "auto"
         self.overlay.map_panel = self.map_panel
@@ -371,7 +372,7 @@ class App:
                     self.input.pad_axis = {"throttle": 0.0, "brake": 0.0, "steer": 0.0}
                 continue                           # ImGui wanted this mouse, keyboard or pad event
             if t == pygame.QUIT:
-                self.running = False
+                self.request_quit()
             elif t == pygame.VIDEORESIZE:
                 self.size = (max(event.w, 1), max(event.h, 1))
             elif t == pygame.WINDOWFOCUSLOST:
@@ -390,11 +391,27 @@ class App:
         while self.input.messages:
             self.notice(self.input.messages.pop(0))
 
+    QUIT_CONFIRM_SECONDS = 3.0
+
+    def request_quit(self) -> None:
+        """Esc or the window's close button: an open menu or popup is closed first (Esc means that in a
+        menu); with tuning edits not saved it asks for a second press within QUIT_CONFIRM_SECONDS."""
+        if self.overlay.visible and imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id):
+            self.overlay.close_popups = True
+            return
+        now = time.monotonic()
+        if self.overlay.edited() and now - self.quit_asked > self.QUIT_CONFIRM_SECONDS:
+            self.quit_asked = now
+            self.notices.append((now + self.QUIT_CONFIRM_SECONDS, "The tuning has changes that are not saved: "
+                                 "press Esc again to quit without them (Tuning panel > save keeps them)."))
+            return
+        self.running = False
+
     def act(self, action: str) -> None:
         s = self.session
         self.overlay_wanted = True                 # what the action changes shows at once
         if action == "quit":
-            self.running = False
+            self.request_quit()
         elif action == "reset":
             s.request_reset()
         elif action == "pause":

@@ -246,10 +246,10 @@ class SceneRenderer:
         if ghost is not None:
             self.draw_ghost(ghost, vehicle, wheels)
         for c_pose, c_vehicle, c_wheels, color in companions:     # compare mode's variants, each in its colour
-            self.draw_ghost(c_pose, c_vehicle, c_wheels, color)
+            self.draw_ghost(c_pose, c_vehicle, c_wheels, color, alpha=0.5)
         self.draw_arrows(arrows)
 
-    def draw_ghost(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, color=GHOST) -> None:
+    def draw_ghost(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, color=GHOST, alpha: float = 0.35) -> None:
         """A translucent copy of the car at `pose` (the reference run of a before/after comparison): seen
         through, and hiding nothing (no depth writes)."""
         ctx = self.ctx
@@ -258,13 +258,13 @@ class SceneRenderer:
         ctx.depth_mask = False
         shape = self.car_body(v)
         body = pose_matrix(pose.position, pose.orientation)
-        self.body.draw("ghost", instance(body, color, alpha=0.35))
+        self.body.draw("ghost", instance(body, color, alpha=alpha))
         wheels = []
         for i in range(len(sim.WHEEL_NAMES)):
             r = g.radius[i]
             centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
             model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ scale((r, shape.tire_width[i], r))
-            wheels.append(instance(model, color, alpha=0.35))
+            wheels.append(instance(model, color, alpha=alpha))
         self.wheel.draw("ghost", wheels)
         ctx.depth_mask = True
         ctx.disable(moderngl.BLEND)

@@ -85,6 +85,9 @@ class SkidMarks:
     def record(self, s) -> None:
         """After a physics step: extend or end each wheel's mark."""
         tel = s.telemetry
+        if not s.switches()["friction"]:                 # a kill switch: nothing grips, nothing marks
+            self.last = [None] * 4
+            return
         q, n = np.asarray(tel.Q, dtype=float), np.asarray(tel.n, dtype=float)
         for i in range(4):
             strength = sliding(tel, i)

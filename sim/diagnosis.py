@@ -282,8 +282,8 @@ class GripMonitor:
                 "the car turned less than the steering asks (understeer)"
             self.events.append(GripEvent(time, int(i), int(now[i].state), int(now[i].state), float(tel.Fz[i]),
                                          float(tel.kappa[i]), float(tel.alpha[i]), NO_CAUSE,
-                                         f"{float(tel.esp_brake[i]):.0f} N m; {why}, asked-for yaw rate "
-                                         f"{math.degrees(float(tel.yaw_rate_ref)):.1f} deg/s", esp=True))
+                                         f"{why}; asked-for yaw rate {math.degrees(float(tel.yaw_rate_ref)):.1f} "
+                                         f"deg/s (Telemetry: ESP brake, N m)", esp=True))
         self.esp = braking
         del self.events[:-self.max_events]
         self.sync(now)

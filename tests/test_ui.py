@@ -1,4 +1,5 @@
 """The overlay headless: an ImGui context with a null renderer, no window and no GL."""
+import math
 import os
 
 import numpy as np
@@ -552,3 +553,59 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
         logged = log_channel(run.log, name)[rows]
         assert np.allclose(live[2:], logged[2:], rtol=1e-9, atol=1e-9), name   # after the first accelerations
     assert s.branch_gap()[0] == 0.0                          # the same run: the ghost is exactly on the car
+
+
+def test_the_plot_history_forgets_a_wrapped_ring_without_showing_stale_samples():
+    """Leaving a watched drive (or rewinding) drops the samples after a time; once the ring has wrapped,
+    the slots past the dropped samples hold older, overwritten ones that must not be shown again."""
+    from ui.overlay import History
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    h = History(1.0, s.dt)                                        # 240 samples
+    for _ in range(600):
+        s.step(sim.Controls(throttle=0.5))
+        h.append(s)
+    t, _ = h.series("speed")
+    assert len(t) == 240 and np.all(np.diff(t) > 0)
+    h.forget_after(t[-1] - 0.25)                                  # a rewind: the last 60 samples go
+    t2, _ = h.series("speed")
+    assert len(t2) == 180 and np.array_equal(t2, t[:180])
+    h.forget_after(-math.inf)                                     # a new run from t = 0: nothing is left
+    assert len(h.series("speed")[0]) == 0
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    s.step(sim.Controls())
+    h.append(s)
+    t3, v3 = h.series("speed")
+    assert len(t3) == 1 and np.isfinite(v3).all()
+
+
+def test_escape_closes_an_open_menu_first_and_asks_before_dropping_unsaved_tuning(gui):
+    """Esc with the View menu open closes the menu; with the car edited and not saved, the first Esc only
+    says so, the second within three seconds quits."""
+    from imgui_bundle import imgui as im
+
+    class FakeApp:
+        QUIT_CONFIRM_SECONDS = 3.0
+
+        def __init__(self, overlay):
+            self.overlay, self.running, self.quit_asked, self.notices = overlay, True, -1e9, []
+    from app.window import App
+    s, o = make()
+    app = FakeApp(o)
+    im.new_frame()
+    im.open_popup("some menu")
+    im.begin_popup("some menu")
+    im.end_popup()
+    App.request_quit(app)
+    assert app.running and o.close_popups
+    im.end_frame()
+    frame(o, gui)                                                # the overlay closes it
+    im.new_frame()
+    assert not im.is_popup_open("", im.PopupFlags_.any_popup_id) and not o.close_popups
+    im.end_frame()
+    o.apply("front_tire.grip", 0.9 * o.params.front_tire.grip)
+    App.request_quit(app)
+    assert app.running and "not saved" in app.notices[-1][1]
+    App.request_quit(app)
+    assert not app.running

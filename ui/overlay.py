@@ -132,13 +132,14 @@ class History:
         self.t = np.zeros(self.cap)
         self.data = {name: np.zeros((self.cap, width)) for name, (_, width, _) in CHANNELS.items()}
         self.n = 0
+        self.valid = 0                                # samples in the ring that are still to be shown
         self._v_prev: np.ndarray | None = None      # world velocity at the last sample (for the accelerations)
 
     def append(self, sim_) -> None:
         tel, st = sim_.telemetry, sim_.state
         k = self.n % self.cap
         v = np.array(st.velocity, dtype=float)               # a copy: the state view changes in place
-        dt = sim_.time - self.t[(self.n - 1) % self.cap] if self.n else 0.0
+        dt = sim_.time - self.t[(self.n - 1) % self.cap] if self.valid else 0.0
         _, v_body, w_body, a_body, beta = body_motion(st.orientation, v, st.angular_velocity, self._v_prev, dt)
         self._v_prev = v
         self.t[k] = sim_.time
@@ -155,6 +156,7 @@ class History:
         self.data["a long"][k, 0] = a_body[0] / G
         self.data["a lat"][k, 0] = a_body[1] / G
         self.n += 1
+        self.valid = min(self.valid + 1, self.cap)
 
     def restart(self) -> None:
         """The state jumped: the next sample has no previous velocity to take an acceleration from."""
@@ -162,15 +164,16 @@ class History:
 
     def forget_after(self, time: float) -> None:
         """Drop the samples later than `time` (the future a rewind abandons)."""
-        m = min(self.n, self.cap)
+        m = min(self.n, self.cap, self.valid)
         idx = (np.arange(self.n - m, self.n)) % self.cap
         later = int(np.count_nonzero(self.t[idx] > time + 1e-9))
         self.n -= later
+        self.valid = m - later                        # a wrapped ring's slots past them hold older samples
         self._v_prev = None
 
     def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(times, values) in time order."""
-        m = min(self.n, self.cap)
+        m = min(self.n, self.cap, self.valid)
         idx = (np.arange(self.n - m, self.n)) % self.cap
         return self.t[idx], self.data[name][idx]
 
@@ -326,6 +329,7 @@ class Overlay:
         self.drive_result = None                      # (result now, result of the loaded preset or None) or why not
         self._ref_channels = (None, {})               # (reference run, its plot channels read from its log)
         self.companion_histories: dict[str, History] = {}   # compare mode: each variant's plot channels
+        self.close_popups = False                      # the app asks: close any open menu or popup
         self.drive_status = ""                        # why a drive cannot be watched ("" when it can)
         self.ini_path = str(ini_path) if ini_path else ""
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
@@ -574,6 +578,9 @@ class Overlay:
         if not self.visible:
             self.central = None
             return
+        if self.close_popups:                       # Esc with a menu open: close it, do not quit
+            self.close_popups = False
+            imgui.internal.close_popups_except_modals()
         if imgui.begin_main_menu_bar():
             if imgui.begin_menu("View"):
                 for name in self.show:
@@ -934,6 +941,10 @@ class Overlay:
         imgui.set_next_window_size((460, h - 530), imgui.Cond_.first_use_ever)
         if self.begin("Grip"):
             imgui.text_wrapped("Friction circles, radius mu Fz: hollow = raw force, filled = limited force")
+            off = [n for n, on in self.session.sim.switches().items() if not on and n in ("friction", "suspension")]
+            if off:
+                text_wrapped_colored(AMBER, f"{' and '.join(off)} OFF (Lab menu): the tires make no force on the "
+                                            f"ground; the states below say what their raw forces would ask")
             size = max(48.0, min(100.0, (imgui.get_content_region_avail().x - 24.0) / 4.0))
             dl = imgui.get_window_draw_list()
             tel = self.session.sim.telemetry
