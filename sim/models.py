@@ -33,6 +33,9 @@ FAMILIES = {
     "simple": ("FGear's Simple tire: the Magic Formula without E", {"tire.model": "simple"}),
     "mf96": ("a 1996-style Magic Formula with its load dependence and combined-slip weights", {"tire.model": "mf96"}),
     "mf61": ("an MF 6.1-style Magic Formula: mf96 with camber and inflation pressure", {"tire.model": "mf61"}),
+    "chaos": ("Chaos-style: torque / radius as the longitudinal force, cornering stiffness sideways, both scaled "
+              "onto mu Fz; springs damped by direction", {"tire.model": "chaos", "suspension.model": "chaos",
+                                                          "suspension.c_rebound": 1.5}),
     "fgear": ("FGear: the preloaded spring with damping by direction and a travel limit, Simple tires",
               {"tire.model": "simple", "suspension.model": "fgear", "suspension.travel_limit": "on",
                "suspension.c_rebound": 1.5}),
@@ -40,8 +43,7 @@ FAMILIES = {
                                                              "suspension.travel_limit": "on",
                                                              "suspension.c_rebound": 1.5}),
 }
-NOT_YET = {"chaos": "the Chaos-style wheel (torque / radius with a grip cap) is not built yet",
-           "avs": "the AVS-style wheel (target slips followed over time) is not built yet"}
+NOT_YET = {"avs": "the AVS-style wheel (target slips followed over time) is not built yet"}
 COMPARE_DRIVES = ("settle", "circle", "braking", "step-steer", "curb", "drop")
 
 

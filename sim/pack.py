@@ -188,15 +188,18 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         for k, name in enumerate(MF96_FIELDS + MF61_EXTRA):      # one block, in this order
             wheel[T.WP_PCX1 + k] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
+        wheel[T.WP_LOAD_RATIO] = tire.load_ratio
         wheel[T.WP_FRICTION_ON] = wheel[T.WP_ROLLING_ON] = 1.0
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
-        wheel[T.WP_PRELOAD] = sus.preload
+        wheel[T.WP_PRELOAD] = sus.preload if sus.model == "fgear" else 0.0
         wheel[T.WP_C_REBOUND] = sus.c_rebound
         # fgear's travel limit: a stop critically damped for the corner's static share of the mass
         share = (car.chassis.com_x - car.rear_axle.x if front else car.front_axle.x - car.chassis.com_x) / \
             (car.front_axle.x - car.rear_axle.x) / 2.0
         corner = car.chassis.mass * min(1.0, max(0.0, share))
-        wheel[T.WP_STOP_C] = 2.0 * math.sqrt(BUMP_STOP_FACTOR * sus.k * corner) if sus.travel_limit == "on" else 0.0
+        wheel[T.WP_FZ_STATIC] = corner * 9.81               # the chaos tire's static load (N)
+        wheel[T.WP_STOP_C] = 2.0 * math.sqrt(BUMP_STOP_FACTOR * sus.k * corner) \
+            if sus.travel_limit == "on" and sus.model == "fgear" else 0.0
         wheel[T.WP_TDRIVE] = d.max_wheel_torque if geometry.driven[i] else 0.0
         wheel[T.WP_WMAX] = d.max_wheel_speed
         wheel[T.WP_TBRAKE] = b.max_torque_front if front else b.max_torque_rear

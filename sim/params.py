@@ -46,11 +46,11 @@ def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
 
 MF96_FIELDS = ("pcx1", "pdx1", "pdx2", "pex1", "pex2", "pkx1", "pkx2", "pkx3", "pcy1", "pdy1", "pdy2", "pey1",
                "pey2", "pky1", "pky2", "rbx1", "rbx2", "rcx1", "rby1", "rby2", "rcy1")   # the kernel's order
-SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit")}
+SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit"), "chaos": ("c_rebound",)}
 MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "pey3", "pey4", "pey5", "pky3", "pky4",
               "pky5", "pky6", "pky7", "ppy1", "ppy2", "ppy3", "ppy4", "ppy5", "pvy3", "pvy4", "pressure",
               "nominal_pressure")                                                    # after MF96_FIELDS
-MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"),
+MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"), "chaos": ("ca", "load_sensitivity", "load_ratio"),
                 "magic": ("bx", "cx", "dx", "ex", "by", "cy", "dy", "ey", "load_sensitivity"),
                 "simple": ("bx", "cx", "dx", "by", "cy", "dy", "load_sensitivity"),
                 "mf96": MF96_FIELDS, "mf61": MF96_FIELDS + MF61_EXTRA}
@@ -128,10 +128,11 @@ class Suspension:
                             "where the wheel's support acts on the body: along the contact normal (the load "
                             "Fz n, the ground's push) or along the suspension axis (-Fs d, seed 000's "
                             "literal form, which leaves a horizontal part no friction limits)")
-    model: str = text("reference", ("reference", "fgear"),
-                      "suspension model: reference (seed 000: k x + c xdot, a 10 k bump stop) or fgear (FGear's: "
+    model: str = text("reference", ("reference", "fgear", "chaos"),
+                      "suspension model: reference (seed 000: k x + c xdot, a 10 k bump stop), fgear (FGear's: "
                       "a preloaded spring, damping c while compressing and c_rebound while extending, and an "
-                      "optional travel limit; docs/models.md)", since="fgear suspension")
+                      "optional travel limit) or chaos (Chaos': k x with c compressing and c_rebound "
+                      "extending); docs/models.md", since="fgear suspension")
     preload: float = num(0.0, "N", 0.0, 1.0e5, "fgear: spring force at full extension (the spring's preload)",
                          since="fgear suspension")
     c_rebound: float = num(2500.0, "N s/m", 0.0, 1.0e6, "fgear: damping while the suspension extends (c is the "
@@ -144,11 +145,13 @@ class Suspension:
 @dataclass(frozen=True)
 class Tire:
     """Wheel and tire of one axle. Forces: linear stiffness or Magic Formula, then the combined limit mu Fz."""
-    model: str = text("magic", ("linear", "magic", "simple", "mf96", "mf61"),
+    model: str = text("magic", ("linear", "magic", "simple", "mf96", "mf61", "chaos"),
                       "tire force model: linear, magic (the Magic Formula scaled by mu Fz), simple (FGear's "
                       "sine-arctangent curve, the Magic Formula without E), mf96 (a 1996-style Magic Formula "
-                      "with its own load dependence and combined-slip weighting) or mf61 (mf96 with the MF 6.1 "
-                      "camber and inflation pressure terms); docs/models.md")
+                      "with its own load dependence and combined-slip weighting), mf61 (mf96 with the MF 6.1 "
+                      "camber and inflation pressure terms) or chaos (Chaos-style: the wheel's torque over its "
+                      "radius as the longitudinal force, the cornering stiffness ca sideways, both scaled back "
+                      "onto mu Fz); docs/models.md")
     radius: float = num(0.30, "m", 0.05, 2.0, "unloaded radius r")
     wheel_inertia: float = num(1.2, "kg m^2", 0.01, 100.0, "spin inertia Iw of wheel, tire and brake disc")
     grip: float = num(1.0, "-", 0.0, 3.0,
@@ -162,6 +165,8 @@ class Tire:
     ca: float = num(40000.0, "N/rad", 1.0, 1.0e7, "linear model: cornering stiffness (Fy per radian of alpha)")
     v_min: float = num(1.0, "m/s", 0.01, 20.0, "slip denominator floor vMin")
     rolling: float = num(0.015, "-", 0.0, 0.5, "rolling resistance coefficient (force = coefficient x Fz)")
+    load_ratio: float = num(1.0, "-", 0.0, 1.0, "chaos: the tire's friction load blends the suspension's load (1) "
+                            "with the static load (0): Fz_tire = r Fz + (1 - r) Fz_static", since="chaos")
     relaxation_length: float = num(0.0, "m", 0.0, 5.0, "lateral relaxation length lambda: the lateral force "
                                    "follows its steady value with the time constant lambda / max(|vx|, v_min) "
                                    "(0: at once; road tires about 0.3 to 0.6 m)", since="relaxation")

@@ -25,8 +25,8 @@ BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below 
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 ALONG_NORMAL, ALONG_AXIS = 0, 1
 FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
-SUS_REFERENCE, SUS_FGEAR = 0, 1
-SUSPENSION_MODELS = {"reference": SUS_REFERENCE, "fgear": SUS_FGEAR}
+SUS_REFERENCE, SUS_FGEAR, SUS_CHAOS = 0, 1, 2
+SUSPENSION_MODELS = {"reference": SUS_REFERENCE, "fgear": SUS_FGEAR, "chaos": SUS_CHAOS}
 
 
 @leaf
@@ -126,7 +126,7 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
         # the bump stop compresses at most one wheel radius past l_min; deeper is the body collision's
         l_raw = max(wheel_scratch[v, i, W_LRAW], wheel_params[v, i, WP_LMIN] - wheel_params[v, i, WP_R])
-        if int(wheel_params[v, i, WP_SUS_MODEL]) == SUS_FGEAR:
+        if int(wheel_params[v, i, WP_SUS_MODEL]) != SUS_REFERENCE:    # fgear; chaos (packed: no preload, no stop)
             fs, fz = fgear_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD], wheel_params[v, i, WP_C],
                                  wheel_params[v, i, WP_C_REBOUND], wheel_params[v, i, WP_STOP_C],
                                  wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)

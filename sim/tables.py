@@ -94,7 +94,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_PRELOAD, WP_C_REBOUND, WP_STOP_C,      # N, N s/m, N s/m (fgear: the travel limit's damping, 0 = off)
  WP_RELAX,                                 # m relaxation length of the lateral force (0: none)
  WP_FRICTION_ON, WP_ROLLING_ON,            # kill switches (Simulation.set_switches): 1 on, 0 off
- WP_N) = range(97)
+ WP_LOAD_RATIO, WP_FZ_STATIC,              # chaos tire: -, N (the static load its friction load blends with)
+ WP_N) = range(99)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -13,11 +13,11 @@ from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
-MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61 = 0, 1, 2, 3, 4
+MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS = 0, 1, 2, 3, 4, 5
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
 LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
 TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC, "simple": MODEL_SIMPLE, "mf96": MODEL_MF96,
-               "mf61": MODEL_MF61}
+               "mf61": MODEL_MF61, "chaos": MODEL_CHAOS}
 MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
 MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the combined Fx over kappa
 
@@ -313,8 +313,14 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
                                    mu, fz)
             if keep > 0.0:
                 fy_raw = fy_raw + (wheel_state[v, i, WS_FY_LAG] - fy_raw) * keep   # the relaxation length's lag
-            fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)       # scale = min(1, mu Fz / |Fraw|)
-            wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
+            if model == MODEL_CHAOS:
+                # the longitudinal force is the wheel's torque request (sim/wheel.py chaos_wheel); sideways
+                # -ca alpha; the combined limit is applied there, on the request and this
+                fx_raw, fx, fy, grip_scale = 0.0, 0.0, fy_raw, 1.0
+                wheel_scratch[v, i, W_DFX] = 0.0
+            else:
+                fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)   # scale = min(1, mu Fz / |Fraw|)
+                wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
         wheel_scratch[v, i, W_VX] = vx
         wheel_scratch[v, i, W_VY] = vy
         wheel_scratch[v, i, W_RHO] = rho

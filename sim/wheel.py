@@ -15,7 +15,9 @@ from sim.differential import lock_axles
 from sim.jit import leaf, stage
 from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_GROUNDED, W_LRAW, W_MU, W_NX, \
     W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_LMAX, WP_SPIN, \
-    WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER
+    WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER, W_FY_RAW, W_FX_RAW, W_GRIP_SCALE, WP_LOAD_RATIO, \
+    WP_FZ_STATIC, WP_FRICTION_ON, WP_MODEL
+from sim.tire import MODEL_CHAOS
 from sim.vec import add, get3w, scale, set3w
 
 TWO_PI = 2.0 * math.pi
@@ -82,6 +84,50 @@ def wheel_inertia_with_tire(v, i, wheel_params, wheel_scratch, h):
     return iw
 
 
+CHAOS_ROLLING_SPEED = 0.05   # m/s: below this the chaos wheel's brake opposes the drive, not the motion
+
+
+@leaf
+def chaos_request(t_drive, t_brake_max, rho, vx):
+    """The chaos-style tire's longitudinal force request (N): (T_drive - T_brake) / rho, the brake against the
+    motion (against the drive torque when all but still, nothing more than it: the parking stage holds a
+    still car). Returns (request, the brake torque it counts, signed like wheel_spin's)."""
+    if abs(vx) > CHAOS_ROLLING_SPEED:
+        brake = t_brake_max if vx > 0.0 else -t_brake_max
+    else:
+        brake = min(t_brake_max, abs(t_drive)) * (1.0 if t_drive > 0.0 else -1.0 if t_drive < 0.0 else 0.0)
+    return (t_drive - brake) / rho, brake
+
+
+@leaf
+def chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, rho, iw, h):
+    """Chaos-style wheel (docs/models.md): the request (T_drive - T_brake) / rho and the lateral -ca alpha
+    are scaled back together onto mu Fz_tire (Fz_tire blends the load with the static load by load_ratio).
+    Within the budget the wheel rolls with the ground (omega = vx / rho at the end of the substep); cut
+    back, it slides, and its spin takes the torque the ground does not (the brake rule as ever). Writes the
+    forces; returns (omega_next, T_brake applied)."""
+    vx = wheel_scratch[v, i, W_VX]
+    req, brake = chaos_request(t_drive, t_brake_max, rho, vx)
+    fy_raw = wheel_scratch[v, i, W_FY_RAW]
+    r = wheel_params[v, i, WP_LOAD_RATIO]
+    fz_tire = r * wheel_scratch[v, i, W_FZ] + (1.0 - r) * wheel_params[v, i, WP_FZ_STATIC]
+    budget = wheel_scratch[v, i, W_MU] * fz_tire * wheel_params[v, i, WP_FRICTION_ON]
+    mag = math.sqrt(req * req + fy_raw * fy_raw)
+    s = min(1.0, budget / mag) if mag > 0.0 else 1.0
+    fx, fy = s * req, s * fy_raw
+    if s >= 1.0 and abs(vx) > CHAOS_ROLLING_SPEED:
+        omega_next, t_brake = vx / rho, brake                           # grips: rolls with the ground
+    else:
+        omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
+    wheel_scratch[v, i, W_FX_RAW] = req
+    wheel_scratch[v, i, W_FX] = fx
+    wheel_scratch[v, i, W_FY] = fy
+    wheel_scratch[v, i, W_GRIP_SCALE] = s
+    set3w(wheel_scratch, v, i, W_FTX, add(scale(get3w(wheel_scratch, v, i, W_TX), fx),
+                                          scale(get3w(wheel_scratch, v, i, W_BX), fy)))
+    return omega_next, t_brake
+
+
 @stage
 def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
     """Spin each wheel with its limited Fx, drive torque and the brake rule (W_OMEGA_NEXT, and the brake
@@ -95,7 +141,10 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         rho = wheel_scratch[v, i, W_RHO]
         fx = wheel_scratch[v, i, W_FX]
         iw = wheel_params[v, i, WP_IW]
-        if int(wheel_params[v, i, WP_SPIN]) == SPIN_IMPLICIT:
+        if int(wheel_params[v, i, WP_MODEL]) == MODEL_CHAOS and wheel_scratch[v, i, W_GROUNDED] > 0.0:
+            omega_next, t_brake = chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, rho,
+                                              iw, h)
+        elif int(wheel_params[v, i, WP_SPIN]) == SPIN_IMPLICIT:
             k = tire_spin_stiffness(v, i, wheel_params, wheel_scratch)
             omega_next, t_brake, fx_end = wheel_spin_implicit(omega, t_drive, t_brake_max, rho, fx, k, iw, h)
             # the linearisation may not leave the friction budget: a force cut back to it is saturated

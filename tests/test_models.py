@@ -150,7 +150,7 @@ def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys
     assert (fg.chassis, fg.brakes, fg.engine, fg.front_axle) == (car.chassis, car.brakes, car.engine, car.front_axle)
     assert models.variant(car, "reference") == car
     with pytest.raises(sim.ConfigError, match="not built yet"):
-        models.variant(car, "chaos")
+        models.variant(car, "avs")
     assert models.cli(["--models", "reference,nonsense"]) == 2
     assert "'nonsense' is not known" in capsys.readouterr().err
     text = models.table({"reference": {name: 1.0 for name, _, _ in models.COLUMNS}})
@@ -267,7 +267,7 @@ def test_an_mf61_point_with_camber_and_pressure():
     assert mf61_pure(0.1, 0.05, neutral, 1.0, 6000.0, 3000.0, 0.0) == mf96_pure(0.1, 0.05, ARR, 1.0, 6000.0, 3000.0)
 
 
-FAMILY_NAMES = ["reference", "simple", "mf96", "mf61", "fgear"]
+FAMILY_NAMES = ["reference", "simple", "mf96", "mf61", "fgear", "chaos"]
 
 
 @pytest.mark.parametrize("family", FAMILY_NAMES)
@@ -318,3 +318,45 @@ def test_every_family_gives_the_same_physics_at_any_frame_rate_and_never_a_negat
         hashes.append((session.sim.steps, session.sim.state_hash()) if session.sim.steps == n else None)
         assert min(float(np.min(x)) for x in loads) >= 0.0
     assert hashes[0] is not None and hashes[0] == hashes[1]
+
+
+def test_the_chaos_wheel_requests_torque_over_radius_and_scales_back_onto_the_blended_load():
+    """Request (T_drive - T_brake) / rho: 300 N m on 0.3 m is 1000 N; braking 900 N m while rolling forward
+    -3000 N; all but still, the brake only holds against the drive (no force of its own). With the lateral
+    -ca alpha = -4000 N and the request 3000 N against mu Fz_tire = 1.0 x (0.5 x 2000 + 0.5 x 4000) = 3000 N
+    (load_ratio 0.5, load 2000 N, static 4000 N), both are scaled by 3000 / 5000 = 0.6: 1800 N and -2400 N,
+    and the wheel, cut back, spins up by h (T - rho Fx) / Iw instead of rolling with the ground."""
+    from sim import tables as T
+    from sim.wheel import chaos_request, chaos_wheel
+    assert chaos_request(300.0, 0.0, 0.3, 10.0) == (pytest.approx(1000.0), 0.0)
+    assert chaos_request(0.0, 900.0, 0.3, 10.0)[0] == pytest.approx(-3000.0)
+    assert chaos_request(100.0, 900.0, 0.3, 0.0)[0] == 0.0
+    wp = np.zeros((1, 4, T.WP_N))
+    ws = np.zeros((1, 4, T.W_N))
+    wp[0, 0, T.WP_LOAD_RATIO], wp[0, 0, T.WP_FZ_STATIC], wp[0, 0, T.WP_FRICTION_ON] = 0.5, 4000.0, 1.0
+    ws[0, 0, T.W_VX], ws[0, 0, T.W_FY_RAW], ws[0, 0, T.W_FZ], ws[0, 0, T.W_MU] = 10.0, -4000.0, 2000.0, 1.0
+    ws[0, 0, T.W_TX], ws[0, 0, T.W_BY] = 1.0, 1.0
+    h, iw, omega = 1 / 480, 1.2, 10.0 / 0.3
+    omega_next, t_brake = chaos_wheel(0, 0, wp, ws, omega, 900.0, 0.0, 0.3, iw, h)
+    assert ws[0, 0, T.W_FX] == pytest.approx(1800.0) and ws[0, 0, T.W_FY] == pytest.approx(-2400.0)
+    assert ws[0, 0, T.W_GRIP_SCALE] == pytest.approx(0.6)
+    assert omega_next == pytest.approx(omega + h * (900.0 - 0.3 * 1800.0) / iw)
+    ws[0, 0, T.W_FY_RAW] = -1000.0                               # within the budget: it rolls with the ground
+    omega_next, _ = chaos_wheel(0, 0, wp, ws, omega + 3.0, 300.0, 0.0, 0.3, iw, h)
+    assert omega_next == pytest.approx(10.0 / 0.3) and ws[0, 0, T.W_FX] == pytest.approx(1000.0)
+
+
+def test_a_chaos_car_brakes_at_the_peak_and_coasts_without_its_wheels_inertia():
+    """The family's two signatures: its friction is the peak's even when sliding, so a locked stop without
+    ABS takes v^2 / (2 mu g) (within 1 %); and its longitudinal force is the torque over the radius with the
+    wheel rolling by kinematics, so coasting it decelerates by F / m, not F / (m + sum Iw / r^2): 4.4 %
+    more than the reference's coast-down figure for the hatchback."""
+    from sim import models
+    car = models.variant(sim.load_vehicle("hatchback"), "chaos")
+    r = M.braking(car, abs_on=False)
+    assert r.value("time with a wheel locked") > 1.0
+    assert r.value("stopping distance") == pytest.approx(r.value("ideal distance v^2 / (2 mu g)"), rel=0.01)
+    coast = M.coast_down(car)
+    inertia = sum(t.wheel_inertia / t.radius ** 2 for t in (car.front_tire,) * 2 + (car.rear_tire,) * 2)
+    ratio = (car.chassis.mass + inertia) / car.chassis.mass
+    assert coast.value("deceleration at 25 m/s") / coast.value("expected") == pytest.approx(ratio, rel=0.01)
