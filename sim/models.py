@@ -36,6 +36,8 @@ FAMILIES = {
     "chaos": ("Chaos-style: torque / radius as the longitudinal force, cornering stiffness sideways, both scaled "
               "onto mu Fz; springs damped by direction", {"tire.model": "chaos", "suspension.model": "chaos",
                                                           "suspension.c_rebound": 1.5}),
+    "avs": ("AVS-style: target slips from the torque and the slip angle, followed over time, the lateral "
+            "shaped by a square root", {"tire.model": "avs"}),
     "fgear": ("FGear: the preloaded spring with damping by direction and a travel limit, Simple tires",
               {"tire.model": "simple", "suspension.model": "fgear", "suspension.travel_limit": "on",
                "suspension.c_rebound": 1.5}),
@@ -43,7 +45,7 @@ FAMILIES = {
                                                              "suspension.travel_limit": "on",
                                                              "suspension.c_rebound": 1.5}),
 }
-NOT_YET = {"avs": "the AVS-style wheel (target slips followed over time) is not built yet"}
+NOT_YET = {"avs-solid": "AVS's solid-wheel mode (a rigid-body wheel with contact friction) is not built yet"}
 COMPARE_DRIVES = ("settle", "circle", "braking", "step-steer", "curb", "drop")
 
 

@@ -189,6 +189,9 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
             wheel[T.WP_PCX1 + k] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
         wheel[T.WP_LOAD_RATIO] = tire.load_ratio
+        wheel[T.WP_AVS_TAU] = tire.avs_slip_time
+        wheel[T.WP_AVS_PEAK] = math.radians(tire.avs_peak_angle)
+        wheel[T.WP_AVS_BLEND] = tire.avs_blend_speed
         wheel[T.WP_FRICTION_ON] = wheel[T.WP_ROLLING_ON] = 1.0
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
         wheel[T.WP_PRELOAD] = sus.preload if sus.model == "fgear" else 0.0

@@ -51,6 +51,7 @@ MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "p
               "pky5", "pky6", "pky7", "ppy1", "ppy2", "ppy3", "ppy4", "ppy5", "pvy3", "pvy4", "pressure",
               "nominal_pressure")                                                    # after MF96_FIELDS
 MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"), "chaos": ("ca", "load_sensitivity", "load_ratio"),
+                "avs": ("dx", "dy", "load_sensitivity", "avs_slip_time", "avs_peak_angle", "avs_blend_speed"),
                 "magic": ("bx", "cx", "dx", "ex", "by", "cy", "dy", "ey", "load_sensitivity"),
                 "simple": ("bx", "cx", "dx", "by", "cy", "dy", "load_sensitivity"),
                 "mf96": MF96_FIELDS, "mf61": MF96_FIELDS + MF61_EXTRA}
@@ -145,13 +146,14 @@ class Suspension:
 @dataclass(frozen=True)
 class Tire:
     """Wheel and tire of one axle. Forces: linear stiffness or Magic Formula, then the combined limit mu Fz."""
-    model: str = text("magic", ("linear", "magic", "simple", "mf96", "mf61", "chaos"),
+    model: str = text("magic", ("linear", "magic", "simple", "mf96", "mf61", "chaos", "avs"),
                       "tire force model: linear, magic (the Magic Formula scaled by mu Fz), simple (FGear's "
                       "sine-arctangent curve, the Magic Formula without E), mf96 (a 1996-style Magic Formula "
                       "with its own load dependence and combined-slip weighting), mf61 (mf96 with the MF 6.1 "
-                      "camber and inflation pressure terms) or chaos (Chaos-style: the wheel's torque over its "
+                      "camber and inflation pressure terms), chaos (Chaos-style: the wheel's torque over its "
                       "radius as the longitudinal force, the cornering stiffness ca sideways, both scaled back "
-                      "onto mu Fz); docs/models.md")
+                      "onto mu Fz) or avs (AVS-style: target slips from the torque and the slip angle, followed "
+                      "over time); docs/models.md")
     radius: float = num(0.30, "m", 0.05, 2.0, "unloaded radius r")
     wheel_inertia: float = num(1.2, "kg m^2", 0.01, 100.0, "spin inertia Iw of wheel, tire and brake disc")
     grip: float = num(1.0, "-", 0.0, 3.0,
@@ -165,6 +167,12 @@ class Tire:
     ca: float = num(40000.0, "N/rad", 1.0, 1.0e7, "linear model: cornering stiffness (Fy per radian of alpha)")
     v_min: float = num(1.0, "m/s", 0.01, 20.0, "slip denominator floor vMin")
     rolling: float = num(0.015, "-", 0.0, 0.5, "rolling resistance coefficient (force = coefficient x Fz)")
+    avs_slip_time: float = num(0.05, "s", 0.001, 2.0, "avs: time constant with which the slips follow their "
+                               "targets", since="avs")
+    avs_peak_angle: float = num(8.0, "deg", 0.5, 45.0, "avs: the slip angle that asks for the full lateral "
+                                "grip", since="avs")
+    avs_blend_speed: float = num(3.0, "m/s", 0.1, 50.0, "avs: below this speed the lateral slip target blends "
+                                 "toward the sideways speed's sign response", since="avs")
     load_ratio: float = num(1.0, "-", 0.0, 1.0, "chaos: the tire's friction load blends the suspension's load (1) "
                             "with the static load (0): Fz_tire = r Fz + (1 - r) Fz_static", since="chaos")
     relaxation_length: float = num(0.0, "m", 0.0, 5.0, "lateral relaxation length lambda: the lateral force "

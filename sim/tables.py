@@ -95,7 +95,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_RELAX,                                 # m relaxation length of the lateral force (0: none)
  WP_FRICTION_ON, WP_ROLLING_ON,            # kill switches (Simulation.set_switches): 1 on, 0 off
  WP_LOAD_RATIO, WP_FZ_STATIC,              # chaos tire: -, N (the static load its friction load blends with)
- WP_N) = range(99)
+ WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND,    # avs tire: s, rad, m/s
+ WP_N) = range(102)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -134,7 +135,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_LOCKED,                                # 1 while static friction holds the wheel (parking)
  WS_LRAW,                                  # m l_raw of the last contact (l_max airborne): how far a surface may jump
  WS_FY_LAG,                                # N the lateral force the relaxation length lets through (raw)
- WS_N) = range(15)
+ WS_SX, WS_SY,                             # avs tire: the longitudinal and lateral slips following their targets
+ WS_N) = range(17)
 
 # --- wheel_scratch[v, w, :]; the first W_TELEMETRY columns are also wheel_telemetry[v, w, :] --------
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s

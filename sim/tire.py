@@ -10,14 +10,15 @@ from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
-    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX
+    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX, WS_SX, \
+    WS_SY
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
-MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS = 0, 1, 2, 3, 4, 5
+MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
 LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
 TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC, "simple": MODEL_SIMPLE, "mf96": MODEL_MF96,
-               "mf61": MODEL_MF61, "chaos": MODEL_CHAOS}
+               "mf61": MODEL_MF61, "chaos": MODEL_CHAOS, "avs": MODEL_AVS}
 MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
 MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the combined Fx over kappa
 
@@ -275,6 +276,8 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             wheel_scratch[v, i, W_DFX] = 0.0
             wheel_scratch[v, i, W_GAMMA] = 0.0
             wheel_state[v, i, WS_FY_LAG] = 0.0
+            wheel_state[v, i, WS_SX] = 0.0                              # avs: the slips are the contact's
+            wheel_state[v, i, WS_SY] = 0.0
             wheel_scratch[v, i, W_RHO] = wheel_params[v, i, WP_R]
             set3w(wheel_scratch, v, i, W_FTX, (0.0, 0.0, 0.0))
             set3w(wheel_scratch, v, i, W_FRX, (0.0, 0.0, 0.0))
@@ -313,9 +316,9 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
                                    mu, fz)
             if keep > 0.0:
                 fy_raw = fy_raw + (wheel_state[v, i, WS_FY_LAG] - fy_raw) * keep   # the relaxation length's lag
-            if model == MODEL_CHAOS:
-                # the longitudinal force is the wheel's torque request (sim/wheel.py chaos_wheel); sideways
-                # -ca alpha; the combined limit is applied there, on the request and this
+            if model == MODEL_CHAOS or model == MODEL_AVS:
+                # the longitudinal force comes from the wheel's torque (sim/wheel.py chaos_wheel, avs_wheel),
+                # with the combined limit; chaos takes -ca alpha sideways from here
                 fx_raw, fx, fy, grip_scale = 0.0, 0.0, fy_raw, 1.0
                 wheel_scratch[v, i, W_DFX] = 0.0
             else:

@@ -16,8 +16,9 @@ from sim.jit import leaf, stage
 from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_GROUNDED, W_LRAW, W_MU, W_NX, \
     W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_LMAX, WP_SPIN, \
     WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER, W_FY_RAW, W_FX_RAW, W_GRIP_SCALE, WP_LOAD_RATIO, \
-    WP_FZ_STATIC, WP_FRICTION_ON, WP_MODEL
-from sim.tire import MODEL_CHAOS
+    WP_FZ_STATIC, WP_FRICTION_ON, WP_MODEL, W_ALPHA, W_VY, WP_DXF, WP_DYF, WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND, \
+    WS_SX, WS_SY
+from sim.tire import MODEL_AVS, MODEL_CHAOS
 from sim.vec import add, get3w, scale, set3w
 
 TWO_PI = 2.0 * math.pi
@@ -128,6 +129,75 @@ def chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, 
     return omega_next, t_brake
 
 
+AVS_SIGN_RAMP = 0.05       # m/s: the low-speed lateral target reaches +-1 over this much sideways speed
+AVS_KAPPA_FULL = 0.1       # -: the slip ratio the avs wheel shows at a full longitudinal slip (drawing)
+
+
+@leaf
+def avs_follow(s, target, h, tau):
+    """One substep of a slip following its target: s + (target - s) min(1, h / tau)."""
+    return s + (target - s) * min(1.0, h / tau)
+
+
+@leaf
+def avs_targets(t_net, fz, rho, mu_x, alpha, vx, vy, peak, blend_speed):
+    """The AVS-style wheel's target slips: longitudinal T / (Fz rho mu_x) in [-1, 1]; lateral the slip angle
+    over its peak in [-1, 1], blended at low speed (weight 1 - |vx| / blend_speed) into the sign of the
+    sideways speed (ramped over AVS_SIGN_RAMP so a car at rest does not chatter)."""
+    grip = fz * rho * mu_x
+    sx = min(1.0, max(-1.0, t_net / grip)) if grip > 0.0 else 0.0
+    w = min(1.0, max(0.0, 1.0 - abs(vx) / blend_speed))
+    low = min(1.0, max(-1.0, vy / AVS_SIGN_RAMP))
+    high = min(1.0, max(-1.0, alpha / peak))
+    return sx, w * low + (1.0 - w) * high
+
+
+@leaf
+def avs_forces(sx, sy, fz, mu_x, mu_y):
+    """(Fx, Fy) from the slips: the slip vector normalised when longer than 1, the lateral part shaped by a
+    square root (more force at small slips), then Fz mu_x sx and -Fz mu_y sign(sy) sqrt(|sy|)."""
+    n = math.sqrt(sx * sx + sy * sy)
+    if n > 1.0:
+        sx, sy = sx / n, sy / n
+    shaped = math.sqrt(abs(sy)) * (1.0 if sy > 0.0 else -1.0 if sy < 0.0 else 0.0)
+    return fz * mu_x * sx, -fz * mu_y * shaped
+
+
+@leaf
+def avs_wheel(v, i, wheel_params, wheel_state, wheel_scratch, omega, t_drive, t_brake_max, rho, iw, h):
+    """AVS-style wheel (docs/models.md): target slips from the torque and the slip angle, followed over
+    avs_slip_time (state WS_SX, WS_SY), forces from them. The wheel rolls with the ground plus the slip it
+    shows; a torque past what the grip can take spins it (the brake rule as ever). Returns (omega_next,
+    T_brake applied)."""
+    vx = wheel_scratch[v, i, W_VX]
+    req, brake = chaos_request(t_drive, t_brake_max, rho, vx)
+    fz = wheel_scratch[v, i, W_FZ]
+    mu = wheel_scratch[v, i, W_MU] * wheel_params[v, i, WP_FRICTION_ON]
+    mu_x, mu_y = mu * wheel_params[v, i, WP_DXF], mu * wheel_params[v, i, WP_DYF]
+    tx, ty = avs_targets(req * rho, fz, rho, mu_x, wheel_scratch[v, i, W_ALPHA], vx, wheel_scratch[v, i, W_VY],
+                         wheel_params[v, i, WP_AVS_PEAK], wheel_params[v, i, WP_AVS_BLEND])
+    tau = wheel_params[v, i, WP_AVS_TAU]
+    sx = avs_follow(wheel_state[v, i, WS_SX], tx, h, tau)
+    sy = avs_follow(wheel_state[v, i, WS_SY], ty, h, tau)
+    wheel_state[v, i, WS_SX] = sx
+    wheel_state[v, i, WS_SY] = sy
+    fx, fy = avs_forces(sx, sy, fz, mu_x, mu_y)
+    grip = fz * rho * mu_x
+    if grip > 0.0 and abs(req * rho) <= grip:
+        v_ref = max(abs(vx), wheel_params[v, i, WP_VMIN])
+        omega_next, t_brake = (vx + sx * AVS_KAPPA_FULL * v_ref) / rho, brake   # rolls, showing its slip
+    else:
+        omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
+    wheel_scratch[v, i, W_FX_RAW] = req
+    wheel_scratch[v, i, W_FY_RAW] = fy
+    wheel_scratch[v, i, W_FX] = fx
+    wheel_scratch[v, i, W_FY] = fy
+    wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
+    set3w(wheel_scratch, v, i, W_FTX, add(scale(get3w(wheel_scratch, v, i, W_TX), fx),
+                                          scale(get3w(wheel_scratch, v, i, W_BX), fy)))
+    return omega_next, t_brake
+
+
 @stage
 def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
     """Spin each wheel with its limited Fx, drive torque and the brake rule (W_OMEGA_NEXT, and the brake
@@ -141,9 +211,13 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         rho = wheel_scratch[v, i, W_RHO]
         fx = wheel_scratch[v, i, W_FX]
         iw = wheel_params[v, i, WP_IW]
-        if int(wheel_params[v, i, WP_MODEL]) == MODEL_CHAOS and wheel_scratch[v, i, W_GROUNDED] > 0.0:
+        model = int(wheel_params[v, i, WP_MODEL])
+        if model == MODEL_CHAOS and wheel_scratch[v, i, W_GROUNDED] > 0.0:
             omega_next, t_brake = chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, rho,
                                               iw, h)
+        elif model == MODEL_AVS and wheel_scratch[v, i, W_GROUNDED] > 0.0:
+            omega_next, t_brake = avs_wheel(v, i, wheel_params, wheel_state, wheel_scratch, omega, t_drive,
+                                            t_brake_max, rho, iw, h)
         elif int(wheel_params[v, i, WP_SPIN]) == SPIN_IMPLICIT:
             k = tire_spin_stiffness(v, i, wheel_params, wheel_scratch)
             omega_next, t_brake, fx_end = wheel_spin_implicit(omega, t_drive, t_brake_max, rho, fx, k, iw, h)

@@ -150,7 +150,7 @@ def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys
     assert (fg.chassis, fg.brakes, fg.engine, fg.front_axle) == (car.chassis, car.brakes, car.engine, car.front_axle)
     assert models.variant(car, "reference") == car
     with pytest.raises(sim.ConfigError, match="not built yet"):
-        models.variant(car, "avs")
+        models.variant(car, "avs-solid")
     assert models.cli(["--models", "reference,nonsense"]) == 2
     assert "'nonsense' is not known" in capsys.readouterr().err
     text = models.table({"reference": {name: 1.0 for name, _, _ in models.COLUMNS}})
@@ -267,7 +267,7 @@ def test_an_mf61_point_with_camber_and_pressure():
     assert mf61_pure(0.1, 0.05, neutral, 1.0, 6000.0, 3000.0, 0.0) == mf96_pure(0.1, 0.05, ARR, 1.0, 6000.0, 3000.0)
 
 
-FAMILY_NAMES = ["reference", "simple", "mf96", "mf61", "fgear", "chaos"]
+FAMILY_NAMES = ["reference", "simple", "mf96", "mf61", "fgear", "chaos", "avs"]
 
 
 @pytest.mark.parametrize("family", FAMILY_NAMES)
@@ -360,3 +360,27 @@ def test_a_chaos_car_brakes_at_the_peak_and_coasts_without_its_wheels_inertia():
     inertia = sum(t.wheel_inertia / t.radius ** 2 for t in (car.front_tire,) * 2 + (car.rear_tire,) * 2)
     ratio = (car.chassis.mass + inertia) / car.chassis.mass
     assert coast.value("deceleration at 25 m/s") / coast.value("expected") == pytest.approx(ratio, rel=0.01)
+
+
+def test_the_avs_slips_follow_their_targets_over_time_and_shape_the_forces():
+    """AVS-style: a slip steps toward its target by min(1, h / tau) of the gap each substep: from 0 toward
+    1 with h / tau = 0.1, after 10 substeps 1 - 0.9^10 = 0.651322. Targets: longitudinal T / (Fz rho mu_x)
+    = 450 / (3000 x 0.3 x 1.0) = 0.5; lateral at speed alpha / peak = 0.07 / 0.14 = 0.5, at rest the sign
+    of the sideways speed (0.02 m/s over the 0.05 m/s ramp: 0.4), halfway at half the blend speed. Forces:
+    (0.5, 0.5) is inside the unit circle, so Fx = 3000 x 1.0 x 0.5 = 1500 N and Fy = -3000 x 0.9 x sqrt(0.5)
+    = -1909.19 N; (0.8, 0.8) is normalised to (0.707107, 0.707107) first: 2121.32 and -3000 x 0.9 x sqrt(0.707107) = -2270.42 N."""
+    from sim.wheel import avs_follow, avs_forces, avs_targets
+    s = 0.0
+    for _ in range(10):
+        s = avs_follow(s, 1.0, 0.005, 0.05)
+    assert s == pytest.approx(1.0 - 0.9 ** 10, abs=1e-12)
+    assert avs_follow(0.2, 1.0, 0.1, 0.05) == 1.0                    # a substep longer than tau lands on it
+    sx, sy = avs_targets(450.0, 3000.0, 0.3, 1.0, 0.07, 20.0, 0.5, 0.14, 3.0)
+    assert (sx, sy) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert avs_targets(0.0, 3000.0, 0.3, 1.0, 0.07, 0.0, 0.02, 0.14, 3.0)[1] == pytest.approx(0.4)
+    assert avs_targets(0.0, 3000.0, 0.3, 1.0, 0.07, 1.5, 0.02, 0.14, 3.0)[1] == pytest.approx(0.5 * 0.4 + 0.5 * 0.5)
+    fx, fy = avs_forces(0.5, 0.5, 3000.0, 1.0, 0.9)
+    assert fx == pytest.approx(1500.0) and fy == pytest.approx(-1909.19, abs=0.01)
+    fx, fy = avs_forces(0.8, 0.8, 3000.0, 1.0, 0.9)
+    assert fx == pytest.approx(2121.32, abs=0.01) and fy == pytest.approx(-2270.42, abs=0.01)
+    assert avs_forces(0.3, -0.2, 0.0, 1.0, 0.9) == (0.0, 0.0)       # no load, no force
