@@ -37,7 +37,8 @@ FAMILIES = {
               "onto mu Fz; springs damped by direction", {"tire.model": "chaos", "suspension.model": "chaos",
                                                           "suspension.c_rebound": 1.5}),
     "avs": ("AVS-style: target slips from the torque and the slip angle, followed over time, the lateral "
-            "shaped by a square root", {"tire.model": "avs"}),
+            "shaped by a square root; the suspension in AVS' units with its over-compression support",
+            {"tire.model": "avs", "suspension.model": "avs"}),
     "fgear": ("FGear: the preloaded spring with damping by direction and a travel limit, Simple tires",
               {"tire.model": "simple", "suspension.model": "fgear", "suspension.travel_limit": "on",
                "suspension.c_rebound": 1.5}),
@@ -65,6 +66,13 @@ def variant(car: Vehicle, family: str) -> Vehicle:
             else:
                 value_here = value
             out = with_value(out, f"{group}.{key}", value_here)
+            if key == "model" and value == "avs" and part == "suspension":
+                # the same spring, damper and travel, in AVS' own units (a fair comparison)
+                sus = getattr(car, group)
+                for name, v in (("avs_spring_rate", sus.k / 1000.0), ("avs_damper_rate", sus.c / 1000.0),
+                                ("avs_travel_cm", (min(sus.l0, sus.l_max) - sus.l_min) * 100.0),
+                                ("avs_support_rate", 10.0 * sus.k / 1000.0)):
+                    out = with_value(out, f"{group}.{name}", v)
     return out
 
 

@@ -167,6 +167,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_LMAX] = sus.l_max
         wheel[T.WP_K] = sus.k
         wheel[T.WP_C] = sus.c
+        wheel[T.WP_STOP_K] = BUMP_STOP_FACTOR * sus.k
         wheel[T.WP_ARB] = sus.anti_roll
         wheel[T.WP_CAMBER] = geometry.camber[i]
         wheel[T.WP_CAMBER_COS] = math.cos(wheel[T.WP_CAMBER])       # the same libm as the kernels' math.cos
@@ -196,6 +197,11 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
         wheel[T.WP_PRELOAD] = sus.preload if sus.model == "fgear" else 0.0
         wheel[T.WP_C_REBOUND] = sus.c_rebound
+        if sus.model == "avs":                        # AVS' units, converted here: N/mm -> N/m, cm -> m
+            wheel[T.WP_K] = sus.avs_spring_rate * 1000.0
+            wheel[T.WP_C] = wheel[T.WP_C_REBOUND] = sus.avs_damper_rate * 1000.0
+            wheel[T.WP_LMIN] = max(0.0, min(sus.l0, sus.l_max) - sus.avs_travel_cm / 100.0)
+            wheel[T.WP_STOP_K] = sus.avs_support_rate * 1000.0
         # fgear's travel limit: a stop critically damped for the corner's static share of the mass
         share = (car.chassis.com_x - car.rear_axle.x if front else car.front_axle.x - car.chassis.com_x) / \
             (car.front_axle.x - car.rear_axle.x) / 2.0
@@ -231,7 +237,7 @@ def apply_switches(off, vehicle_row: np.ndarray, wheel_rows: np.ndarray) -> None
         elif name == "rolling":
             wheel_rows[:, T.WP_ROLLING_ON] = 0.0
         elif name == "suspension":
-            for col in (T.WP_K, T.WP_C, T.WP_ARB, T.WP_PRELOAD, T.WP_C_REBOUND, T.WP_STOP_C):
+            for col in (T.WP_K, T.WP_C, T.WP_ARB, T.WP_PRELOAD, T.WP_C_REBOUND, T.WP_STOP_C, T.WP_STOP_K):
                 wheel_rows[:, col] = 0.0
         elif name == "anti_roll":
             wheel_rows[:, T.WP_ARB] = 0.0

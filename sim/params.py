@@ -46,7 +46,8 @@ def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
 
 MF96_FIELDS = ("pcx1", "pdx1", "pdx2", "pex1", "pex2", "pkx1", "pkx2", "pkx3", "pcy1", "pdy1", "pdy2", "pey1",
                "pey2", "pky1", "pky2", "rbx1", "rbx2", "rcx1", "rby1", "rby2", "rcy1")   # the kernel's order
-SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit"), "chaos": ("c_rebound",)}
+SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit"), "chaos": ("c_rebound",),
+                           "avs": ("avs_spring_rate", "avs_damper_rate", "avs_travel_cm", "avs_support_rate")}
 MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "pey3", "pey4", "pey5", "pky3", "pky4",
               "pky5", "pky6", "pky7", "ppy1", "ppy2", "ppy3", "ppy4", "ppy5", "pvy3", "pvy4", "pressure",
               "nominal_pressure")                                                    # after MF96_FIELDS
@@ -129,11 +130,20 @@ class Suspension:
                             "where the wheel's support acts on the body: along the contact normal (the load "
                             "Fz n, the ground's push) or along the suspension axis (-Fs d, seed 000's "
                             "literal form, which leaves a horizontal part no friction limits)")
-    model: str = text("reference", ("reference", "fgear", "chaos"),
+    model: str = text("reference", ("reference", "fgear", "chaos", "avs"),
                       "suspension model: reference (seed 000: k x + c xdot, a 10 k bump stop), fgear (FGear's: "
                       "a preloaded spring, damping c while compressing and c_rebound while extending, and an "
-                      "optional travel limit) or chaos (Chaos': k x with c compressing and c_rebound "
-                      "extending); docs/models.md", since="fgear suspension")
+                      "optional travel limit), chaos (Chaos': k x with c compressing and c_rebound "
+                      "extending) or avs (AVS': rates in N/mm and travel in cm, with an over-compression "
+                      "support past the travel); docs/models.md", since="fgear suspension")
+    avs_spring_rate: float = num(35.0, "N/mm", 0.1, 1.0e4, "avs: spring rate (N per mm: k = 1000 x this N/m)",
+                                 since="avs")
+    avs_damper_rate: float = num(2.5, "N s/mm", 0.0, 1.0e3, "avs: damping (N s per mm: c = 1000 x this N s/m)",
+                                 since="avs")
+    avs_travel_cm: float = num(25.0, "cm", 1.0, 300.0, "avs: suspension travel from full extension l0 to full "
+                               "compression (l_min = l0 - travel)", since="avs")
+    avs_support_rate: float = num(350.0, "N/mm", 0.0, 1.0e5, "avs: the over-compression support's stiffness "
+                                  "past full compression", since="avs")
     preload: float = num(0.0, "N", 0.0, 1.0e5, "fgear: spring force at full extension (the spring's preload)",
                          since="fgear suspension")
     c_rebound: float = num(2500.0, "N s/m", 0.0, 1.0e6, "fgear: damping while the suspension extends (c is the "

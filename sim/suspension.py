@@ -18,15 +18,15 @@ from sim.jit import leaf, stage
 from sim.query import QUERY_DISC
 from sim.tables import NW, W_A, W_CX, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
     W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
-    WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C
+    WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C, WP_STOP_K
 from sim.vec import add, cross, dot, get3w, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 ALONG_NORMAL, ALONG_AXIS = 0, 1
 FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
-SUS_REFERENCE, SUS_FGEAR, SUS_CHAOS = 0, 1, 2
-SUSPENSION_MODELS = {"reference": SUS_REFERENCE, "fgear": SUS_FGEAR, "chaos": SUS_CHAOS}
+SUS_REFERENCE, SUS_FGEAR, SUS_CHAOS, SUS_AVS = 0, 1, 2, 3
+SUSPENSION_MODELS = {"reference": SUS_REFERENCE, "fgear": SUS_FGEAR, "chaos": SUS_CHAOS, "avs": SUS_AVS}
 
 
 @leaf
@@ -76,14 +76,14 @@ def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
 
 
 @leaf
-def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a, f_bar):
-    """FGear's spring-damper (docs/models.md): Fs = max(0, preload + k x + c xdot + 10 k p + stop_c max(0,
+def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a, f_bar, stop_k):
+    """FGear's spring-damper (docs/models.md): Fs = max(0, preload + k x + c xdot + stop_k p + stop_c max(0,
     xdot) [p > 0] + f_bar) with c = c_bump while compressing (xdot > 0) and c_rebound while extending,
-    p = max(0, lMin - l_raw) the bump stop's compression, stop_c the travel limit's damping (0 = off).
-    Returns (Fs, Fz) in N."""
+    p = max(0, lMin - l_raw) the bump stop's compression (stop_k = 10 k; AVS' support rate), stop_c the
+    travel limit's damping (0 = off). Chaos and AVS use it too. Returns (Fs, Fz) in N."""
     c = c_bump if x_dot > 0.0 else c_rebound
     past = max(0.0, l_min - l_raw)
-    stop = BUMP_STOP_FACTOR * k * past + (stop_c * max(0.0, x_dot) if past > 0.0 else 0.0)
+    stop = stop_k * past + (stop_c * max(0.0, x_dot) if past > 0.0 else 0.0)
     fs = max(0.0, preload + k * x + c * x_dot + stop + f_bar)
     return fs, fs * a
 
@@ -129,7 +129,8 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         if int(wheel_params[v, i, WP_SUS_MODEL]) != SUS_REFERENCE:    # fgear; chaos (packed: no preload, no stop)
             fs, fz = fgear_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD], wheel_params[v, i, WP_C],
                                  wheel_params[v, i, WP_C_REBOUND], wheel_params[v, i, WP_STOP_C],
-                                 wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
+                                 wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
+                                 wheel_params[v, i, WP_STOP_K])
         else:
             fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X],
                                       x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)

@@ -96,7 +96,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_FRICTION_ON, WP_ROLLING_ON,            # kill switches (Simulation.set_switches): 1 on, 0 off
  WP_LOAD_RATIO, WP_FZ_STATIC,              # chaos tire: -, N (the static load its friction load blends with)
  WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND,    # avs tire: s, rad, m/s
- WP_N) = range(102)
+ WP_STOP_K,                                # N/m stiffness past l_min (10 k; avs: its support rate)
+ WP_N) = range(103)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

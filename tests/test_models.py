@@ -108,11 +108,12 @@ def test_the_fgear_spring_with_preload_and_asymmetric_damping():
     3000 N, and the travel limit's damping (stop_c 20000) another 2000 N while compressing at 0.1 m/s.
     Fz = Fs a (a = 0.8 here)."""
     from sim.suspension import fgear_force
-    assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, 0.1, 0.15, 0.2, 1.0, 0.0) == (3800.0, 3800.0)
-    assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, -0.1, 0.15, 0.2, 1.0, 0.0)[0] == 3000.0
-    fs, fz = fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 20000.0, 0.05, 0.1, 0.15, 0.14, 0.8, 0.0)
+    stop_k = 300000.0                                            # 10 k
+    assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, 0.1, 0.15, 0.2, 1.0, 0.0, stop_k) == (3800.0, 3800.0)
+    assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, -0.1, 0.15, 0.2, 1.0, 0.0, stop_k)[0] == 3000.0
+    fs, fz = fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 20000.0, 0.05, 0.1, 0.15, 0.14, 0.8, 0.0, stop_k)
     assert fs == pytest.approx(3800.0 + 3000.0 + 2000.0) and fz == pytest.approx(0.8 * fs)
-    assert fgear_force(30000.0, 0.0, 3000.0, 5000.0, 0.0, 0.0, -10.0, 0.15, 0.2, 1.0, 0.0)[0] == 0.0   # never pulls
+    assert fgear_force(30000.0, 0.0, 3000.0, 5000.0, 0.0, 0.0, -10.0, 0.15, 0.2, 1.0, 0.0, stop_k)[0] == 0.0
 
 
 def test_a_preloaded_fgear_suspension_sags_less_by_preload_over_k():
@@ -384,3 +385,24 @@ def test_the_avs_slips_follow_their_targets_over_time_and_shape_the_forces():
     fx, fy = avs_forces(0.8, 0.8, 3000.0, 1.0, 0.9)
     assert fx == pytest.approx(2121.32, abs=0.01) and fy == pytest.approx(-2270.42, abs=0.01)
     assert avs_forces(0.3, -0.2, 0.0, 1.0, 0.9) == (0.0, 0.0)       # no load, no force
+
+
+def test_the_avs_suspension_converts_its_units_and_supports_past_full_compression():
+    """AVS gives its spring in N/mm, damping in N s/mm and travel in cm: 35 N/mm is k = 35000 N/m, 2.5 N s/mm
+    is c = 2500 N s/m, 25 cm of travel from l0 = 0.40 m puts full compression at l_min = 0.15 m, and its
+    over-compression support of 350 N/mm pushes 3500 N per cm past it. At rest each corner sags F / k."""
+    from sim import tables as T
+    from sim.pack import pack_vehicle
+    car = sim.load_vehicle("hatchback")
+    for axle in ("front_suspension", "rear_suspension"):
+        car = sim.with_value(car, f"{axle}.model", "avs")
+    row, wheels, hull = np.zeros(T.VP_N), np.zeros((4, T.WP_N)), np.zeros((14, 3))
+    pack_vehicle(car, row, wheels, hull)
+    sus = car.front_suspension
+    assert wheels[0, T.WP_K] == 35000.0 and wheels[0, T.WP_C] == 2500.0 and wheels[0, T.WP_C_REBOUND] == 2500.0
+    assert wheels[0, T.WP_LMIN] == pytest.approx(min(sus.l0, sus.l_max) - 0.25)
+    assert wheels[0, T.WP_STOP_K] == 350000.0
+    r = M.settle(car)
+    assert r.passed
+    share = car.chassis.mass * M.G * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
+    assert r.value("sag front") == pytest.approx(share / 35000.0 * 1000.0, rel=0.02)
