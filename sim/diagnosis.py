@@ -94,6 +94,8 @@ def peak_slips(tire: Tire, mu_fz: float, fz: float | None = None) -> tuple[float
         return magic_peak(tire.bx, tire.cx, tire.ex), magic_peak(tire.by, tire.cy, tire.ey)
     if tire.model == "simple":
         return magic_peak(tire.bx, tire.cx, 0.0), magic_peak(tire.by, tire.cy, 0.0)
+    if tire.model == "avs":                       # the slips at which it asks for all its grip
+        return 0.1, math.radians(tire.avs_peak_angle)
     if tire.model == "mf61":
         load = tire.nominal_load if fz is None or fz <= 0.0 else fz
         return mf_peaks(tire, round(mu_fz / fz if fz else 1.0, 3), math.exp(round(math.log(load) * 100.0) / 100.0))
@@ -209,6 +211,19 @@ def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> 
     also through the combined limit on its own."""
     out = np.empty(len(slips))
     model = TIRE_MODELS[tire.model]
+    if tire.model in ("chaos", "avs"):
+        # force-request wheels (sim/wheel.py): chaos is rigid along its rolling direction (any slip is the
+        # full mu Fz) with -ca alpha sideways up to mu Fz; avs shows kappa 0.1 at a full longitudinal slip
+        # and takes sqrt(alpha / its peak angle) of mu_y Fz sideways
+        s_ = np.asarray(slips, dtype=float)
+        if tire.model == "chaos":
+            out[:] = -np.clip(tire.ca * s_, -mu * fz, mu * fz) if lateral else np.sign(s_) * mu * fz
+        elif lateral:
+            share = np.clip(s_ / math.radians(tire.avs_peak_angle), -1.0, 1.0)
+            out[:] = -np.sign(share) * np.sqrt(np.abs(share)) * mu * tire.dy * fz
+        else:
+            out[:] = np.clip(s_ / 0.1, -1.0, 1.0) * mu * tire.dx * fz
+        return out
     if tire.model in ("mf96", "mf61"):            # its own pure-slip curve (no friction-circle cut, no camber)
         p = mf_coefficient_block(tire)
         for k, s_ in enumerate(slips):
