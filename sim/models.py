@@ -40,9 +40,10 @@ FAMILIES = {
             "shaped by a square root; the suspension in AVS' units with its over-compression support",
             {"tire.model": "avs", "suspension.model": "avs"}),
     "fgear": ("FGear: the preloaded spring with damping by direction and a travel limit, Simple tires",
-              {"tire.model": "simple", "suspension.model": "fgear", "suspension.travel_limit": "on",
-               "suspension.c_rebound": 1.5}),
-    "fgear-mf96": ("FGear's suspension with its 1996 tire", {"tire.model": "mf96", "suspension.model": "fgear",
+              {"tire.model": "simple", "tire.slip_form": "fgear", "suspension.model": "fgear",
+               "suspension.travel_limit": "on", "suspension.c_rebound": 1.5}),
+    "fgear-mf96": ("FGear's suspension with its 1996 tire", {"tire.model": "mf96", "tire.slip_form": "fgear",
+                                                             "suspension.model": "fgear",
                                                              "suspension.travel_limit": "on",
                                                              "suspension.c_rebound": 1.5}),
 }

@@ -14,7 +14,7 @@ from sim.query import QUERY_KINDS
 from sim.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
 from sim import tables as T
 from sim.params import MF61_EXTRA
-from sim.tire import MF96_FIELDS, TIRE_MODELS, slip_stiffnesses
+from sim.tire import MF96_FIELDS, SLIP_FORMS, TIRE_MODELS, slip_stiffnesses
 from sim.wheel import SPIN_UPDATES
 from sim.units import RAD_S_PER_RPM
 
@@ -190,6 +190,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
             wheel[T.WP_PCX1 + k] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
         wheel[T.WP_LOAD_RATIO] = tire.load_ratio
+        wheel[T.WP_SLIP_FORM] = SLIP_FORMS[tire.slip_form]
         wheel[T.WP_AVS_TAU] = tire.avs_slip_time
         wheel[T.WP_AVS_PEAK] = math.radians(tire.avs_peak_angle)
         wheel[T.WP_AVS_BLEND] = tire.avs_blend_speed

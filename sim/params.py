@@ -177,6 +177,10 @@ class Tire:
     ca: float = num(40000.0, "N/rad", 1.0, 1.0e7, "linear model: cornering stiffness (Fy per radian of alpha)")
     v_min: float = num(1.0, "m/s", 0.01, 20.0, "slip denominator floor vMin")
     rolling: float = num(0.015, "-", 0.0, 0.5, "rolling resistance coefficient (force = coefficient x Fz)")
+    slip_form: str = text("reference", ("reference", "fgear"), "slip definitions: reference (kappa = (rho omega "
+                          "- vx) / max(|vx|, v_min), alpha = atan2(vy, max(|vx|, v_min))) or fgear (kappa = (rho "
+                          "omega - vx) / (|vx| + v_min) and alpha = atan(vy / (|vx| + v_min)), both clipped: |kappa| "
+                          "<= 1, |alpha| <= 45 deg)", since="fgear slip")
     avs_slip_time: float = num(0.05, "s", 0.001, 2.0, "avs: time constant with which the slips follow their "
                                "targets", since="avs")
     avs_peak_angle: float = num(8.0, "deg", 0.5, 45.0, "avs: the slip angle that asks for the full lateral "

@@ -97,7 +97,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_LOAD_RATIO, WP_FZ_STATIC,              # chaos tire: -, N (the static load its friction load blends with)
  WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND,    # avs tire: s, rad, m/s
  WP_STOP_K,                                # N/m stiffness past l_min (10 k; avs: its support rate)
- WP_N) = range(103)
+ WP_SLIP_FORM,                             # SLIP_REFERENCE or SLIP_FGEAR (sim/tire.py)
+ WP_N) = range(104)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -11,7 +11,7 @@ from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX, WS_SX, \
-    WS_SY
+    WS_SY, WP_SLIP_FORM
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
@@ -19,6 +19,10 @@ LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensit
 LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
 TIRE_MODELS = {"linear": MODEL_LINEAR, "magic": MODEL_MAGIC, "simple": MODEL_SIMPLE, "mf96": MODEL_MF96,
                "mf61": MODEL_MF61, "chaos": MODEL_CHAOS, "avs": MODEL_AVS}
+SLIP_REFERENCE, SLIP_FGEAR = 0, 1
+SLIP_FORMS = {"reference": SLIP_REFERENCE, "fgear": SLIP_FGEAR}
+FGEAR_KAPPA_MAX = 1.0                      # -: FGear's slips are clipped at low speed ...
+FGEAR_ALPHA_MAX = math.pi / 4.0            # rad: ... to these
 MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
 MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the combined Fx over kappa
 
@@ -30,6 +34,15 @@ def slip(rho, omega, vx, vy, v_min):
     rho (m), omega (rad/s), vx, vy (m/s) contact velocity along t and b, v_min (m/s)."""
     den = max(abs(vx), v_min)
     return (rho * omega - vx) / den, math.atan2(vy, den)
+
+
+@leaf
+def slip_fgear(rho, omega, vx, vy, eps):
+    """FGear's slips: kappa = (rho omega - vx) / (|vx| + eps), alpha = atan(vy / (|vx| + eps)), clipped to
+    +-FGEAR_KAPPA_MAX and +-FGEAR_ALPHA_MAX (its low-speed guard)."""
+    den = abs(vx) + eps
+    kappa = min(FGEAR_KAPPA_MAX, max(-FGEAR_KAPPA_MAX, (rho * omega - vx) / den))
+    return kappa, min(FGEAR_ALPHA_MAX, max(-FGEAR_ALPHA_MAX, math.atan(vy / den)))
 
 
 @leaf
@@ -292,7 +305,10 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         vx = dot(v_rel, tt)
         vy = dot(v_rel, bb)
         rho = rolling_arm(u, qc, c, tt)                                    # rho = -dot(u x (Q - C), t)
-        kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
+        if wheel_params[v, i, WP_SLIP_FORM] == SLIP_FGEAR:
+            kappa, alpha = slip_fgear(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])
+        else:
+            kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
         fz = wheel_scratch[v, i, W_FZ]
         model = int(wheel_params[v, i, WP_MODEL])
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)

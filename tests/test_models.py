@@ -406,3 +406,14 @@ def test_the_avs_suspension_converts_its_units_and_supports_past_full_compressio
     assert r.passed
     share = car.chassis.mass * M.G * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
     assert r.value("sag front") == pytest.approx(share / 35000.0 * 1000.0, rel=0.02)
+
+
+def test_fgear_slips_start_from_the_speed_difference_and_are_clipped_at_low_speed():
+    """kappa = (rho omega - vx) / (|vx| + eps), alpha = atan(vy / (|vx| + eps)): rho 0.3 m, omega 40 rad/s,
+    vx 10 m/s, vy 1 m/s, eps 1 m/s -> (12 - 10) / 11 = 0.181818 and atan(1 / 11) = 0.090660 rad; at 0.1 m/s
+    with omega 10 and vy 2 they would be 2.64 and 1.07 rad: clipped to 1 and 45 degrees."""
+    from sim.tire import slip_fgear
+    k, a = slip_fgear(0.3, 40.0, 10.0, 1.0, 1.0)
+    assert k == pytest.approx(2.0 / 11.0) and a == pytest.approx(math.atan(1.0 / 11.0))
+    assert slip_fgear(0.3, 10.0, 0.1, 2.0, 1.0) == (1.0, pytest.approx(math.pi / 4))
+    assert slip_fgear(0.3, 0.0, 0.1, -2.0, 1.0) == (pytest.approx(-0.1 / 1.1), pytest.approx(-math.pi / 4))
