@@ -216,7 +216,11 @@ def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> 
         # full mu Fz) with -ca alpha sideways up to mu Fz; avs shows kappa 0.1 at a full longitudinal slip
         # and takes sqrt(alpha / its peak angle) of mu_y Fz sideways
         s_ = np.asarray(slips, dtype=float)
-        if tire.model == "chaos":
+        if tire.model == "chaos" and lateral and tire.chaos_lateral == "curve":
+            out[:] = [np.clip(raw_force(TIRE_MODELS["magic"], 0.0, a, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx,
+                                        tire.ex, tire.by, tire.cy, tire.dy, tire.ey, mu, fz)[1], -mu * fz, mu * fz)
+                      for a in s_]
+        elif tire.model == "chaos":
             out[:] = -np.clip(tire.ca * s_, -mu * fz, mu * fz) if lateral else np.sign(s_) * mu * fz
         elif lateral:
             share = np.clip(s_ / math.radians(tire.avs_peak_angle), -1.0, 1.0)

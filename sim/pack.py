@@ -191,6 +191,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_RELAX] = tire.relaxation_length
         wheel[T.WP_LOAD_RATIO] = tire.load_ratio
         wheel[T.WP_SLIP_FORM] = SLIP_FORMS[tire.slip_form]
+        wheel[T.WP_CHAOS_CURVE] = 1.0 if tire.chaos_lateral == "curve" else 0.0
         wheel[T.WP_AVS_TAU] = tire.avs_slip_time
         wheel[T.WP_AVS_PEAK] = math.radians(tire.avs_peak_angle)
         wheel[T.WP_AVS_BLEND] = tire.avs_blend_speed

@@ -51,7 +51,8 @@ SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit"), "c
 MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "pey3", "pey4", "pey5", "pky3", "pky4",
               "pky5", "pky6", "pky7", "ppy1", "ppy2", "ppy3", "ppy4", "ppy5", "pvy3", "pvy4", "pressure",
               "nominal_pressure")                                                    # after MF96_FIELDS
-MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"), "chaos": ("ca", "load_sensitivity", "load_ratio"),
+MODEL_FIELDS = {"linear": ("ck", "ca", "load_sensitivity"),
+                "chaos": ("ca", "load_sensitivity", "load_ratio", "chaos_lateral", "by", "cy", "dy", "ey"),
                 "avs": ("dx", "dy", "load_sensitivity", "avs_slip_time", "avs_peak_angle", "avs_blend_speed"),
                 "magic": ("bx", "cx", "dx", "ex", "by", "cy", "dy", "ey", "load_sensitivity"),
                 "simple": ("bx", "cx", "dx", "by", "cy", "dy", "load_sensitivity"),
@@ -187,6 +188,9 @@ class Tire:
                                 "grip", since="avs")
     avs_blend_speed: float = num(3.0, "m/s", 0.1, 50.0, "avs: below this speed the lateral slip target blends "
                                  "toward the sideways speed's sign response", since="avs")
+    chaos_lateral: str = text("stiffness", ("stiffness", "curve"), "chaos: the lateral force from the cornering "
+                              "stiffness ca (-ca alpha) or from the Magic Formula lateral curve (by, cy, dy, ey)",
+                              since="chaos")
     load_ratio: float = num(1.0, "-", 0.0, 1.0, "chaos: the tire's friction load blends the suspension's load (1) "
                             "with the static load (0): Fz_tire = r Fz + (1 - r) Fz_static", since="chaos")
     relaxation_length: float = num(0.0, "m", 0.0, 5.0, "lateral relaxation length lambda: the lateral force "

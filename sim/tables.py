@@ -98,7 +98,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND,    # avs tire: s, rad, m/s
  WP_STOP_K,                                # N/m stiffness past l_min (10 k; avs: its support rate)
  WP_SLIP_FORM,                             # SLIP_REFERENCE or SLIP_FGEAR (sim/tire.py)
- WP_N) = range(104)
+ WP_CHAOS_CURVE,                           # chaos tire: 1 the lateral curve, 0 the cornering stiffness
+ WP_N) = range(105)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -11,7 +11,7 @@ from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX, WS_SX, \
-    WS_SY, WP_SLIP_FORM
+    WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
@@ -327,7 +327,8 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             fx_raw, slope = longitudinal_force(model, kappa, wheel_params[v, i, WP_CK], wheel_params[v, i, WP_BX],
                                                wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
                                                wheel_params[v, i, WP_EX], mu, fz)
-            fy_raw = lateral_force(model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
+            lateral_model = MODEL_MAGIC if model == MODEL_CHAOS and wheel_params[v, i, WP_CHAOS_CURVE] > 0.5 else model
+            fy_raw = lateral_force(lateral_model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
                                    wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
                                    mu, fz)
             if keep > 0.0:

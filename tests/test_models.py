@@ -417,3 +417,16 @@ def test_fgear_slips_start_from_the_speed_difference_and_are_clipped_at_low_spee
     assert k == pytest.approx(2.0 / 11.0) and a == pytest.approx(math.atan(1.0 / 11.0))
     assert slip_fgear(0.3, 10.0, 0.1, 2.0, 1.0) == (1.0, pytest.approx(math.pi / 4))
     assert slip_fgear(0.3, 0.0, 0.1, -2.0, 1.0) == (pytest.approx(-0.1 / 1.1), pytest.approx(-math.pi / 4))
+
+
+def test_the_chaos_wheel_on_a_lateral_curve_corners_like_the_reference():
+    """Chaos offers a cornering stiffness or a lateral slip curve. On the presets' Magic Formula lateral
+    curve the torque-request wheel reaches the reference's circle limit within 1.5 %: its lower limit with
+    the stiffness (0.66 g) comes from that linear lateral law, not from the torque request."""
+    from sim import models
+    car = sim.load_vehicle("hatchback")
+    chaos = models.variant(car, "chaos")
+    for axle in ("front_tire", "rear_tire"):
+        chaos = sim.with_value(chaos, f"{axle}.chaos_lateral", "curve")
+    assert M.constant_radius(chaos).value("lateral limit") == pytest.approx(
+        M.constant_radius(car).value("lateral limit"), rel=0.015)
