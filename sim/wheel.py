@@ -120,13 +120,20 @@ def chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, 
         omega_next, t_brake = vx / rho, brake                           # grips: rolls with the ground
     else:
         omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
+    write_request_forces(v, i, wheel_scratch, req, fy_raw, fx, fy, s)
+    return omega_next, t_brake
+
+
+@leaf
+def write_request_forces(v, i, wheel_scratch, req, fy_raw, fx, fy, share):
+    """A force-request wheel's raw and applied forces into the scratch (and the tire force's vector)."""
     wheel_scratch[v, i, W_FX_RAW] = req
+    wheel_scratch[v, i, W_FY_RAW] = fy_raw
     wheel_scratch[v, i, W_FX] = fx
     wheel_scratch[v, i, W_FY] = fy
-    wheel_scratch[v, i, W_GRIP_SCALE] = s
+    wheel_scratch[v, i, W_GRIP_SCALE] = share
     set3w(wheel_scratch, v, i, W_FTX, add(scale(get3w(wheel_scratch, v, i, W_TX), fx),
                                           scale(get3w(wheel_scratch, v, i, W_BX), fy)))
-    return omega_next, t_brake
 
 
 AVS_SIGN_RAMP = 0.05       # m/s: the low-speed lateral target reaches +-1 over this much sideways speed
@@ -188,13 +195,7 @@ def avs_wheel(v, i, wheel_params, wheel_state, wheel_scratch, omega, t_drive, t_
         omega_next, t_brake = (vx + sx * AVS_KAPPA_FULL * v_ref) / rho, brake   # rolls, showing its slip
     else:
         omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
-    wheel_scratch[v, i, W_FX_RAW] = req
-    wheel_scratch[v, i, W_FY_RAW] = fy
-    wheel_scratch[v, i, W_FX] = fx
-    wheel_scratch[v, i, W_FY] = fy
-    wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
-    set3w(wheel_scratch, v, i, W_FTX, add(scale(get3w(wheel_scratch, v, i, W_TX), fx),
-                                          scale(get3w(wheel_scratch, v, i, W_BX), fy)))
+    write_request_forces(v, i, wheel_scratch, req, fy, fx, fy, 1.0)
     return omega_next, t_brake
 
 
