@@ -115,9 +115,18 @@ def static_loads(car: Vehicle, gravity: float = 9.81) -> np.ndarray:
     return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
 
 
-@functools.lru_cache(maxsize=16)
+_LOADS: dict[int, tuple[Vehicle, np.ndarray]] = {}
+
+
 def _static_loads(car: Vehicle) -> np.ndarray:
-    return static_loads(car)
+    """static_loads, kept per Vehicle object: looked up by identity, since hashing a whole frozen Vehicle
+    each step cost more than the diagnosis itself."""
+    hit = _LOADS.get(id(car))
+    if hit is None or hit[0] is not car:
+        if len(_LOADS) > 64:
+            _LOADS.clear()
+        hit = _LOADS[id(car)] = (car, static_loads(car))
+    return hit[1]
 
 
 @dataclass(frozen=True)
@@ -177,18 +186,19 @@ def diagnose(car: Vehicle, tel) -> list[WheelState]:
     """Each wheel's WheelState from a Simulation's telemetry view (one vehicle) or any object with the
     same per-wheel arrays (grounded, Fz, mu, grip_scale, kappa, alpha, Fx_raw, Fy_raw, vx, omega, rho)."""
     loads = _static_loads(car)
-    vx = getattr(tel, "vx", np.zeros(NW))
+    vx = np.asarray(getattr(tel, "vx", np.zeros(NW)), dtype=float).tolist()
     omega = getattr(tel, "omega", None)
     rho = getattr(tel, "rho", None)
-    out = []
-    for i in range(NW):
-        # without wheel speeds (constructed telemetry) the tread is taken to match kappa
-        tread_over_rho = (float(omega[i]), float(rho[i])) if omega is not None and rho is not None else \
-            ((float(vx[i]) * (1.0 + float(tel.kappa[i]))), 1.0)
-        out.append(_diagnose_wheel(car, i, loads, float(tel.grounded[i]), float(tel.Fz[i]), float(tel.mu[i]),
-                                   float(tel.grip_scale[i]), float(tel.kappa[i]), float(tel.alpha[i]),
-                                   float(tel.Fx_raw[i]), float(tel.Fy_raw[i]), float(vx[i]), *tread_over_rho))
-    return out
+    # each channel read once (a telemetry view builds an array per attribute read), as plain floats
+    grounded, fz, mu, scale, kappa, alpha, fx_raw, fy_raw = (
+        np.asarray(getattr(tel, name), dtype=float).tolist()
+        for name in ("grounded", "Fz", "mu", "grip_scale", "kappa", "alpha", "Fx_raw", "Fy_raw"))
+    if omega is not None and rho is not None:
+        treads = list(zip(np.asarray(omega, dtype=float).tolist(), np.asarray(rho, dtype=float).tolist()))
+    else:                              # without wheel speeds (constructed telemetry) the tread matches kappa
+        treads = [(vx[i] * (1.0 + kappa[i]), 1.0) for i in range(NW)]
+    return [_diagnose_wheel(car, i, loads, grounded[i], fz[i], mu[i], scale[i], kappa[i], alpha[i], fx_raw[i],
+                            fy_raw[i], vx[i], *treads[i]) for i in range(NW)]
 
 
 def classify(car: Vehicle, grounded, fz, mu, grip_scale, kappa, alpha, fx_raw, fy_raw) -> np.ndarray:
