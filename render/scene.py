@@ -235,10 +235,21 @@ class SceneRenderer:
         for field in self.fields:
             field.draw(vp, np.asarray(eye, float))
         t = pose.time
+        if getattr(self, "_static_boxes", None) is None:
+            # a box that does not move keeps its instance row: built once (the pose at t = 0)
+            self._static_boxes = {}
+            for i, b in enumerate(self.world.boxes):
+                if not (any(b.angular_velocity) or any(b.velocity) or (any(b.oscillation) and b.period > 0.0)):
+                    c, q, _ = self.world.box_pose(i, 0.0)
+                    self._static_boxes[i] = instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i],
+                                                     grid=True)
         boxes = []
         for i, b in enumerate(self.world.boxes):
-            c, q, _ = self.world.box_pose(i, t)
-            boxes.append(instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i], grid=True))
+            row = self._static_boxes.get(i)
+            if row is None:
+                c, q, _ = self.world.box_pose(i, t)
+                row = instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i], grid=True)
+            boxes.append(row)
         self.cube.draw("boxes", boxes)
         if self.markings is not None:                # painted 12 mm above the pad
             self.markings.draw("markings", instance(np.eye(4)))
