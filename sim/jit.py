@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
+import types
 from pathlib import Path
 
 import numba
+from numba.core.registry import CPUDispatcher
 
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 SIM_DIR = Path(__file__).resolve().parent
 KERNEL_CONSTANTS = ("tables.py", "units.py", "jit.py")   # read by kernels though they define none
+DECORATED = re.compile(rb"^from sim\.jit import [^\n]*(kernel|stage|leaf|accessor)\b", re.M)   # defines kernels
 
 
 def drop_stale_cache() -> None:
@@ -29,8 +33,7 @@ def drop_stale_cache() -> None:
     digest = hashlib.sha256()
     for f in sorted(SIM_DIR.glob("*.py")):
         text = f.read_bytes()
-        if f.name in KERNEL_CONSTANTS or any(d in text for d in (b"@kernel", b"@stage", b"@leaf",
-                                                                   b"@allocating_kernel", b"@parallel_kernel")):
+        if f.name in KERNEL_CONSTANTS or DECORATED.search(text):
             digest.update(f.name.encode() + b"\0" + text)
     stamp = cache / "kernels.sha256"
     try:
@@ -47,6 +50,35 @@ def drop_stale_cache() -> None:
 if not JIT_DISABLED:
     drop_stale_cache()
 
+# Under NUMBA_DISABLE_JIT=1 with CONTACTPATCH_RECORD_TYPES=1 (the warm-up's recorder, sim/warmup.py) every
+# compiled function runs as Python and notes the numba types of the arguments it is called with, so that
+# another process can compile it for those types before the compiled code that calls it gets there.
+RECORDING = JIT_DISABLED and os.environ.get("CONTACTPATCH_RECORD_TYPES", "") not in ("", "0")
+RECORDED: dict[tuple[str, str], list[tuple]] = {}     # (module, qualname) -> argument types, in call order
+
+
+def plain(fn):
+    """What a decorator gives back without numba: the function itself, or its recording wrapper."""
+    if not RECORDING:
+        return fn
+    key = (fn.__module__, fn.__qualname__)
+    calls = [0]
+
+    def recording(*args, **kwargs):
+        if not kwargs and calls[0] < 64:        # the first calls are enough to see every type
+            calls[0] += 1
+            try:
+                sig = tuple(numba.typeof(a) for a in args)
+            except ValueError:                   # a value numba has no type for: not compiled alone
+                sig = None
+            if sig is not None and sig not in RECORDED.setdefault(key, []):
+                RECORDED[key].append(sig)
+        return fn(*args, **kwargs)
+
+    recording.__wrapped__ = fn
+    recording.py_func = fn
+    return recording
+
 
 def kernel(fn):
     """Compile `fn` with numba (nopython, cached; float division by zero gives inf/nan as in numpy).
@@ -56,21 +88,26 @@ def kernel(fn):
     given and allocates nothing, and with counting on every array argument of every call was counted up
     and down again with atomic instructions, about a third of a batch step's time (and a cache line the
     cores fought over). A kernel that must allocate is an `allocating_kernel`."""
+    if JIT_DISABLED:
+        return plain(fn)
     return numba.njit(cache=True, error_model="numpy", _nrt=False, forceinline=False)(fn)
 
 
 def stage(fn):
     """A `kernel` that LLVM inlines into its caller (`forceinline`, LLVM's alwaysinline): the stages of
     `sim/step.py` substep. Each is still typed and compiled once by numba (inlining at numba's level, as
-    `leaf` does, made the first compile take minutes), but the call is gone: substep no longer spells out
-    every table of every stage's arguments field by field (over 1600 instructions a substep)."""
-    return numba.njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)(fn)
+    `leaf` did once, made the first compile take minutes), but the call is gone: substep no longer spells
+    out every table of every stage's arguments field by field (over 1600 instructions a substep). Like a
+    `leaf` it has no wrappers of its own (see `inner`)."""
+    return inner(fn, _nrt=False)
 
 
 def allocating_kernel(fn):
     """Like `kernel`, with numba's reference counting, for the rare kernel that allocates arrays (the
     parking solve); call it only on the path that needs it, its array arguments are counted. (Said
     explicitly: numba's callee would otherwise inherit the caller's `_nrt=False`.)"""
+    if JIT_DISABLED:
+        return plain(fn)
     return numba.njit(cache=True, error_model="numpy", _nrt=True, forceinline=False)(fn)
 
 
@@ -78,18 +115,77 @@ def parallel_kernel(fn):
     """Like `kernel` (no reference counting either: two cores counting the same arrays fought over their
     cache line), with its `prange` loops run on every core (numba's parallel=True). Plain Python (prange is
     range) when NUMBA_DISABLE_JIT=1."""
+    if JIT_DISABLED:
+        return plain(fn)
     return numba.njit(cache=True, error_model="numpy", parallel=True, _nrt=False, forceinline=False)(fn)
 
 
 def leaf(fn):
-    """Compiled like `kernel`, and inlined into its callers at numba's IR level: the formulas, and the
+    """Compiled like `kernel` and inlined into its callers by LLVM (alwaysinline): the formulas, and the
     helpers called in a wheel loop or a solver loop, where a call would cost more than the work.
 
-    A numba call that is not inlined costs tens of nanoseconds (every array argument travels as a
-    struct). Inlining everything, stages included, made the first compile take minutes, so the stages
-    (the functions that loop over the wheels, `*_stage`) are `stage`s, inlined by LLVM instead. Inlined, a leaf is compiled with
-    its caller's options (no reference counting inside a `kernel`); called from Python it counts."""
+    Each leaf is typed and compiled once per signature and cached like every kernel; its callers link its
+    machine-independent code and LLVM inlines it, so the machine code is the same as if it had been
+    written out in place. (Inlining at numba's IR level, `inline="always"`, typed a leaf again at every
+    call site: a third of the first compile.) Inlined into a `kernel` it runs with its caller's options (no
+    reference counting); called from Python it runs a twin with the usual wrappers (see `inner`)."""
+    return inner(fn, _nrt=False)
+
+
+def allocating_leaf(fn):
+    """A `leaf` that allocates arrays (the parking solver's scratch): compiled with numba's reference
+    counting, so only an `allocating_kernel` may call it."""
+    return inner(fn, _nrt=True)
+
+
+def accessor(fn):
+    """A leaf of one or two lines that many callers use with many argument types (moving a vector in or
+    out of a table): inlined at numba's level, where typing it again at each call site costs less than
+    compiling it once per signature."""
+    if JIT_DISABLED:
+        return fn
     return numba.njit(cache=True, error_model="numpy", inline="always")(fn)
+
+
+def _twin(fn):
+    """A copy of `fn` under another qualified name, so that numba caches its compiled form apart from
+    the wrapper-less original (numba's cache index is keyed by the function's name and signature, not by
+    the compile options)."""
+    g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    g.__qualname__ = fn.__qualname__ + "__from_python"
+    g.__module__ = fn.__module__
+    g.__doc__ = fn.__doc__
+    return g
+
+
+class InnerDispatcher(CPUDispatcher):
+    """A dispatcher for a function that compiled code calls: it is compiled without the CPython and cfunc
+    wrappers numba otherwise builds for every function (a quarter of the first compile went into
+    wrappers nobody called). Calling it from Python (tests, the packing of a vehicle) would jump into
+    code with no wrapper, so a Python call goes to a twin compiled with wrappers the first time it is
+    needed."""
+
+    def __call__(self, *args, **kwargs):
+        twin = self.__dict__.get("_python_twin")
+        if twin is None:
+            options = {k: v for k, v in self.targetoptions.items()
+                       if k not in ("no_cpython_wrapper", "no_cfunc_wrapper", "forceinline", "nopython")}
+            options.pop("_nrt", None)   # called from Python, an argument array is reference counted
+            twin = numba.njit(cache=True, **options)(_twin(self.py_func))
+            self.__dict__["_python_twin"] = twin
+        return twin(*args, **kwargs)
+
+
+def inner(fn, **options):
+    """Compile `fn` (numba, nopython, cached) as a function only compiled code calls, inlined by LLVM."""
+    if JIT_DISABLED:
+        return plain(fn)
+    targetoptions = dict(nopython=True, error_model="numpy", forceinline=True, no_cpython_wrapper=True,
+                         no_cfunc_wrapper=True)
+    targetoptions.update(options)
+    disp = InnerDispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
+    disp.enable_caching()
+    return disp
 
 
 def needs_compile(dispatcher) -> bool:

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from sim.body import inertia_of, wrench
-from sim.jit import allocating_kernel, kernel, leaf, stage
+from sim.jit import allocating_kernel, allocating_leaf, kernel, leaf, stage
 from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
     W_OMEGA, W_QX, W_RHO, W_ROLL_SURF, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, \
     WS_HX, WS_LOCKED, WS_OMEGA, WP_ROLLING_ON
@@ -77,7 +77,7 @@ def project_disc_interval(zx, zy, b, lo, hi):
     return best_x, best_y
 
 
-@leaf
+@allocating_leaf
 def solve_impulses(k_mat, c, lo, hi, budget, active, j):
     """Projected gradient on 1/2 j^T K j + c^T j over each active wheel's disc-and-interval.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import leaf
+from sim.jit import accessor, leaf
 
 
 @leaf
@@ -116,26 +116,26 @@ def world_inertia_solve(q, inertia_diag, moment):
     return quat_rotate(q, (mb[0] / inertia_diag[0], mb[1] / inertia_diag[1], mb[2] / inertia_diag[2]))
 
 
-@leaf
+@accessor
 def get3(table, v, col):
     """(table[v, col], table[v, col + 1], table[v, col + 2]) of a [vehicle, column] table."""
     return (table[v, col], table[v, col + 1], table[v, col + 2])
 
 
-@leaf
+@accessor
 def get3w(table, v, wheel, col):
     """The vector in columns col..col+2 of a wheel in a [vehicle, wheel, column] table."""
     return (table[v, wheel, col], table[v, wheel, col + 1], table[v, wheel, col + 2])
 
 
-@leaf
+@accessor
 def set3(table, v, col, x):
     table[v, col] = x[0]
     table[v, col + 1] = x[1]
     table[v, col + 2] = x[2]
 
 
-@leaf
+@accessor
 def set3w(table, v, wheel, col, x):
     table[v, wheel, col] = x[0]
     table[v, wheel, col + 1] = x[1]

@@ -5,10 +5,20 @@ that has never run Contact Patch the first step therefore takes half a minute. `
 that is ahead, `warm_up()` does it (a throwaway car on flat ground: reset, one step, the watchdog), and
 `progress()` is the share of the physics kernels compiled so far, to be read from another thread while
 `warm_up()` runs in one.
+
+numba compiles on one core. On a machine with more, a cold `warm_up()` starts a helper process that
+compiles the same kernels from the other end of the chain (the body, the parking solve, the collision
+stage first) and writes them to the cache, where this process finds them when its own compile reaches
+them. The helper learns the argument types to compile for from one step of the same car run as plain
+Python with every kernel noting its argument types (`sim.jit.plain`), which takes a third of a second.
 """
 from __future__ import annotations
 
+import os
+import pickle
+import subprocess
 import sys
+from pathlib import Path
 
 import numba
 
@@ -16,6 +26,8 @@ from sim.jit import needs_compile
 
 # kernels a single car does not call (batches and parallel runs compile when first used)
 BATCH_ONLY = ("run_batch", "run_batch_parallel")
+# what the helper leaves to the main process: these contain the whole chain, compiled there anyway
+HELPER_SKIPS = ("step_and_watch", "step_batch", "substep")
 
 
 def kernels() -> list:
@@ -43,8 +55,57 @@ def progress() -> float:
     return sum(1 for k in ks if k.signatures) / max(len(ks), 1)
 
 
-def warm_up() -> None:
-    """Compile (or load) everything a single car needs: a reset, a step, the watchdog."""
+def warm_up(helper: bool = True) -> None:
+    """Compile (or load) everything a single car needs: a reset, a step, the watchdog. When that means
+    compiling and there is a core to spare, a helper process compiles from the other end (`helper`)."""
+    process = start_helper() if helper and needed() and (os.cpu_count() or 1) > 1 else None
+    try:
+        drive_one_step()
+    finally:
+        if process is not None:
+            process.kill()                        # its work that landed in the cache is kept
+            process.wait()
+
+
+def start_helper():
+    """The helper process (`python -m sim.warmup --helper`), or None when it cannot be started."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    try:
+        return subprocess.Popen([sys.executable, "-m", "sim.warmup", "--helper"], env=env, cwd=root,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+
+
+def recorded_types() -> list[tuple[str, str, tuple]]:
+    """(module, name, argument types) of every compiled function one step of the warm-up car calls, in
+    the order they are first called, from a child process that runs that step as Python."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", CONTACTPATCH_RECORD_TYPES="1")
+    out = subprocess.run([sys.executable, "-m", "sim.warmup", "--record"], env=env, capture_output=True,
+                         stdin=subprocess.DEVNULL, check=True, timeout=120)
+    return pickle.loads(out.stdout)
+
+
+def compile_backwards(calls: list[tuple[str, str, tuple]]) -> int:
+    """Compile the recorded functions, the last called first (the helper's side of the warm-up): each
+    lands in the cache as soon as it is done. Returns how many were compiled or found."""
+    done = 0
+    for module, name, sig in reversed(calls):
+        fn = getattr(sys.modules.get(module), name, None)
+        if name in HELPER_SKIPS or not isinstance(fn, numba.core.registry.CPUDispatcher) \
+                or fn.targetoptions.get("inline", "never") == "always":
+            continue
+        try:
+            fn.compile(sig)
+            done += 1
+        except Exception:                # a type the compiled caller does not use: the main process
+            pass                         # compiles what it needs itself
+    return done
+
+
+def drive_one_step() -> None:
+    """A throwaway car on flat ground: reset, one step, the watchdog."""
     from sim.params import Vehicle
     from sim.pack import rest_com_height
     from sim.simulation import Controls, Simulation
@@ -54,3 +115,22 @@ def warm_up() -> None:
     s.reset(position=(0.0, 0.0, rest_com_height(car)))
     s.step(Controls())
     s.check_health()
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--record"]:               # NUMBA_DISABLE_JIT=1, CONTACTPATCH_RECORD_TYPES=1: see recorded_types
+        from sim import jit
+        drive_one_step()
+        calls = [(m, q, sig) for (m, q), sigs in jit.RECORDED.items() for sig in sigs]
+        sys.stdout.buffer.write(pickle.dumps(calls))
+        return 0
+    if argv == ["--helper"]:               # see warm_up
+        import sim  # noqa: F401  (every physics module, so the recorded names resolve)
+        compile_backwards(recorded_types())
+        return 0
+    warm_up()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -8,6 +8,13 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest  # noqa: E402
 
 
+def pytest_sessionstart(session):
+    """Compile the single car's physics the way the app does on a cold start (with the warm-up's helper
+    process where there is a core to spare), so the state-hash tests check code compiled that way."""
+    import sim.warmup
+    sim.warmup.warm_up()
+
+
 @pytest.fixture
 def gui():
     """A headless ImGui and ImPlot context with a renderer that draws nothing (the overlay's tests)."""

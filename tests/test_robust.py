@@ -343,3 +343,17 @@ def test_the_warm_up_leaves_nothing_to_compile_for_a_single_car():
     sim.warmup.warm_up()
     assert not sim.warmup.needed()
     assert 0.0 <= sim.warmup.progress() <= 1.0 and len(sim.warmup.kernels()) > 10
+
+
+def test_the_warm_up_helper_is_told_the_types_the_compiled_chain_uses():
+    """The helper compiles each stage for the argument types one step run as Python recorded: every stage
+    of the substep the warm-up car runs is among them (it has a gearbox, so not the direct drive), and at
+    the top (called from Python) they are the types the compiled code was made for."""
+    import sim.step
+    sim.warmup.warm_up()
+    calls = sim.warmup.recorded_types()
+    names = {name for _, name, _ in calls}
+    stages = {n for n in sim.step.substep.py_func.__code__.co_names if n.endswith("_stage")}
+    assert len(stages) >= 14 and stages - {"direct_drive_stage"} <= names
+    top = [sig for _, name, sig in calls if name == "step_and_watch"]
+    assert top and tuple(top[0]) in [tuple(s) for s in sim.step.step_and_watch.signatures]
