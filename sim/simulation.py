@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import numba
 import numpy as np
 
 from sim import advisor, watch
@@ -28,7 +29,7 @@ from sim.gearbox import driven_radius, total_ratio
 from sim.jit import announce_compile
 from sim.pack import SWITCHES, WheelGeometry, apply_switches, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
-from sim.step import run_batch, run_batch_parallel, step_and_watch
+from sim.step import run_vehicles, step_and_watch
 from sim.units import RPM
 from sim.vec import quat_rotate
 from sim.world import World
@@ -42,6 +43,36 @@ CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift",
 NO_GEAR = T.NO_GEAR
 CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0, 0.0)   # no input, no gear request, aids off
 assert CONTROL_COLUMNS.index("gear") == T.CT_GEAR and len(CONTROL_COLUMNS) == T.CT_N
+
+
+_POOL: list = []               # the worker threads that share a batch's vehicles, made on first use
+
+
+def threads() -> int:
+    """How many cores a batch's vehicles are shared among: numba's thread count (the NUMBA_NUM_THREADS
+    environment variable, or `numba.set_num_threads`), all cores by default."""
+    return max(1, numba.get_num_threads())
+
+
+def share_vehicles(kernel, args: tuple, n: int) -> None:
+    """Run `kernel(*args, v0, v1)` over the vehicles 0 .. n-1, shared among `threads()` cores: the
+    kernel lets go of Python's lock, and each thread takes the next of about four pieces per core as it
+    finishes one (vehicles near boxes cost more than those on the flat). Each vehicle's arithmetic does
+    not depend on the sharing, so the result is bit for bit the same at any thread count."""
+    workers = min(threads(), n)
+    if workers <= 1:
+        kernel(*args, 0, n)
+        return
+    if not _POOL or _POOL[0]._max_workers != workers:
+        from concurrent.futures import ThreadPoolExecutor
+        if _POOL:
+            _POOL.pop().shutdown(wait=False)
+        _POOL.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="contactpatch-batch"))
+    pieces = min(n, 4 * workers)
+    edges = [n * i // pieces for i in range(pieces + 1)]
+    jobs = [_POOL[0].submit(kernel, *args, edges[i], edges[i + 1]) for i in range(pieces)]
+    for job in jobs:
+        job.result()                      # waits, and raises what a piece raised
 
 
 def _finite(value) -> bool:
@@ -692,10 +723,10 @@ class Simulation:
         piece = WATCH_EVERY if self.watchdog is not False else max(1, len(trace))
         for k in range(0, len(trace), piece):
             part = trace[k:k + piece]
-            run = run_batch_parallel if self.n > 1 else run_batch      # the cores share the vehicles
-            run(t.vehicle_params, t.wheel_params, t.hull_points, part, t.body_state, t.drive_state,
-                t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta,
-                hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
+            args = (t.vehicle_params, t.wheel_params, t.hull_points, part, t.body_state, t.drive_state,
+                    t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta,
+                    hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
+            share_vehicles(run_vehicles, args, self.n)
             t.controls[:] = part[-1]
             self.steps += len(part)
             self.time = self.steps * self.dt

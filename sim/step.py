@@ -47,9 +47,7 @@ from sim.differential import differential_stage, driveline_speed
 from sim.drive import direct_drive_stage
 from sim.engine import engine_stage
 from sim.gearbox import gearbox_stage
-from numba import prange
-
-from sim.jit import kernel, leaf, parallel_kernel, stage
+from sim.jit import kernel, leaf, stage, threaded_kernel
 from sim.parking import parking_stage
 from sim.steering import steering_stage
 from sim.suspension import suspension_stage
@@ -128,15 +126,16 @@ def step_and_watch(vehicle_params, wheel_params, hull_points, controls, body_sta
     return check_vehicles(body_state, wheel_state, body_telemetry, watch_table, gravity, t_end)
 
 
-@parallel_kernel
-def run_batch_parallel(vehicle_params, wheel_params, hull_points, control_trace, body_state, drive_state,
-                       wheel_state, wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z,
-                       surf_mu, gravity, t0, dt, substeps):
-    """run_batch with the vehicles shared among the cores: each runs all its steps on one core. The
-    vehicles do not act on one another, and each one's arithmetic is the same as in run_batch, so the
-    results are bit for bit the same whatever the number of threads."""
+@threaded_kernel
+def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_state, drive_state, wheel_state,
+                 wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
+                 substeps, v0, v1):
+    """Advance vehicles v0 .. v1-1 by len(control_trace) steps; control_trace[k] holds the controls (N, CT_N)
+    of step k. Each vehicle runs all its steps before the next one starts (its state stays in the cache);
+    the vehicles do not act on one another, so this is bit for bit what step_batch gives step by step.
+    It runs without Python's lock: `Simulation.run` gives each core a share of the vehicles."""
     h = dt / substeps
-    for v in prange(body_state.shape[0]):
+    for v in range(v0, v1):
         for k in range(control_trace.shape[0]):
             t = t0 + k * dt
             for j in range(substeps):
@@ -144,14 +143,3 @@ def run_batch_parallel(vehicle_params, wheel_params, hull_points, control_trace,
                         wheel_state, wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
                         t + j * h, h)
             publish(v, wheel_scratch, wheel_telemetry)
-
-
-@kernel
-def run_batch(vehicle_params, wheel_params, hull_points, control_trace, body_state, drive_state, wheel_state,
-              wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
-              substeps):
-    """Advance len(control_trace) steps; control_trace[k] holds the controls (N, CT_N) of step k."""
-    for k in range(control_trace.shape[0]):
-        step_batch(vehicle_params, wheel_params, hull_points, control_trace[k], body_state, drive_state, wheel_state,
-                   wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
-                   t0 + k * dt, dt, substeps)
