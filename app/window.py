@@ -80,6 +80,14 @@ def back_buffer_kept(ctx: moderngl.Context) -> bool:
     return kept
 
 
+def has_docking(saved: str) -> bool:
+    """Whether a saved layout docks any panel: then it is the user's own and kept. Without one (a first
+    start, an older layout, or a run with the panels hidden, which saves an empty docking section) the
+    default is built; an empty section taken for the user's would leave every panel floating over the 3D
+    view."""
+    return "[Docking]" in saved and "DockId=" in saved
+
+
 class SceneTarget:
     """Where the scene is drawn: on a GPU a 4x multisampled framebuffer resolved onto the screen each
     frame (antialiasing); on a software renderer the screen itself (4 samples would cost 4x per pixel).
@@ -291,8 +299,7 @@ class App:
         self.overlay = Overlay(self.session, ini_path=self.ini)
         self.overlay.visible = overlay
         self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
-        # the user's own docking is kept; without one (first start, an older layout) the default is built
-        self.overlay.layout_request = None if "[Docking]" in saved else "auto"
+        self.overlay.layout_request = None if has_docking(saved) else "auto"
         self.overlay.map_panel = self.map_panel
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)

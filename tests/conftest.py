@@ -1,8 +1,12 @@
 import os
+import tempfile
 
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# what the app saves for the user (the overlay's layout, presets) goes to a folder of this run's own, never
+# into the user's; a test that needs its own folder still sets XDG_DATA_HOME itself
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="contactpatch-tests-")
 
 
 import pytest  # noqa: E402

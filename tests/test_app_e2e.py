@@ -132,6 +132,10 @@ def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path, size):
     from sim.diagnosis import SATURATED
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / f"e2e-overlay-{size[0]}x{size[1]}.png"
+    if size == (1280, 720):      # what a run with the panels hidden saves: no panel docked, so not the user's own
+        (tmp_path / "contactpatch").mkdir()
+        (tmp_path / "contactpatch" / "imgui.ini").write_text(
+            "[Window][Debug##Default]\nPos=60,60\nSize=400,400\nCollapsed=0\n\n[Docking][Data]\n")
     states, (vx, vy, vw, vh), (cx, cy) = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path),
                                                           size)
     assert (tmp_path / "contactpatch" / "imgui.ini").exists()      # the layout persisted, not in the cwd
