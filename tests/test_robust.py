@@ -357,3 +357,22 @@ def test_the_warm_up_helper_is_told_the_types_the_compiled_chain_uses():
     assert len(stages) >= 14 and stages - {"direct_drive_stage"} <= names
     top = [sig for _, name, sig in calls if name == "step_and_watch"]
     assert top and tuple(top[0]) in [tuple(s) for s in sim.step.step_and_watch.signatures]
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_telemetry_channel_read_once_shows_each_new_step(n):
+    """Telemetry views are kept after their first use: one taken before a step shows that step's values,
+    equal to a fresh read, for wheel and body channels of one car and of a batch."""
+    s = sim.Simulation(HATCH, sim.World.flat(), dt=1 / 240, substeps=2, n_vehicles=n)
+    s.reset(position=np.column_stack([np.arange(n) * 6.0, np.zeros(n), np.full(n, sim.rest_com_height(HATCH))]))
+    kappa, fz, q = s.telemetry.kappa, s.telemetry.Fz, s.telemetry.Q
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (120, 1)))
+    t = s.tables.wheel_telemetry
+    assert np.array_equal(np.asarray(kappa).reshape(n, 4), t[:, :, sim.tables.W_KAPPA])
+    assert np.array_equal(np.asarray(fz).reshape(n, 4), t[:, :, sim.tables.W_FZ])
+    assert np.all(t[:, :, sim.tables.W_FZ] > 0)
+    assert np.array_equal(np.asarray(q).reshape(n, 4, 3), t[:, :, sim.tables.W_QX:sim.tables.W_QX + 3])
+    rpm = s.telemetry.rpm
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (60, 1)))
+    assert np.all(np.asarray(s.telemetry.rpm) != np.asarray(rpm)) or n > 1   # a number for one car, read anew
+    assert np.array_equal(np.ravel(s.telemetry.rpm), s.tables.body_telemetry[:, sim.tables.TB_RPM])
