@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"contactpatch --benchmark: {args.size[0]}x{args.size[1]}, renderer "
                   f"{window.ctx.info.get('GL_RENDERER', '?')}, antialiasing {'on' if window.target.msaa else 'off'}, "
                   f"overlay {'off' if args.no_overlay else 'on'}"
-                  f"{' (built at most every 1/30 s, its panels drawn a third a frame)' if window.target.keeps else ''}"
+                  f"{' (built at most every 1/30 s, its panels drawn a fifth a frame)' if window.target.keeps else ''}"
                   "; each frame waits until it is drawn")
             print(window.times.report())
         return code

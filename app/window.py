@@ -149,19 +149,22 @@ def save_screenshot(ctx: moderngl.Context, size: tuple[int, int], path: str | Pa
 HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
 # s: on a software renderer whose window keeps its pixels between frames, the ImGui overlay (panels, HUD,
 # labels) is built at most this often (and at once after input it takes); the panels of a build are drawn
-# one region per frame over the next three frames (panel_regions), and every frame puts the build's
-# commands back over the new 3D view, clipped to it: the panels show new numbers at 30 Hz, or a third of
-# the frame rate below 90 frames a second, and no frame pays for all their pixels (the panels' fill cost
-# llvmpipe about 10 ms at 1280x720, two to three times the 3D view's). The numbers stay readable.
+# one region per frame over the next five frames (panel_regions), and every frame puts the build's
+# commands back over the new 3D view, clipped to it: the panels show new numbers at 30 Hz, or a fifth of
+# the frame rate below 150 frames a second (12 Hz at 60), and no frame pays for more than a fifth of
+# their pixels (the panels' fill cost llvmpipe about 10 ms at 1280x720, two to three times the 3D
+# view's; with three regions a frame took 9.6 - 10 ms, with five 6.4 - 7.1). The numbers stay readable.
 OVERLAY_PERIOD = 1.0 / 30.0
 def panel_regions(view: tuple[int, int, int, int], size: tuple[int, int]) -> list[list[tuple[int, int, int, int]]]:
-    """The window around the 3D view `view` (GL: x, y from the bottom, w, h) as three regions of one or two
-    rectangles: the columns left and right of the view and the strips above and below it. Empty ones are
-    left out."""
+    """The window around the 3D view `view` (GL: x, y from the bottom, w, h) as five regions of one or two
+    rectangles, of about the same area at the default layouts: the upper and lower halves of the column
+    left of the view, the strips above and below it, and the halves of the column right of it. Empty ones
+    are left out."""
     x, y, w, h = view
     width, height = size
-    regions = [[(0, 0, x, height)], [(x, 0, w, y), (x, y + h, w, height - y - h)],
-               [(x + w, 0, width - x - w, height)]]
+    half = height // 2
+    regions = [[(0, half, x, height - half)], [(0, 0, x, half)], [(x, 0, w, y), (x, y + h, w, height - y - h)],
+               [(x + w, half, width - x - w, height - half)], [(x + w, 0, width - x - w, half)]]
     return [rs for rs in ([r for r in region if r[2] > 0 and r[3] > 0] for region in regions) if rs]
 
 
@@ -653,8 +656,8 @@ class App:
         final = self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9
         view = (vx, self.size[1] - vy - vh, vw, vh)                 # GL: x, y from the bottom, w, h
         # The whole overlay at once (first frame, new size, input it took, an action, a screenshot); else
-        # it is built every OVERLAY_PERIOD and its panels are drawn one region (left, middle, right of the
-        # view) per frame from that build, so that no frame pays for all of them; the frames between put the
+        # it is built every OVERLAY_PERIOD and its panels are drawn one region (panel_regions: five around
+        # the view) per frame from that build, so that no frame pays for all of them; the frames between put the
         # build's commands back over the new 3D view only (OVERLAY_PERIOD says why).
         whole = fresh or not self.target.keeps or self.overlay_wanted or final
         build = whole or (not self.pending_regions and self.overlay_age >= OVERLAY_PERIOD - 1e-9)

@@ -228,28 +228,32 @@ def overlay_between_redraws(data_home: str):
     return built, shown, app.view_rect()
 
 
-def test_the_panels_are_built_at_20_hz_at_60_frames_and_drawn_a_region_a_frame(tmp_path):
-    """On a software renderer, at 60 frames a second the overlay is built every third frame (its 30 Hz cap
-    and its three regions); the left column is drawn on the frame of the build, the other regions on the two
-    frames after, and a region not drawn keeps its pixels."""
+def test_the_panels_are_built_at_12_hz_at_60_frames_and_drawn_a_region_a_frame(tmp_path):
+    """On a software renderer, at 60 frames a second the overlay is built every fifth frame (its five
+    regions); the top of the left column is drawn on the frame of the build, its bottom on the next, the
+    strips above and below the view on the third and the right column's halves on the two after, and a
+    region not drawn keeps its pixels."""
     built, shown, (vx, vy, vw, vh) = in_fresh_process(overlay_between_redraws, str(tmp_path))
     assert len(shown) == 40
-    assert 13 <= sum(built) <= 16, built
+    assert 8 <= sum(built) <= 11, built
     assert built[0] and built[-1]                              # the first frame, and the last (screenshots)
+    half = 540 - 540 // 2                                      # image rows above the regions' split
     after = [k for k in range(6, 40) if not built[k] and built[k - 1]]    # once the layout has settled
-    assert len(after) >= 9
+    assert len(after) >= 5
     for k in after:
         before, now = shown[k - 1], shown[k]
-        assert np.array_equal(now[:, :vx], before[:, :vx])     # the Tuning panel's pixels, kept
-        r = now[40:400, 10:vx - 10].reshape(-1, 3)             # and they are the panel, not an empty buffer:
+        assert np.array_equal(now[:half, :vx], before[:half, :vx])   # the Tuning panel's pixels, kept
+        assert np.array_equal(now[:, vx + vw:], before[:, vx + vw:])   # and the right column's
+        r = now[40:half - 10, 10:vx - 10].reshape(-1, 3)       # and they are the panel, not an empty buffer:
         assert (r.max(axis=1) < 70).mean() > 0.3                # mostly ImGui's dark window background
         assert len(np.unique(r, axis=0)) > 20                   # with text on it
     # the 3D view is drawn every frame: the car moves, so the view changes between builds too
     changed = [not np.array_equal(shown[k][vy:vy + vh, vx:vx + vw], shown[k - 1][vy:vy + vh, vx:vx + vw])
                for k in after]
-    assert sum(changed) >= len(after) - 2
-    # the right column of a build shows two frames later: drawn then from that build, kept after
-    late = [k for k in range(6, 38) if built[k] and not built[k + 1] and not built[k + 2]]
+    assert sum(changed) >= len(after) - 1
+    # the right column of a build shows three and four frames later: drawn then from that build
+    late = [k for k in range(6, 36) if built[k] and not any(built[k + 1:k + 5])]
     assert late
     for k in late:
-        assert not np.array_equal(shown[k + 2][:, vx + vw:], shown[k + 1][:, vx + vw:])
+        assert not np.array_equal(shown[k + 3][:half, vx + vw:], shown[k + 2][:half, vx + vw:]) or \
+            not np.array_equal(shown[k + 4][half:, vx + vw:], shown[k + 3][half:, vx + vw:])
