@@ -1073,8 +1073,10 @@ class Overlay:
         if edited and n != s.substeps:
             self.set_substeps(n)
         imgui.same_line()
-        imgui.text_disabled(fit_text(f"h {r.h * 1e3:.3g} ms of dt {s.dt * 1e3:.3g} ms",
-                                     imgui.get_content_region_avail().x))
+        step_text = f"h {r.h * 1e3:.3g} ms of dt {s.dt * 1e3:.3g} ms"
+        if imgui.calc_text_size(step_text).x > imgui.get_content_region_avail().x:
+            imgui.new_line()                    # a narrow panel: on a line of its own rather than cut short
+        imgui.text_disabled(fit_text(step_text, imgui.get_content_region_avail().x))
         if locked:
             text_wrapped_colored(GREY, f"substeps fixed: {locked}")
         if self.substeps_error:
