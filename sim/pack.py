@@ -11,6 +11,7 @@ from sim.broadphase import vehicle_reach
 from sim.differential import DIFFS
 from sim.params import Vehicle
 from sim.query import QUERY_KINDS
+from sim.parking import HOLD_STOPS
 from sim.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
 from sim import tables as T
 from sim.params import MF61_EXTRA
@@ -145,6 +146,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_TC_SLIP] = b.tc_slip
     row[T.VP_TC_CUT] = b.tc_cut_time
     row[T.VP_TC_RESTORE] = b.tc_restore_time
+    row[T.VP_HOLD_STOP] = HOLD_STOPS[b.hold_stop]
     row[T.VP_ESP_THRESHOLD] = b.esp_threshold
     row[T.VP_ESP_GAIN] = b.esp_gain
     row[T.VP_ESP_CUT] = b.esp_cut

@@ -288,6 +288,12 @@ class Brakes:
                         "the tires' mu x g / speed (what the grip can turn the car at)", since="esp")
     esp_min_speed: float = num(5.0, "m/s", 0.0, 100.0, "stability control: it acts only above this speed",
                                since="esp")
+    hold_stop: str = text("velocity", ("velocity", "impulse"),
+                          "static friction's solver (docs/physics.md §11) stops when no impulse moves more than "
+                          "1e-9 N s or (velocity) no contact's speed changes by more than 1e-10 m/s; impulse: "
+                          "the first rule alone, seed 000's form, in which the wheels' forces against one another "
+                          "(which move no contact) creep on for up to 400 rounds a substep",
+                          since="hold stop")
 
 
 @dataclass(frozen=True)

@@ -32,14 +32,18 @@ import numpy as np
 
 from sim.body import inertia_of, wrench
 from sim.jit import allocating_kernel, allocating_leaf, kernel, leaf, stage
-from sim.tables import NW, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, \
-    W_OMEGA, W_QX, W_RHO, W_ROLL_SURF, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, \
-    WS_HX, WS_LOCKED, WS_OMEGA, WP_ROLLING_ON
+from sim.tables import NW, VP_HOLD_STOP, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, W_GRIP_SCALE, W_GROUNDED, \
+    W_LOCKED, W_MU, W_OMEGA, W_QX, W_RHO, W_ROLL_SURF, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VGX, W_VX, W_VY, \
+    WP_IW, WP_ROLL, WS_HX, WS_LOCKED, WS_OMEGA, WP_ROLLING_ON
 from sim.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this make a wheel a candidate
 EXIT_SPEED = 0.2           # m/s: a locked contact stays a candidate below this (hysteresis)
 IMPULSE_TOLERANCE = 1e-9   # N s: the solver has converged when no impulse moves more than this
+VELOCITY_TOLERANCE = 1e-10  # m/s: ... or (brakes.hold_stop = "velocity") no contact speed changes more than this
+HOLD_STOP_VELOCITY = 0.0   # brakes.hold_stop, packed in VP_HOLD_STOP
+HOLD_STOP_IMPULSE = 1.0
+HOLD_STOPS = {"velocity": HOLD_STOP_VELOCITY, "impulse": HOLD_STOP_IMPULSE}
 SPEED_TOLERANCE = 1e-4     # m/s: a locked contact must end slower than this
 MAX_ITERATIONS = 400
 
@@ -78,14 +82,22 @@ def project_disc_interval(zx, zy, b, lo, hi):
 
 
 @allocating_leaf
-def solve_impulses(k_mat, c, lo, hi, budget, active, j):
+def solve_impulses(k_mat, c, lo, hi, budget, active, j, velocity_stop):
     """Projected gradient on 1/2 j^T K j + c^T j over each active wheel's disc-and-interval.
 
     k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel i: rows 2i along t and
     2i+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz h; active (n,)
     bool; j (2n,) in: start, out: the accumulated impulses (N s). Stops when no impulse moves by more
-    than IMPULSE_TOLERANCE or after MAX_ITERATIONS; the caller judges the result by the contact speeds
-    it leaves (`contact_speeds`)."""
+    than IMPULSE_TOLERANCE, or with `velocity_stop` when the last round changed no contact speed c + K j
+    by more than VELOCITY_TOLERANCE, or after MAX_ITERATIONS; the caller judges the result by the
+    contact speeds it leaves (`contact_speeds`).
+
+    Why the second rule: K has rank 3 for four contacts on flat ground (the body moves in the plane), so
+    impulses along its near-null directions, wheels pushing against one another, move no contact. When
+    an interval pins the longitudinal impulses, the gradient's tiny part along such a direction makes
+    the iteration creep along it by the same step every round: 400 rounds that change the contact speeds
+    by 1e-13 m/s and the internal forces by up to 1e-2 N s (docs/physics.md §11). The speed change of a
+    round is the change of the gradient c + K j, computed anyway: the rule costs no extra product."""
     n2 = c.shape[0]
     lipschitz = 0.0
     for a in range(n2):
@@ -100,7 +112,8 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
         return
     eta = 1.0 / lipschitz
     grad = np.zeros(n2)
-    for _ in range(MAX_ITERATIONS):
+    for it in range(MAX_ITERATIONS):
+        changed = 0.0                             # the largest change of a contact speed in the last round
         for a in range(n2):                       # gradient from the same old j for every wheel
             if not active[a // 2]:
                 continue                          # (a dropped wheel's row is never read)
@@ -108,7 +121,10 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j):
             for b in range(n2):
                 if active[b // 2]:
                     g += k_mat[a, b] * j[b]
+            changed = max(changed, abs(g - grad[a]))
             grad[a] = g
+        if velocity_stop and it > 0 and changed < VELOCITY_TOLERANCE:
+            return
         moved = 0.0
         for i in range(n2 // 2):
             if not active[i]:
@@ -284,7 +300,7 @@ def hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_sc
             continue
         for a in range(2 * NW):
             j[a] = 0.0
-        solve_impulses(k_mat, c, lo, hi, budget, cand, j)
+        solve_impulses(k_mat, c, lo, hi, budget, cand, j, vehicle_params[v, VP_HOLD_STOP] == HOLD_STOP_VELOCITY)
         contact_speeds(k_mat, c, cand, j, speeds)
         # an unbraked wheel the solve could not stop rolls (or slides) on: drop it and solve again
         rolling_on = False

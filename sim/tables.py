@@ -57,7 +57,8 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_UP_LIGHT, VP_BLIP,                     # -: upshift point's share with the pedal lifted; downshift throttle
  VP_REACH,                                 # m: the farthest a wheel's sweep or a hull point gets from the centre
                                            # of mass (the broad phase's radius, sim/broadphase.py vehicle_reach)
- VP_SCALARS) = range(69)
+ VP_HOLD_STOP,                             # static friction's stop rule: HOLD_STOP_VELOCITY or _IMPULSE (parking)
+ VP_SCALARS) = range(70)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios

@@ -7,6 +7,7 @@ changes: a deliberate change of behaviour must say so and update the two constan
 """
 import hashlib
 import math
+import sys
 
 import numpy as np
 
@@ -152,6 +153,20 @@ def test_scripted_single_drive_hash():
 # includes the engine torque and the wheels' road torque (was c4e87313... / 23ac1745...). Changed again by
 # issue 15: the presets' automatic shifts up earlier with a light pedal (gearbox.shift_up_light) and blips
 # the throttle on downshifts (gearbox.downshift_blip); with those at 1.0 and 0.0 the code gives the earlier
-# fc28239f... / a469b850... exactly.
-BATCH_HASH = "f62876f3c2377216aee6058f883fc3ed946839b06cab5d1e5e54756b68fb6b1a"
-SINGLE_HASH = "3fb7e0b9f8abf4be1552635bbd525cf0db73c84bad80e873a51ec7dfd2880b07"
+# fc28239f... / a469b850... exactly. Changed again by issue 11: static friction's solver also stops when
+# a round changes no contact speed by more than 1e-10 m/s (brakes.hold_stop = "velocity"); with
+# hold_stop = "impulse" the code gives the earlier f62876f3... / 3fb7e0b9... exactly (tested below).
+BATCH_HASH = "02f4fe0d5ffa5c7c8f310385602a5a044d0797d3903e3d030c4e36f73f6f05e2"
+SINGLE_HASH = "1678f6b5ee95d94ddb0c09d26f11727be03bff0dcca714ca7de60040e076acea"
+BATCH_HASH_IMPULSE_STOP = "f62876f3c2377216aee6058f883fc3ed946839b06cab5d1e5e54756b68fb6b1a"
+SINGLE_HASH_IMPULSE_STOP = "3fb7e0b9f8abf4be1552635bbd525cf0db73c84bad80e873a51ec7dfd2880b07"
+
+
+def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkeypatch):
+    """brakes.hold_stop = "impulse" (seed 000's rule alone) is the solver as it was, bit for bit."""
+    load = sim.load_vehicle
+    monkeypatch.setattr(sim, "load_vehicle", lambda name: sim.with_value(load(name), "brakes.hold_stop", "impulse"))
+    monkeypatch.setattr(sys.modules[__name__], "BATCH_HASH", BATCH_HASH_IMPULSE_STOP)
+    monkeypatch.setattr(sys.modules[__name__], "SINGLE_HASH", SINGLE_HASH_IMPULSE_STOP)
+    test_scripted_batch_drive_hash()
+    test_scripted_single_drive_hash()
