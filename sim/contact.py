@@ -78,8 +78,11 @@ def spin_axis(q, camber, steer):
 def steered_axis(q, cos_camber, sin_camber, steer):
     """spin_axis with the camber's cos and sin given (packed once: WP_CAMBER_COS, WP_CAMBER_SIN)."""
     ub = (0.0, cos_camber, sin_camber)
-    cs = math.cos(steer)
-    sn = math.sin(steer)
+    cs = 1.0                              # cos(+-0) and sin(+-0) = +-0, the library's own results, without
+    sn = steer                            # its calls for a wheel that does not steer (the rear, going straight)
+    if steer != 0.0:
+        cs = math.cos(steer)
+        sn = math.sin(steer)
     return quat_rotate(q, (ub[0] * cs - ub[1] * sn, ub[0] * sn + ub[1] * cs, ub[2]))
 
 

@@ -248,7 +248,7 @@ class Tables:
         self.drive_state = np.zeros((n, T.DS_N))
         self.wheel_state = np.zeros((n, T.NW, T.WS_N))
         self.wheel_scratch = np.zeros((n, T.NW, T.W_N))
-        self.wheel_telemetry = np.zeros((n, T.NW, T.W_TELEMETRY))
+        self.wheel_telemetry = np.zeros((n, T.NW, T.W_N))      # the last substep's scratch
         self.body_telemetry = np.zeros((n, T.TB_N))
 
     def state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -30,13 +30,15 @@ parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX 
                W_B W_VG W_FS W_FT W_FR, WS_LOCKED WS_H       WS_LOCKED and W_LOCKED of every wheel
 body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state
                DS_HE
-(after the last substep) wheel_scratch -> wheel_telemetry
+(the last substep works in wheel_telemetry itself; then the camber, for people)
 
 Stages also record their body-level telemetry (TB_*) as they go; nothing reads it back. The tire stage
 runs before the brakes and the powertrain so that ABS and traction control judge the slip of this
 substep; the tire force it computes does not depend on the torques they set.
 """
 from __future__ import annotations
+
+import math
 
 from sim.body import body_stage, forward_speed, read_body, spin_ledger
 from sim.brakes import brake_stage, esp_stage
@@ -51,9 +53,10 @@ from sim.jit import kernel, leaf, stage, threaded_kernel
 from sim.parking import parking_stage
 from sim.steering import steering_stage
 from sim.suspension import suspension_stage
-from sim.tables import NW, VP_DIRECT, W_TELEMETRY
+from sim.tables import NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
 from sim.tire import tire_stage
 from sim.watch import check_vehicles
+from sim.vec import dot, get3w
 from sim.wheel import wheel_stage
 
 
@@ -92,11 +95,24 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
 
 
 @leaf
-def publish(v, wheel_scratch, wheel_telemetry):
-    """Copy the last substep's wheel quantities to the telemetry people read."""
+def scratch_of(j, substeps, wheel_scratch, wheel_telemetry):
+    """The table substep j of `substeps` works in: the scratch, but the last substep works in the telemetry
+    table itself, so what people read is that substep's record without a copy. (No stage reads what an
+    earlier substep left in the scratch: each writes its columns before any later stage reads them.)"""
+    if j == substeps - 1:
+        return wheel_telemetry
+    return wheel_scratch
+
+
+@leaf
+def publish(v, wheel_telemetry):
+    """After the last substep: the camber against the ground, asin(-dot(u, n)) (0 airborne), which only
+    people read (so it is worked out once a step, not in the tire stage)."""
     for i in range(NW):
-        for k in range(W_TELEMETRY):
-            wheel_telemetry[v, i, k] = wheel_scratch[v, i, k]
+        sg = 0.0
+        if wheel_telemetry[v, i, W_GROUNDED] != 0.0:
+            sg = -dot(get3w(wheel_telemetry, v, i, W_UX), get3w(wheel_telemetry, v, i, W_NX))
+        wheel_telemetry[v, i, W_GAMMA] = math.asin(min(1.0, max(-1.0, sg)))
 
 
 @kernel
@@ -108,8 +124,9 @@ def step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, 
     for v in range(body_state.shape[0]):
         for k in range(substeps):
             substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-                    wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0 + k * h, h)
-        publish(v, wheel_scratch, wheel_telemetry)
+                    scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes, boxes, hf_meta,
+                    hf_z, surf_mu, gravity, t0 + k * h, h)
+        publish(v, wheel_telemetry)
 
 
 @kernel
@@ -140,6 +157,6 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
             t = t0 + k * dt
             for j in range(substeps):
                 substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state, drive_state,
-                        wheel_state, wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity,
-                        t + j * h, h)
-            publish(v, wheel_scratch, wheel_telemetry)
+                        wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes,
+                        boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h)
+            publish(v, wheel_telemetry)

@@ -11,9 +11,9 @@ RL, RR). There are four kinds, and a column belongs to exactly one:
     scratch    the substep's working record: every stage writes its results here for the stages after
                it; rewritten from state every substep, so never part of a snapshot
                wheel_scratch W_* (all columns)
-    telemetry  for people to read, never read by the physics: the wheel columns W_* below W_TELEMETRY
-               are copied from the scratch after the last substep (wheel_telemetry); body_telemetry TB_*
-               is written by the stages that compute its quantities
+    telemetry  for people to read, never read by the physics: the last substep works in wheel_telemetry
+               instead of the scratch (same columns), whose columns W_* below W_TELEMETRY are published;
+               body_telemetry TB_* is written by the stages that compute its quantities
 
 Units are in the comments; docs/physics.md §1 describes the step and §13 every telemetry name. Python
 the app, the overlay and the renderer read all of this through `sim.Simulation`'s views, never through
@@ -142,7 +142,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_SX, WS_SY,                             # avs tire: the longitudinal and lateral slips following their targets
  WS_N) = range(17)
 
-# --- wheel_scratch[v, w, :]; the first W_TELEMETRY columns are also wheel_telemetry[v, w, :] --------
+# --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s
  W_FS, W_FZ,                               # N
  W_VX, W_VY, W_KAPPA, W_ALPHA,             # m/s, m/s, -, rad

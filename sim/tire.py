@@ -10,7 +10,7 @@ from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
-    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_GAMMA, W_NX, WS_SX, \
+    WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_NX, WS_SX, \
     WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
@@ -287,7 +287,6 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             wheel_scratch[v, i, W_FY] = 0.0
             wheel_scratch[v, i, W_GRIP_SCALE] = 1.0
             wheel_scratch[v, i, W_DFX] = 0.0
-            wheel_scratch[v, i, W_GAMMA] = 0.0
             wheel_state[v, i, WS_FY_LAG] = 0.0
             wheel_state[v, i, WS_SX] = 0.0                              # avs: the slips are the contact's
             wheel_state[v, i, WS_SY] = 0.0
@@ -313,7 +312,6 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         model = int(wheel_params[v, i, WP_MODEL])
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
-        wheel_scratch[v, i, W_GAMMA] = math.asin(min(1.0, max(-1.0, sg)))
         if model == MODEL_MF96 or model == MODEL_MF61:
             # the family's own load dependence (pdx2, pdy2) and combined-slip weighting; mu = surface x grip
             mu = wheel_scratch[v, i, W_MU]
