@@ -22,8 +22,8 @@ from sim.tables import BS_PX, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_WX, DS_HEX, 
     TB_DRAG_X, TB_GRAVITY_X, TB_HBODY_X, TB_HENGINE_X, TB_HTOTAL_X, TB_HWHEELS_X, TB_ROLLING_X, TB_SUSPENSION_X, \
     TB_TIRE_X, VP_AREA, VP_CD, VP_CLA_F, VP_CLA_R, VP_IE, VP_IXX, VP_IYY, VP_IZZ, VP_MASS, VP_RHO, VP_UEX, VP_XF, \
     VP_XR, W_FRX, W_FSX, W_FTX, W_OMEGA_NEXT, W_QX, W_UX, WP_IW, WS_HX
-from sim.vec import add, cross, dot, get3, get3w, madd, quat_from_rotvec, quat_mul, quat_normalize, quat_rotate, \
-    scale, set3, set3w, sub, world_inertia_apply, world_inertia_solve
+from sim.vec import add, cross, dot, get3, get3w, madd, quat_axis_x, quat_axis_z, quat_from_rotvec, quat_mul, \
+    quat_normalize, quat_rotate, scale, set3, set3w, sub, world_inertia_apply, world_inertia_solve
 
 NO_SKIP = (False, False, False, False)
 
@@ -40,7 +40,7 @@ def read_body(body_state, v):
 @leaf
 def forward_speed(q, vel):
     """The velocity vel (m/s, world) along the body's heading x."""
-    return dot(vel, quat_rotate(q, (1.0, 0.0, 0.0)))
+    return dot(vel, quat_axis_x(q))
 
 
 @leaf
@@ -75,12 +75,13 @@ def wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, sk
     rho_air = vehicle_params[v, VP_RHO]
     f_gravity = (0.0, 0.0, -mass * gravity)
     f_drag = drag_force(rho_air, vehicle_params[v, VP_CD], vehicle_params[v, VP_AREA], vel)
-    z_body = quat_rotate(q, (0.0, 0.0, 1.0))
-    vx_air = dot(vel, quat_rotate(q, (1.0, 0.0, 0.0)))
+    z_body = quat_axis_z(q)
+    x_body = quat_axis_x(q)
+    vx_air = dot(vel, x_body)
     df_front = downforce(rho_air, vehicle_params[v, VP_CLA_F], vx_air, z_body)
     df_rear = downforce(rho_air, vehicle_params[v, VP_CLA_R], vx_air, z_body)
-    tau = add(cross(quat_rotate(q, (vehicle_params[v, VP_XF], 0.0, 0.0)), df_front),
-              cross(quat_rotate(q, (vehicle_params[v, VP_XR], 0.0, 0.0)), df_rear))
+    tau = add(cross(scale(x_body, vehicle_params[v, VP_XF]), df_front),
+              cross(scale(x_body, vehicle_params[v, VP_XR]), df_rear))
     tau = add(tau, tau_hull)
     f_susp = (0.0, 0.0, 0.0)
     f_tire = (0.0, 0.0, 0.0)

@@ -21,7 +21,7 @@ from sim.tables import CT_ABS, CT_BRAKE, CT_ESP, CT_HANDBRAKE, NW, TB_ESP_CUT, T
     VP_ABS_RELEASE, VP_ABS_SLIP, VP_ESP_CUT, VP_ESP_GAIN, VP_ESP_K, VP_ESP_MIN_SPEED, VP_ESP_MU, VP_ESP_THRESHOLD, \
     VP_WHEELBASE, W_ABS, W_ESP, W_GROUNDED, W_KAPPA, W_MU, W_STEER, W_T_BRAKE_MAX, WP_STEERS, WP_TBRAKE, WP_THAND, \
     WS_ABS
-from sim.vec import dot, quat_rotate
+from sim.vec import dot, quat_axis_z
 
 ABS_PROPORTIONAL = 0.5     # -: ABS's immediate release per unit of relative excess braking slip
 
@@ -82,7 +82,7 @@ def esp_stage(v, vehicle_params, wheel_params, controls, q, w, v_forward, wheel_
             grounded += 1
     delta = steer / steered if steered else 0.0
     mu = mu / grounded if grounded else 1.0
-    r = dot(w, quat_rotate(q, (0.0, 0.0, 1.0)))                       # yaw rate about the body's z axis
+    r = dot(w, quat_axis_z(q))                       # yaw rate about the body's z axis
     r_ref = esp_reference(v_forward, delta, vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_ESP_K], mu,
                           gravity, vehicle_params[v, VP_ESP_MU])
     body_telemetry[v, TB_YAW_REF] = r_ref

@@ -19,7 +19,7 @@ from sim.query import QUERY_DISC
 from sim.tables import NW, W_A, W_CX, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
     W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
     WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C, WP_STOP_K
-from sim.vec import add, cross, dot, get3w, quat_rotate, scale, set3w, sub
+from sim.vec import add, cross, dot, get3w, quat_axis_z, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
@@ -94,7 +94,7 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); h: substep (s).
     Reads the contact columns and this substep's road-wheel angle; writes W_XDOT, W_FS, W_FZ, W_FSX."""
     pos, q, vel, w = body
-    z_body = quat_rotate(q, (0.0, 0.0, 1.0))
+    z_body = quat_axis_z(q)
     for i in range(NW):
         steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) / h
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:

@@ -73,22 +73,47 @@ def quat_normalize(q):
 
 
 @leaf
+def quat_matrix(q):
+    """The rotation matrix R(q) of a unit quaternion, as three rows. Every rotation by q goes through it:
+    a stage's rotations by the substep's frozen orientation share one matrix (LLVM computes it once for
+    the whole inlined substep), and each then costs 9 multiplications and 6 additions instead of the 30
+    operations of the quaternion sandwich."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    return ((1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)),
+            (2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)),
+            (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)))
+
+
+@leaf
 def quat_rotate(q, v):
     """R(q) v for a unit quaternion q."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    # t = 2 (q_vec x v); v' = v + w t + q_vec x t
-    tx = 2.0 * (y * v[2] - z * v[1])
-    ty = 2.0 * (z * v[0] - x * v[2])
-    tz = 2.0 * (x * v[1] - y * v[0])
-    return (v[0] + w * tx + (y * tz - z * ty),
-            v[1] + w * ty + (z * tx - x * tz),
-            v[2] + w * tz + (x * ty - y * tx))
+    m = quat_matrix(q)
+    return (m[0][0] * v[0] + m[0][1] * v[1] + m[0][2] * v[2],
+            m[1][0] * v[0] + m[1][1] * v[1] + m[1][2] * v[2],
+            m[2][0] * v[0] + m[2][1] * v[1] + m[2][2] * v[2])
 
 
 @leaf
 def quat_rotate_inv(q, v):
     """R(q)^T v: a world vector expressed in the body frame."""
-    return quat_rotate((q[0], -q[1], -q[2], -q[3]), v)
+    m = quat_matrix(q)
+    return (m[0][0] * v[0] + m[1][0] * v[1] + m[2][0] * v[2],
+            m[0][1] * v[0] + m[1][1] * v[1] + m[2][1] * v[2],
+            m[0][2] * v[0] + m[1][2] * v[1] + m[2][2] * v[2])
+
+
+@leaf
+def quat_axis_x(q):
+    """R(q) (1, 0, 0): the body's x axis (forward) in the world."""
+    m = quat_matrix(q)
+    return (m[0][0], m[1][0], m[2][0])
+
+
+@leaf
+def quat_axis_z(q):
+    """R(q) (0, 0, 1): the body's z axis (up) in the world."""
+    m = quat_matrix(q)
+    return (m[0][2], m[1][2], m[2][2])
 
 
 @leaf

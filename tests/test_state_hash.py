@@ -156,10 +156,13 @@ def test_scripted_single_drive_hash():
 # fc28239f... / a469b850... exactly. Changed again by issue 11: static friction's solver also stops when
 # a round changes no contact speed by more than 1e-10 m/s (brakes.hold_stop = "velocity"); with
 # hold_stop = "impulse" the code gives the earlier f62876f3... / 3fb7e0b9... exactly (tested below).
-BATCH_HASH = "02f4fe0d5ffa5c7c8f310385602a5a044d0797d3903e3d030c4e36f73f6f05e2"
-SINGLE_HASH = "1678f6b5ee95d94ddb0c09d26f11727be03bff0dcca714ca7de60040e076acea"
-BATCH_HASH_IMPULSE_STOP = "f62876f3c2377216aee6058f883fc3ed946839b06cab5d1e5e54756b68fb6b1a"
-SINGLE_HASH_IMPULSE_STOP = "3fb7e0b9f8abf4be1552635bbd525cf0db73c84bad80e873a51ec7dfd2880b07"
+# Changed again by issue 11, in rounding only: every rotation by a quaternion goes through its matrix
+# (sim/vec.py quat_matrix), not the quaternion sandwich (was 02f4fe0d... / 1678f6b5..., and f62876f3... /
+# 3fb7e0b9... with the impulse rule; the single car ends its 60 s where it did to 1e-8 m).
+BATCH_HASH = "d1ae3d9e47ef36033e07446207fc3d78862972f661326577291ba3ceefc296e0"
+SINGLE_HASH = "2867cbe0e6a4b821b16005baf9a2765e51170d98c21f9b6b9f3841280a8399b0"
+BATCH_HASH_IMPULSE_STOP = "3067cae30db9c52918b1d997e05bd267e32b48e4441989773ebd6d5121aa5a9c"
+SINGLE_HASH_IMPULSE_STOP = "21239fccdf5be8a28c195353e4a4a5079fe9ab120fc77a73e2b0bf27644df056"
 
 
 def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkeypatch):
