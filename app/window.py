@@ -545,7 +545,10 @@ class App:
     def forward_speed(self) -> float:
         """The car's speed along its heading (m/s), for the cruise control."""
         state = self.session.sim.state
-        return float(np.dot(state.velocity, quat_matrix(state.orientation)[:3, 0]))
+        w, x, y, z = (float(c) for c in state.orientation)
+        vx, vy, vz = (float(c) for c in state.velocity)
+        # the body's x axis, the first column of R(q), in plain floats (this runs every physics step)
+        return vx * (1.0 - 2.0 * (y * y + z * z)) + vy * 2.0 * (x * y + w * z) + vz * 2.0 * (x * z - w * y)
 
     def map_panel(self) -> None:
         """The Map panel's content: the world from above; a pick teleports the car."""

@@ -231,9 +231,9 @@ class SceneRenderer:
         vp = proj @ view
         self.prog["u_vp"].write(gl(vp))
         self.prog["u_eye"].value = tuple(float(v) for v in eye)
-        self.plane.draw("ground", self.ground)
-        for field in self.fields:
-            field.draw(vp, np.asarray(eye, float))
+        # opaque things nearest the camera first: the car, the boxes, the bump fields, then the ground, so a
+        # renderer that tests depth before shading (llvmpipe does) shades no ground behind them
+        self.draw_car(pose, vehicle, wheels, wheel_tints)
         t = pose.time
         if getattr(self, "_static_boxes", None) is None:
             # a box that does not move keeps its instance row: built once (the pose at t = 0)
@@ -251,9 +251,12 @@ class SceneRenderer:
                 row = instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i], grid=True)
             boxes.append(row)
         self.cube.draw("boxes", boxes)
+        for field in self.fields:
+            field.draw(vp, np.asarray(eye, float))
         if self.markings is not None:                # painted 12 mm above the pad
             self.markings.draw("markings", instance(np.eye(4)))
-        self.draw_car(pose, vehicle, wheels, wheel_tints)
+        self.plane.draw("ground", self.ground)
+        self.draw_shadow(pose, vehicle)
         if ghost is not None:
             self.draw_ghost(ghost, vehicle, wheels)
         for c_pose, c_vehicle, c_wheels, color in companions:     # compare mode's variants, each in its colour
@@ -309,8 +312,7 @@ class SceneRenderer:
         return self.body_shape
 
     def draw_car(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, wheel_tints=None) -> None:
-        """The body (one draw), the four wheels where the suspension holds them, and a shadow."""
-        ch = v.chassis
+        """The body (one draw) and the four wheels where the suspension holds them."""
         shape = self.car_body(v)
         body = pose_matrix(pose.position, pose.orientation)
         self.body.draw("car", instance(body))
@@ -322,7 +324,10 @@ class SceneRenderer:
                 @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, shape.tire_width[i], r))
             wheels.append(instance(model, (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]))
         self.wheel.draw("car", wheels)
-        # a soft dark patch under the car, on the ground below its centre of mass
+
+    def draw_shadow(self, pose: Pose, v: sim.Vehicle) -> None:
+        """A soft dark patch under the car, on the ground below its centre of mass (after the ground)."""
+        ch = v.chassis
         ctx = self.ctx
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA

@@ -85,6 +85,21 @@ def _finite(value) -> bool:
         return False
 
 
+def normalise_row(row: tuple) -> list:
+    """`normalise_rows` for one row of CT_N plain numbers, without numpy (a replay reads one a step)."""
+    for k, x in enumerate(row):
+        if not math.isfinite(x):
+            raise ValueError(f"control row 0: {CONTROL_COLUMNS[k]} = {x!r} is not a finite number")
+    out = list(row)
+    shift = out[T.CT_SHIFT]
+    out[T.CT_SHIFT] = 1.0 if shift > 0.0 else -1.0 if shift < 0.0 else 0.0
+    gear = float(math.trunc(out[T.CT_GEAR]))
+    out[T.CT_GEAR] = NO_GEAR if gear > T.MAX_GEARS else gear
+    for k in (T.CT_ABS, T.CT_TC, T.CT_ESP):
+        out[k] = 1.0 if out[k] > 0.5 else 0.0
+    return out
+
+
 def normalise_rows(rows: np.ndarray) -> np.ndarray:
     """Control rows (..., CT_N) as every path reads them (Controls.from_row, Simulation.run, traces):
     shift as its sign, gear as a whole number (anything above MAX_GEARS means NO_GEAR, no request), the
@@ -150,7 +165,7 @@ class Controls:
         if len(row) > T.CT_N:
             raise ValueError(f"a control row has at most {T.CT_N} columns ({', '.join(CONTROL_COLUMNS)}), "
                              f"not {len(row)}")
-        full = normalise_rows(tuple(float(x) for x in row) + CONTROL_DEFAULTS[len(row):])
+        full = normalise_row(tuple(float(x) for x in row) + CONTROL_DEFAULTS[len(row):])
         gear = int(full[T.CT_GEAR])
         return cls(float(full[T.CT_THROTTLE]), float(full[T.CT_BRAKE]), float(full[T.CT_STEER]),
                    float(full[T.CT_HANDBRAKE]), clutch=float(full[T.CT_CLUTCH]), shift=int(full[T.CT_SHIFT]),
