@@ -132,11 +132,21 @@ def _static_loads(car: Vehicle) -> np.ndarray:
 @dataclass(frozen=True)
 class WheelState:
     """One wheel's diagnosis: its state, the cause when saturated, how much of mu Fz its raw force asks
-    for, and a plain sentence with the numbers that explain it."""
+    for, and a plain sentence with the numbers that explain it (`reason`)."""
     state: int
     cause: int
     use: float           # |F_raw| / (mu Fz), 0 without load
-    reason: str
+    why: object = field(default="", repr=False, compare=False)   # the sentence, or a function that writes it
+
+    @property
+    def reason(self) -> str:
+        """The sentence; written when first asked for (every wheel is diagnosed every step, and few of the
+        sentences are ever shown)."""
+        why = self.why
+        if callable(why):
+            why = why()
+            object.__setattr__(self, "why", why)
+        return why
 
     @property
     def name(self) -> str:
@@ -150,8 +160,9 @@ def _diagnose_wheel(car: Vehicle, i: int, loads, grounded, fz, mu, grip_scale, k
     if grounded < 0.5:
         return WheelState(NO_LOAD, NO_CAUSE, 0.0, "in the air: no load, no grip")
     if fz < MIN_LOAD_SHARE * loads[i] or budget <= 0.0:
-        return WheelState(NO_LOAD, NO_CAUSE, 0.0, f"Fz {fz:.0f} N, {100 * fz / loads[i]:.0f} % of its static "
-                                                  f"load: almost no grip")
+        load = loads[i]
+        return WheelState(NO_LOAD, NO_CAUSE, 0.0, lambda: f"Fz {fz:.0f} N, {100 * fz / load:.0f} % of its static "
+                                                          f"load: almost no grip")
     use = math.hypot(fx_raw, fy_raw) / budget
     k_peak, a_peak = peak_slips(tire, budget, fz)
     past_long = abs(kappa) > k_peak
@@ -161,25 +172,37 @@ def _diagnose_wheel(car: Vehicle, i: int, loads, grounded, fz, mu, grip_scale, k
         tread = rho * omega
         ground = abs(vx)
         if past_long and ground > MOVING and abs(tread) < LOCK_RATIO * ground:
-            cause, why = LOCKED, f"the wheel stands while the ground passes at {ground:.1f} m/s (kappa {kappa:+.2f})"
+            cause = LOCKED
         elif past_long and abs(tread) > ground:
-            cause, why = SPINNING, f"kappa {kappa:+.2f} past the peak {k_peak:.2f}: the tread outruns the ground"
+            cause = SPINNING
         elif past_long:
-            cause, why = OVERBRAKED, f"kappa {kappa:+.2f} past the peak {k_peak:.2f}: braked beyond the most grip"
+            cause = OVERBRAKED
         elif past_lat:
-            cause, why = SLIDING, (f"alpha {math.degrees(alpha):+.1f} deg past the peak "
-                                   f"{math.degrees(a_peak):.1f} deg")
+            cause = SLIDING
         else:
-            cause, why = COMBINED, (f"braking/driving and cornering together ask {use:.2f} x mu Fz: the force "
-                                    f"is cut to {100 * grip_scale:.0f} %")
-        if cause != COMBINED and cut:
-            why += f"; cut to {100 * grip_scale:.0f} %"
+            cause = COMBINED
+
+        def why() -> str:
+            if cause == LOCKED:
+                text = f"the wheel stands while the ground passes at {ground:.1f} m/s (kappa {kappa:+.2f})"
+            elif cause == SPINNING:
+                text = f"kappa {kappa:+.2f} past the peak {k_peak:.2f}: the tread outruns the ground"
+            elif cause == OVERBRAKED:
+                text = f"kappa {kappa:+.2f} past the peak {k_peak:.2f}: braked beyond the most grip"
+            elif cause == SLIDING:
+                text = f"alpha {math.degrees(alpha):+.1f} deg past the peak {math.degrees(a_peak):.1f} deg"
+            else:
+                text = (f"braking/driving and cornering together ask {use:.2f} x mu Fz: the force is cut to "
+                        f"{100 * grip_scale:.0f} %")
+            if cause != COMBINED and cut:
+                text += f"; cut to {100 * grip_scale:.0f} %"
+            return text
         return WheelState(SATURATED, cause, use, why)
     if use < LOW_UTILISATION:
         still = abs(vx) < MOVING and abs(rho * omega) < MOVING
-        return WheelState(LOW, NO_CAUSE, use, ("standing" if still else "rolling freely") +
+        return WheelState(LOW, NO_CAUSE, use, lambda: ("standing" if still else "rolling freely") +
                           f", {100 * use:.0f} % of its grip asked for")
-    return WheelState(GRIP, NO_CAUSE, use, f"working at {100 * use:.0f} % of its grip, below the peak")
+    return WheelState(GRIP, NO_CAUSE, use, lambda: f"working at {100 * use:.0f} % of its grip, below the peak")
 
 
 def diagnose(car: Vehicle, tel) -> list[WheelState]:
@@ -296,17 +319,20 @@ class GripMonitor:
         now = diagnose(car, tel)
         self.last = (key, now) if key is not None else None
         pause = False
+        before = self.states.tolist()
         for i, w in enumerate(now):
-            if self.states[i] >= 0 and w.state != self.states[i]:
-                e = GripEvent(time, i, int(self.states[i]), w.state, float(tel.Fz[i]), float(tel.kappa[i]),
+            if before[i] >= 0 and w.state != before[i]:
+                e = GripEvent(time, i, before[i], w.state, float(tel.Fz[i]), float(tel.kappa[i]),
                               float(tel.alpha[i]), w.cause, w.reason)
                 self.events.append(e)
-                if self.pause_on_loss and w.state in (NO_LOAD, SATURATED) and self.states[i] in (LOW, GRIP):
+                if self.pause_on_loss and w.state in (NO_LOAD, SATURATED) and before[i] in (LOW, GRIP):
                     if not pause:
                         self.pause_event = e
                     pause = True
-        braking = np.asarray(getattr(tel, "esp_brake", np.zeros(NW)), dtype=float) > 0.0
-        for i in np.flatnonzero(braking & ~self.esp):
+        esp = getattr(tel, "esp_brake", None)
+        braking = np.asarray(esp, dtype=float) > 0.0 if esp is not None else np.zeros(NW, dtype=bool)
+        starts = (braking & ~self.esp).nonzero()[0].tolist() if braking.any() else []
+        for i in starts:
             why = "the car turned more than the steering asks (oversteer)" if i < 2 else \
                 "the car turned less than the steering asks (understeer)"
             self.events.append(GripEvent(time, int(i), int(now[i].state), int(now[i].state), float(tel.Fz[i]),
