@@ -674,10 +674,12 @@ class App:
             self.ctx.clear(bg.x, bg.y, bg.z, 1.0)
         for r in regions:
             self.ctx.clear(bg.x, bg.y, bg.z, 1.0, viewport=r)
-        self.scene.draw(cam.view(), cam.projection(aspect), cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
+        view_m, proj_m = cam.view(), cam.projection(aspect)          # once a frame (numpy; four users)
+        vp = proj_m @ view_m
+        self.scene.draw(view_m, proj_m, cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
                         viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses())
-        self.skids.draw(cam.projection(aspect) @ cam.view())
+        self.skids.draw(vp)
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
@@ -693,9 +695,9 @@ class App:
         io.delta_time = max(min(self.overlay_age, 1.0), 1e-4)
         self.overlay_age, self.overlay_wanted = 0.0, False
         imgui.new_frame()
-        self.feature_labels(cam.projection(aspect) @ cam.view(), cam.eye, (vx, vy, vw, vh))
+        self.feature_labels(vp, cam.eye, (vx, vy, vw, vh))
         if self.overlay.arrows_on:
-            self.force_tooltip(cam.projection(aspect) @ cam.view(), (vx, vy, vw, vh))
+            self.force_tooltip(vp, (vx, vy, vw, vh))
         self.overlay.build()
         # the HUD and the messages go through ImGui too (no texture to rewrite when a number changes), in
         # the 3D view's corner; the messages in front of the panels

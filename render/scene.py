@@ -102,14 +102,17 @@ class Instances:
 
     def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, vbo: moderngl.Buffer, ibo=None):
         self.buffer = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 4, dynamic=True)
+        self._last = b""
         content = [(vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color"),
                    (self.buffer, INSTANCE_FORMAT, *INSTANCE_ATTRS)]
         self.vao = ctx.vertex_array(prog, content, index_buffer=ibo, index_element_size=4)
 
     def write(self, rows: np.ndarray) -> int:
         data = np.ascontiguousarray(rows, dtype="f4").tobytes()
-        self.buffer.orphan(max(len(data), self.buffer.size))
-        self.buffer.write(data)
+        if data != self._last:              # what does not move (the ground, the boxes) is written once
+            self.buffer.orphan(max(len(data), self.buffer.size))
+            self.buffer.write(data)
+            self._last = data
         return len(data) // (INSTANCE_FLOATS * 4)
 
     def release(self):

@@ -21,7 +21,6 @@ from sim import advisor
 from sim import manoeuvres, models
 from sim import params as P
 from sim.files import data_dir
-from sim.logs import body_motion
 from sim.diagnosis import CAUSE_SHORT, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
     diagnose, force_was_cut, tire_curve
 
@@ -125,36 +124,41 @@ def log_channel(log, name: str) -> np.ndarray | None:
 
 
 class History:
-    """The last `seconds` of a few channels, one sample per physics step, in ring buffers."""
+    """The last `seconds` of the plot channels, one sample per physics step, in a ring buffer. Each step
+    stores the raw numbers in one row (time, world velocity, orientation, angular velocity, the change of
+    velocity since the last sample, rpm and the wheels' channels); the channels in the car's frame and in
+    display units are worked out from them when a plot asks (`series`), for the samples it shows."""
+
+    # raw row: t | v (3) | q (4) | w (3) | dv/dt (3) | rpm | Fz Fx Fy kappa alpha (4 each) | steer FL, FR
+    T, V, Q, W, A, RPM, WHEELS, STEER, WIDTH = 0, 1, 4, 8, 11, 14, 15, 35, 37
+    WHEEL_CHANNELS = ("Fz", "Fx", "Fy", "kappa", "alpha")
 
     def __init__(self, seconds: float, dt: float):
         self.cap = int(round(seconds / dt))
-        self.t = np.zeros(self.cap)
-        self.data = {name: np.zeros((self.cap, width)) for name, (_, width, _) in CHANNELS.items()}
+        self.raw = np.zeros((self.cap, self.WIDTH))
+        self.t = self.raw[:, self.T]
         self.n = 0
         self.valid = 0                                # samples in the ring that are still to be shown
-        self._v_prev: np.ndarray | None = None      # world velocity at the last sample (for the accelerations)
+        self._v_prev: list | None = None             # world velocity at the last sample (for the accelerations)
 
     def append(self, sim_) -> None:
         tel, st = sim_.telemetry, sim_.state
         k = self.n % self.cap
-        v = np.array(st.velocity, dtype=float)               # a copy: the state view changes in place
-        dt = sim_.time - self.t[(self.n - 1) % self.cap] if self.valid else 0.0
-        _, v_body, w_body, a_body, beta = body_motion(st.orientation, v, st.angular_velocity, self._v_prev, dt)
+        v = np.asarray(st.velocity, dtype=float).tolist()
+        t = sim_.time
+        if self._v_prev is not None and self.valid:
+            dt = t - self.t[(self.n - 1) % self.cap]
+            a = [(v[j] - self._v_prev[j]) / dt for j in range(3)] if dt > 0.0 else [0.0, 0.0, 0.0]
+        else:
+            a = [0.0, 0.0, 0.0]
         self._v_prev = v
-        self.t[k] = sim_.time
-        self.data["speed"][k, 0] = v_body[0] * sim.KMH
-        self.data["rpm"][k, 0] = float(tel.rpm)
-        self.data["Fz"][k] = tel.Fz
-        self.data["kappa"][k] = tel.kappa
-        self.data["alpha"][k] = np.degrees(tel.alpha)
-        self.data["Fx"][k] = tel.Fx
-        self.data["Fy"][k] = tel.Fy
-        self.data["steer"][k, 0] = math.degrees(0.5 * (float(tel.steer[0]) + float(tel.steer[1])))
-        self.data["beta"][k, 0] = math.degrees(beta)
-        self.data["yaw rate"][k, 0] = math.degrees(w_body[2])
-        self.data["a long"][k, 0] = a_body[0] / G
-        self.data["a lat"][k, 0] = a_body[1] / G
+        steer = np.asarray(tel.steer, dtype=float).tolist()
+        row = [t, *v, *np.asarray(st.orientation, dtype=float).tolist(),
+               *np.asarray(st.angular_velocity, dtype=float).tolist(), *a, float(tel.rpm)]
+        for name in self.WHEEL_CHANNELS:
+            row += np.asarray(getattr(tel, name), dtype=float).tolist()
+        row += steer[:2]
+        self.raw[k] = row
         self.n += 1
         self.valid = min(self.valid + 1, self.cap)
 
@@ -171,11 +175,47 @@ class History:
         self.valid = m - later                        # a wrapped ring's slots past them hold older samples
         self._v_prev = None
 
+    def times(self) -> np.ndarray:
+        """The samples' times in order."""
+        m = min(self.n, self.cap, self.valid)
+        return self.t[(np.arange(self.n - m, self.n)) % self.cap]
+
     def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(times, values) in time order."""
+        """(times, values) in time order: the channel `name` (CHANNELS) in its display unit, (samples, width)."""
         m = min(self.n, self.cap, self.valid)
         idx = (np.arange(self.n - m, self.n)) % self.cap
-        return self.t[idx], self.data[name][idx]
+        rows = self.raw[idx]
+        if name in self.WHEEL_CHANNELS:
+            j = self.WHEELS + 4 * self.WHEEL_CHANNELS.index(name)
+            values = rows[:, j:j + 4]
+            return rows[:, self.T], np.degrees(values) if name == "alpha" else values
+        if name == "rpm":
+            return rows[:, self.T], rows[:, self.RPM:self.RPM + 1]
+        if name == "steer":
+            return rows[:, self.T], np.degrees(0.5 * (rows[:, self.STEER] + rows[:, self.STEER + 1]))[:, None]
+        # the car's frame: x = R^T x_world with R's columns the body axes (sim.logs.body_frame, per sample)
+        w_, x, y, z = (rows[:, self.Q + c] for c in range(4))
+        axes = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w_ * z), 2 * (x * z - w_ * y)], -1),
+                         np.stack([2 * (x * y - w_ * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w_ * x)], -1),
+                         np.stack([2 * (x * z + w_ * y), 2 * (y * z - w_ * x), 1 - 2 * (x * x + y * y)], -1)], 1)
+
+        def body(col):                                 # (samples, 3) world -> the car's frame
+            return np.einsum("nij,nj->ni", axes, rows[:, col:col + 3])
+        if name == "speed":
+            values = body(self.V)[:, :1] * sim.KMH
+        elif name == "beta":
+            vb = body(self.V)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = np.where(np.abs(vb[:, 0]) > 1.0, np.degrees(np.arctan2(vb[:, 1], vb[:, 0])), np.nan)[:, None]
+        elif name == "yaw rate":
+            values = np.degrees(body(self.W)[:, 2:3])
+        elif name == "a long":
+            values = body(self.A)[:, 0:1] / G
+        elif name == "a lat":
+            values = body(self.A)[:, 1:2] / G
+        else:
+            raise KeyError(name)
+        return rows[:, self.T], values
 
 
 def config_presets() -> list[P.Preset]:
@@ -1312,7 +1352,7 @@ class Overlay:
             return
         s = self.session
         cursor = s.sim.time if (s.paused or s.scrub) else None
-        t_all, _ = self.history.series("speed")
+        t_all = self.history.times()
         t1 = float(t_all[-1]) if len(t_all) else 0.0
         flags = implot.SubplotFlags_.link_all_x | implot.SubplotFlags_.no_title
         # at least MIN_PLOT_ROW px a unit: more units than fit scroll
@@ -1399,7 +1439,7 @@ class Overlay:
         MIN_SPAN of that unit, so numerical noise at rest draws as a flat line and not as a wild trace."""
         lo, hi = math.inf, -math.inf
         ref = getattr(self.session, "reference", None)
-        t_all, _ = self.history.series("speed")
+        t_all = self.history.times()
         window = self.reference_window(ref, float(t_all[-1]) if len(t_all) else 0.0)[1] \
             if ref is not None and ref.log is not None else None
         for name in chosen:
