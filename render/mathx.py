@@ -13,7 +13,13 @@ def translate(v) -> np.ndarray:
 
 
 def scale(s) -> np.ndarray:
-    return np.diag([*np.broadcast_to(np.asarray(s, float), (3,)), 1.0])
+    """diag(sx, sy, sz, 1) from one factor or three."""
+    m = np.eye(4)
+    if np.ndim(s) == 0:
+        m[0, 0] = m[1, 1] = m[2, 2] = float(s)
+    else:
+        m[0, 0], m[1, 1], m[2, 2] = (float(x) for x in s)
+    return m
 
 
 def rot_axis(axis: str, angle: float) -> np.ndarray:

@@ -47,16 +47,21 @@ void main() {
 """
 
 
-def sliding(tel, i: int) -> float:
-    """0..1: how strongly wheel i marks the ground now (0 when it grips or hardly slides)."""
-    if tel.grounded[i] < 0.5:
+SLIDING_CHANNELS = ("grounded", "rho", "omega", "vx", "vy", "mu", "Fz", "Fx_raw", "Fy_raw")
+
+
+def sliding(tel, i: int, channels: dict | None = None) -> float:
+    """0..1: how strongly wheel i marks the ground now (0 when it grips or hardly slides). `channels`: the
+    telemetry's SLIDING_CHANNELS already read as lists (a step asks for all four wheels)."""
+    c = channels if channels is not None else {name: getattr(tel, name) for name in SLIDING_CHANNELS}
+    if c["grounded"][i] < 0.5:
         return 0.0
-    tread, ground = float(tel.rho[i]) * float(tel.omega[i]), float(tel.vx[i])
-    slide = math.hypot(tread - ground, float(tel.vy[i]))
+    tread, ground = float(c["rho"][i]) * float(c["omega"][i]), float(c["vx"][i])
+    slide = math.hypot(tread - ground, float(c["vy"][i]))
     if slide < SLIDE_MIN:
         return 0.0
-    budget = float(tel.mu[i]) * float(tel.Fz[i])
-    past = budget > 0.0 and math.hypot(float(tel.Fx_raw[i]), float(tel.Fy_raw[i])) > budget
+    budget = float(c["mu"][i]) * float(c["Fz"][i])
+    past = budget > 0.0 and math.hypot(float(c["Fx_raw"][i]), float(c["Fy_raw"][i])) > budget
     locked_or_spinning = abs(ground) > 1.0 and (abs(tread) < 0.1 * abs(ground) or abs(tread) > 1.5 * abs(ground))
     if not (past or locked_or_spinning):
         return 0.0
@@ -89,8 +94,9 @@ class SkidMarks:
             self.last = [None] * 4
             return
         q, n = np.asarray(tel.Q, dtype=float), np.asarray(tel.n, dtype=float)
+        channels = {name: np.asarray(getattr(tel, name), dtype=float).tolist() for name in SLIDING_CHANNELS}
         for i in range(4):
-            strength = sliding(tel, i)
+            strength = sliding(tel, i, channels)
             if strength <= 0.0:
                 self.last[i] = None
                 continue
