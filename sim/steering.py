@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from sim.jit import leaf, stage
-from sim.tables import CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, VP_STEER_RATE, VP_TRACK_F, \
-    VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
+from sim.tables import BS_VX, BS_VY, BS_VZ, CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, \
+    VP_STEER_RATE, VP_TRACK_F, VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
 
 
 @leaf
@@ -55,14 +55,24 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
     return -outer, -inner
 
 
+@leaf
+def steering_targets(v, vehicle_params, controls, body_state):
+    """The road-wheel angles (left, right) the driver's input asks for this step (rad): the input and the
+    speed at the start of the step (the input is the step's; the speed limit on the lock is the driver's
+    aid, not a dynamic of the substeps), so they are worked out once a step (`sim.step`)."""
+    vx, vy, vz = body_state[v, BS_VX], body_state[v, BS_VY], body_state[v, BS_VZ]
+    speed = math.sqrt(vx * vx + vy * vy + vz * vz)
+    return steer_angles(controls[v, CT_STEER], vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
+                        vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN], speed,
+                        vehicle_params[v, VP_STEER_LIMIT_V])
+
+
 @stage
-def steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h):
-    """Each wheel's road-wheel angle for this substep (W_STEER), rate-limited from the last committed
-    angle. vel: the body's velocity (m/s, world), for the speed limit; h: substep (s)."""
-    speed = math.sqrt(vel[0] ** 2 + vel[1] ** 2 + vel[2] ** 2)
-    left, right = steer_angles(controls[v, CT_STEER], vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
-                               vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN], speed,
-                               vehicle_params[v, VP_STEER_LIMIT_V])
+def steering_stage(v, vehicle_params, wheel_params, targets, wheel_state, wheel_scratch, h):
+    """Each wheel's road-wheel angle for this substep (W_STEER), moved toward this step's target
+    (`steering_targets`: left, right) from the last committed angle by at most the steering rate; h:
+    substep (s)."""
+    left, right = targets
     rate = vehicle_params[v, VP_STEER_RATE]
     for i in range(NW):
         target = (left if i % 2 == 0 else right) * wheel_params[v, i, WP_STEERS]

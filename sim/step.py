@@ -5,7 +5,8 @@ substep starts from the same frozen body pose and velocity (`body`, read once); 
 in `sim/tables.py`. What each stage reads and writes (wheel_scratch columns W_*, state tables WS_* DS_*):
 
 stage          reads                                        writes
-steering  §2   controls, body velocity, WS_STEER            W_STEER
+steering  §2   this step's targets (controls, body speed   W_STEER
+               at the step's start), WS_STEER
 broad     §5   body position, world                         the shape masks
 contact   §6   body pose, W_STEER, world, WS_LRAW            W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
                                                             W_SHAPE W_MU, vectors W_Q W_N W_T W_B W_C W_U W_VG
@@ -51,7 +52,7 @@ from sim.engine import engine_stage
 from sim.gearbox import gearbox_stage
 from sim.jit import kernel, leaf, stage, threaded_kernel
 from sim.parking import parking_stage
-from sim.steering import steering_stage
+from sim.steering import steering_stage, steering_targets
 from sim.suspension import suspension_stage
 from sim.tables import NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
 from sim.tire import tire_stage
@@ -62,11 +63,12 @@ from sim.wheel import wheel_stage
 
 @stage
 def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-            wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h):
-    """One substep of h seconds for vehicle v at time t, in the order of the wheel chain."""
+            wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h, steer_targets):
+    """One substep of h seconds for vehicle v at time t, in the order of the wheel chain; steer_targets:
+    this step's road-wheel angles (sim/steering.py steering_targets)."""
     body = read_body(body_state, v)                                      # frozen for the whole substep
     pos, q, vel, w = body
-    steering_stage(v, vehicle_params, wheel_params, controls, vel, wheel_state, wheel_scratch, h)
+    steering_stage(v, vehicle_params, wheel_params, steer_targets, wheel_state, wheel_scratch, h)   # rate limit
     box_mask, hf_mask = broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t)
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
@@ -122,10 +124,11 @@ def step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, 
     """Advance every vehicle by one fixed step dt (s) made of `substeps` equal substeps, from time t0."""
     h = dt / substeps
     for v in range(body_state.shape[0]):
+        targets = steering_targets(v, vehicle_params, controls, body_state)
         for k in range(substeps):
             substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
                     scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes, boxes, hf_meta,
-                    hf_z, surf_mu, gravity, t0 + k * h, h)
+                    hf_z, surf_mu, gravity, t0 + k * h, h, targets)
         publish(v, wheel_telemetry)
 
 
@@ -155,8 +158,9 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
     for v in range(v0, v1):
         for k in range(control_trace.shape[0]):
             t = t0 + k * dt
+            targets = steering_targets(v, vehicle_params, control_trace[k], body_state)
             for j in range(substeps):
                 substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state, drive_state,
                         wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes,
-                        boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h)
+                        boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h, targets)
             publish(v, wheel_telemetry)

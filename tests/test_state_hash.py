@@ -161,10 +161,13 @@ def test_scripted_single_drive_hash():
 # 3fb7e0b9... with the impulse rule; the single car ends its 60 s where it did to 1e-8 m). And again, in
 # rounding only: the body's rotation from its series, the normalisation by a Newton step, the inverse
 # inertia by reciprocals (docs/physics.md §12; was d1ae3d9e... / 2867cbe0... and 3067cae3... / 21239fcc...).
-BATCH_HASH = "43dabf61006089fce4cecd476602f5a98d6a50844d8dbe4e36e1833c866f8918"
-SINGLE_HASH = "ff20d55f309fce898c753323c939ffa88c60cdce4c7c7a578156d1334b052e8f"
-BATCH_HASH_IMPULSE_STOP = "b1a2ea52cd1aefb52f0cbbc8f77def4a51c559657330f9ba1d3c82c5abf63cdc"
-SINGLE_HASH_IMPULSE_STOP = "eba92945e24690b720ddafe4a1e1f4ec8509b92f09a50c4d96c8ee3f2c921000"
+# And again: the steering targets once a step, from the speed at its start (docs/physics.md §2; was
+# 43dabf61... / ff20d55f... and b1a2ea52... / eba92945...; the single car, at 8 substeps, ends its 60 s
+# 5 cm from where it did).
+BATCH_HASH = "3f95c925ba3e1794d684ec22002ce596a0ae550701d72abd8a8b3f2156caf18c"
+SINGLE_HASH = "1747aed5c176eb76170ca79f34d664e608cff7d243bc6557c6abd5a124c47f70"
+BATCH_HASH_IMPULSE_STOP = "fb6603e91aff0a1cdad87bb2acee4ce77c60ad398aeb4e3a2765c5d78b70bdd6"
+SINGLE_HASH_IMPULSE_STOP = "92754952e282af57fb65c55f869556af66995fb9374937044cef3bc64160c361"
 
 
 def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkeypatch):
