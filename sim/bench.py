@@ -176,6 +176,43 @@ def vs_mujoco(car, steps: int, n: int) -> None:
             s.run(trace)
             blocks.append((lambda s=s, trace=trace: s.run(trace), k * n))
             labels.append(f"Contact Patch, {n} cars, {wname}, {sub} substeps, per car-step")
+    # the same batch on one core (the threads' share of the speed-up shows against the figure above), and
+    # a batch already driving: 20 m/s on the flat in the gear for that speed, a sweep's usual regime
+    # (the batches above start from rest and, over the benchmark, only reach walking pace)
+    import sim.simulation as simulation
+    world = sim.load_world("flat")
+    s = sim.Simulation(car, world, dt=dt, substeps=2, n_vehicles=n)
+    rng = np.random.default_rng(0)
+    s.reset(position=np.column_stack([rng.uniform(-20, 20, (n, 2)), np.full(n, sim.rest_com_height(car))]),
+            yaw=rng.uniform(0, 6.28, n))
+    k = max(10, steps // 100)
+    trace = np.zeros((k, n, 4))
+    trace[..., 0] = 0.3
+    trace[..., 2] = 0.1
+    s.run(trace)
+
+    def one_thread(s=s, trace=trace):
+        threads = simulation.threads
+        simulation.threads = lambda: 1
+        try:
+            s.run(trace)
+        finally:
+            simulation.threads = threads
+    blocks.append((one_thread, k * n))
+    labels.append(f"Contact Patch, {n} cars, flat, 2 substeps, per car-step, one thread")
+    from sim.manoeuvres import gear_for
+    for sub in (2, 8):
+        s = sim.Simulation(car, world, dt=dt, substeps=sub, n_vehicles=n)
+        gear = gear_for(car, 20.0)
+        s.reset(position=np.column_stack([rng.uniform(-20, 20, (n, 2)), np.full(n, sim.rest_com_height(car))]),
+                yaw=rng.uniform(0, 6.28, n), speed=20.0, gear=gear)
+        fast = np.zeros((k, n, 7))
+        fast[..., 0] = 0.25                          # about what holds 20 m/s
+        fast[..., 2] = 0.02
+        fast[..., 6] = gear
+        s.run(fast)
+        blocks.append((lambda s=s, fast=fast: s.run(fast), k * n))
+        labels.append(f"Contact Patch, {n} cars, flat, {sub} substeps, at 20 m/s, per car-step")
     us = interleaved(blocks)
     ref = us[0]
     print(f"{'':72s} {'us':>8s} {'x MuJoCo':>9s}")
