@@ -20,6 +20,8 @@ import time
 import numpy as np
 
 import sim
+from sim.manoeuvres import gear_for
+from sim.tables import NO_GEAR
 
 
 def machine() -> str:
@@ -134,6 +136,24 @@ def interleaved(blocks: list, rounds: int = 7) -> list[float]:
     return [float(np.median(t)) * 1e6 for t in times]
 
 
+def batch_case(car, world, dt: float, substeps: int, n: int, k: int, speed: float = 0.0):
+    """n cars at random places and headings within 20 m of the origin, and a trace of k steps of the same
+    controls: from rest, throttle 0.3 and a little steer; at `speed`, in the gear for it with the throttle
+    that about holds it. Run once, so the timed runs find everything compiled."""
+    s = sim.Simulation(car, world, dt=dt, substeps=substeps, n_vehicles=n)
+    rng = np.random.default_rng(0)
+    xy = rng.uniform(-20, 20, (n, 2))
+    gear = gear_for(car, speed) if speed > 0.0 else 1
+    s.reset(position=np.column_stack([xy, np.full(n, sim.rest_com_height(car))]), yaw=rng.uniform(0, 6.28, n),
+            speed=speed, gear=gear)
+    trace = np.zeros((k, n, 7))
+    trace[..., 0] = 0.25 if speed > 0.0 else 0.3
+    trace[..., 2] = 0.02 if speed > 0.0 else 0.1
+    trace[..., 6] = gear if speed > 0.0 else NO_GEAR
+    s.run(trace)
+    return s, trace
+
+
 def vs_mujoco(car, steps: int, n: int) -> None:
     dt = 1 / 240
     mj, model, data = mujoco_car(car, dt)
@@ -161,35 +181,17 @@ def vs_mujoco(car, steps: int, n: int) -> None:
                     s.step(c)
             blocks.append((one, steps))
             labels.append(f"Contact Patch, 1 car, {wname}, {sub} substeps, step() from Python")
+    k = max(10, steps // 100)
     for wname in ("flat", "proving_ground"):
-        world = sim.load_world(wname)
         for sub in (2, 8):
-            s = sim.Simulation(car, world, dt=dt, substeps=sub, n_vehicles=n)
-            rng = np.random.default_rng(0)
-            xy = rng.uniform(-20, 20, (n, 2))
-            s.reset(position=np.column_stack([xy, np.full(n, sim.rest_com_height(car))]),
-                    yaw=rng.uniform(0, 6.28, n))
-            k = max(10, steps // 100)
-            trace = np.zeros((k, n, 4))
-            trace[..., 0] = 0.3
-            trace[..., 2] = 0.1
-            s.run(trace)
+            s, trace = batch_case(car, sim.load_world(wname), dt, sub, n, k)
             blocks.append((lambda s=s, trace=trace: s.run(trace), k * n))
             labels.append(f"Contact Patch, {n} cars, {wname}, {sub} substeps, per car-step")
     # the same batch on one core (the threads' share of the speed-up shows against the figure above), and
     # a batch already driving: 20 m/s on the flat in the gear for that speed, a sweep's usual regime
     # (the batches above start from rest and, over the benchmark, only reach walking pace)
     import sim.simulation as simulation
-    world = sim.load_world("flat")
-    s = sim.Simulation(car, world, dt=dt, substeps=2, n_vehicles=n)
-    rng = np.random.default_rng(0)
-    s.reset(position=np.column_stack([rng.uniform(-20, 20, (n, 2)), np.full(n, sim.rest_com_height(car))]),
-            yaw=rng.uniform(0, 6.28, n))
-    k = max(10, steps // 100)
-    trace = np.zeros((k, n, 4))
-    trace[..., 0] = 0.3
-    trace[..., 2] = 0.1
-    s.run(trace)
+    s, trace = batch_case(car, sim.load_world("flat"), dt, 2, n, k)
 
     def one_thread(s=s, trace=trace):
         threads = simulation.threads
@@ -200,18 +202,9 @@ def vs_mujoco(car, steps: int, n: int) -> None:
             simulation.threads = threads
     blocks.append((one_thread, k * n))
     labels.append(f"Contact Patch, {n} cars, flat, 2 substeps, per car-step, one thread")
-    from sim.manoeuvres import gear_for
     for sub in (2, 8):
-        s = sim.Simulation(car, world, dt=dt, substeps=sub, n_vehicles=n)
-        gear = gear_for(car, 20.0)
-        s.reset(position=np.column_stack([rng.uniform(-20, 20, (n, 2)), np.full(n, sim.rest_com_height(car))]),
-                yaw=rng.uniform(0, 6.28, n), speed=20.0, gear=gear)
-        fast = np.zeros((k, n, 7))
-        fast[..., 0] = 0.25                          # about what holds 20 m/s
-        fast[..., 2] = 0.02
-        fast[..., 6] = gear
-        s.run(fast)
-        blocks.append((lambda s=s, fast=fast: s.run(fast), k * n))
+        s, trace = batch_case(car, sim.load_world("flat"), dt, sub, n, k, speed=20.0)
+        blocks.append((lambda s=s, trace=trace: s.run(trace), k * n))
         labels.append(f"Contact Patch, {n} cars, flat, {sub} substeps, at 20 m/s, per car-step")
     us = interleaved(blocks)
     ref = us[0]
