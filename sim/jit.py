@@ -23,6 +23,45 @@ KERNEL_CONSTANTS = ("tables.py", "units.py", "jit.py")   # read by kernels thoug
 DECORATED = re.compile(rb"^from sim\.jit import [^\n]*(kernel|stage|leaf|accessor)\b", re.M)   # defines kernels
 
 
+LIBMVEC_SYMBOLS = {"avx512": ("_ZGVeN8v_atan", "_ZGVeN8v_sin", "_ZGVeN8v_cos"),
+                   "avx2": ("_ZGVdN4v_atan", "_ZGVdN4v_sin", "_ZGVdN4v_cos")}
+VECTOR_CPU_FEATURES = {"avx512": "avx512f", "avx2": "avx2"}
+
+
+def choose_vector_math() -> str:
+    """The vector maths the kernels can use here (sim/lanes.py): the widest whose processor feature and
+    glibc libmvec symbols are both present, "scalar" otherwise (other systems, older glibc, no AVX2).
+    CONTACTPATCH_VECTOR_MATH=scalar|avx2|avx512 narrows the choice (it never widens past what is here).
+    Loads libmvec into the process, where the compiled kernels find its functions."""
+    asked = os.environ.get("CONTACTPATCH_VECTOR_MATH", "").strip().lower()
+    order = ("avx512", "avx2")
+    if asked == "scalar" or JIT_DISABLED:
+        return "scalar"
+    if asked in order:
+        order = order[order.index(asked):]
+    try:
+        import ctypes
+        import ctypes.util
+        import llvmlite.binding as llb
+        features = llb.get_host_cpu_features()
+        path = ctypes.util.find_library("mvec")
+        lib = ctypes.CDLL(path) if path else None
+    except Exception:                      # no host query or no loader here: the scalar library
+        return "scalar"
+    for name in order:
+        try:
+            has_cpu = bool(features[VECTOR_CPU_FEATURES[name]])
+        except KeyError:
+            has_cpu = False
+        if lib is not None and has_cpu and all(hasattr(lib, s) for s in LIBMVEC_SYMBOLS[name]):
+            llb.load_library_permanently(path)
+            return name
+    return "scalar"
+
+
+VECTOR_MATH = choose_vector_math()
+
+
 def drop_stale_cache() -> None:
     """numba's cache checks only the source file of the cached function itself, so an edit to a helper
     in another file would leave a stale kernel in use. Keep a hash of every sim/*.py a kernel can depend
@@ -30,7 +69,7 @@ def drop_stale_cache() -> None:
     the cached kernels whenever it changes. Python-only modules (the API, validation, benchmark) are left
     out, so editing them does not cost a recompile."""
     cache = SIM_DIR / "__pycache__"
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"vector maths: {VECTOR_MATH}\0".encode())   # kernels differ by it
     for f in sorted(SIM_DIR.glob("*.py")):
         text = f.read_bytes()
         if f.name in KERNEL_CONSTANTS or DECORATED.search(text):

@@ -170,7 +170,10 @@ VP_N = VP_RATIO + MAX_GEARS
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit
  W_ROLL_SURF,                              # - the ground's rolling resistance coefficient under the wheel
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 4)
+ W_MF_DX, W_MF_EX, W_MF_DY, W_MF_EY,       # N, -, N, -: the Magic Formula's peak D and shape E of this substep,
+                                           # longitudinal and lateral (D = 0: that curve is not a Magic Formula)
+ W_MF_FX, W_MF_SLOPE, W_MF_FY,             # N, N, N: its longitudinal force and slope, its lateral D sin(...)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 11)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

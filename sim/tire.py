@@ -6,12 +6,13 @@ import math
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
 from sim.jit import leaf, stage
+from sim.lanes import magic_formula_lanes
 from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.pack packs them)
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_NX, WS_SX, \
-    WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE
+    WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE, W_MF_DX, W_MF_DY, W_MF_EX, W_MF_EY, W_MF_FX, W_MF_FY, W_MF_SLOPE
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
@@ -265,17 +266,66 @@ def mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev, 
     return fx0, fy0, fx, fy, share, dfx
 
 
+@leaf
+def curve_inputs(model, lateral_model, wheel_params, v, i, mu, fz):
+    """(D, E) of the wheel's longitudinal and lateral Magic Formula curves this substep, D = 0 for a curve
+    that is not one (linear, the force-request wheels' longitudinal, mf96 and mf61, which have their own)."""
+    dx, ex, dy, ey = 0.0, 0.0, 0.0, 0.0
+    if model == MODEL_MAGIC or model == MODEL_SIMPLE:
+        dx = wheel_params[v, i, WP_DXF] * mu * fz
+        ex = wheel_params[v, i, WP_EX] if model == MODEL_MAGIC else 0.0
+    if lateral_model == MODEL_MAGIC or lateral_model == MODEL_SIMPLE:
+        dy = wheel_params[v, i, WP_DYF] * mu * fz
+        ey = wheel_params[v, i, WP_EY] if lateral_model == MODEL_MAGIC else 0.0
+    return dx, ex, dy, ey
+
+
+@leaf
+def lateral_model_of(model, wheel_params, v, i):
+    """The model of the wheel's lateral curve: its own, or the Magic Formula's for a chaos tire on the curve."""
+    return MODEL_MAGIC if model == MODEL_CHAOS and wheel_params[v, i, WP_CHAOS_CURVE] > 0.5 else model
+
+
+@leaf
+def curves_of_all_wheels(v, wheel_params, wheel_scratch):
+    """The four wheels' longitudinal and lateral Magic Formula curves at once (sim/lanes.py): the forces
+    and the longitudinal slope into W_MF_FX, W_MF_SLOPE and W_MF_FY (the lateral D sin(...), before its
+    sign). Each lane is the scalar formula's arithmetic; its B and C are the packed ones, D and E those of
+    this substep (W_MF_*), s the wheel's kappa or alpha."""
+    sc, wp = wheel_scratch, wheel_params
+    b = (wp[v, 0, WP_BX], wp[v, 1, WP_BX], wp[v, 2, WP_BX], wp[v, 3, WP_BX],
+         wp[v, 0, WP_BY], wp[v, 1, WP_BY], wp[v, 2, WP_BY], wp[v, 3, WP_BY])
+    c = (wp[v, 0, WP_CX], wp[v, 1, WP_CX], wp[v, 2, WP_CX], wp[v, 3, WP_CX],
+         wp[v, 0, WP_CY], wp[v, 1, WP_CY], wp[v, 2, WP_CY], wp[v, 3, WP_CY])
+    d = (sc[v, 0, W_MF_DX], sc[v, 1, W_MF_DX], sc[v, 2, W_MF_DX], sc[v, 3, W_MF_DX],
+         sc[v, 0, W_MF_DY], sc[v, 1, W_MF_DY], sc[v, 2, W_MF_DY], sc[v, 3, W_MF_DY])
+    e = (sc[v, 0, W_MF_EX], sc[v, 1, W_MF_EX], sc[v, 2, W_MF_EX], sc[v, 3, W_MF_EX],
+         sc[v, 0, W_MF_EY], sc[v, 1, W_MF_EY], sc[v, 2, W_MF_EY], sc[v, 3, W_MF_EY])
+    s_ = (sc[v, 0, W_KAPPA], sc[v, 1, W_KAPPA], sc[v, 2, W_KAPPA], sc[v, 3, W_KAPPA],
+          sc[v, 0, W_ALPHA], sc[v, 1, W_ALPHA], sc[v, 2, W_ALPHA], sc[v, 3, W_ALPHA])
+    force, slope = magic_formula_lanes(b, c, d, e, s_)
+    for i in range(NW):
+        sc[v, i, W_MF_FX] = force[i]
+        sc[v, i, W_MF_SLOPE] = slope[i]
+        sc[v, i, W_MF_FY] = force[NW + i]
+
+
 @stage
 def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     """Contact velocity, slip, raw tire force, combined limit and rolling resistance for each wheel.
 
     body: the frozen (pos, q, vel, w). Reads the contact columns, W_FZ and W_MU; writes the slip and
     force columns (an airborne wheel gets zero slip and force). With a relaxation length the raw lateral
-    force lags its steady value (WS_FY_LAG); h: substep (s)."""
+    force lags its steady value (WS_FY_LAG); h: substep (s). In three passes: each wheel's slips, the
+    Magic Formula curves of all four wheels at once, each wheel's forces."""
     pos, q, vel, w = body
     for i in range(NW):
         omega = wheel_state[v, i, WS_OMEGA]
         wheel_scratch[v, i, W_OMEGA] = omega
+        wheel_scratch[v, i, W_MF_DX] = 0.0
+        wheel_scratch[v, i, W_MF_EX] = 0.0
+        wheel_scratch[v, i, W_MF_DY] = 0.0
+        wheel_scratch[v, i, W_MF_EY] = 0.0
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
             wheel_scratch[v, i, W_VX] = 0.0
             wheel_scratch[v, i, W_VY] = 0.0
@@ -308,27 +358,57 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             kappa, alpha = slip_fgear(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])
         else:
             kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
+        wheel_scratch[v, i, W_VX] = vx
+        wheel_scratch[v, i, W_VY] = vy
+        wheel_scratch[v, i, W_RHO] = rho
+        wheel_scratch[v, i, W_KAPPA] = kappa
+        wheel_scratch[v, i, W_ALPHA] = alpha
+        model = int(wheel_params[v, i, WP_MODEL])
+        if model != MODEL_MF96 and model != MODEL_MF61:   # (those two have their own load dependence)
+            fz = wheel_scratch[v, i, W_FZ]
+            mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0],
+                                                         fz)
+            wheel_scratch[v, i, W_MU] = mu                                  # surface x grip x load factor
+            dx, ex, dy, ey = curve_inputs(model, lateral_model_of(model, wheel_params, v, i), wheel_params, v, i, mu,
+                                          fz)
+            wheel_scratch[v, i, W_MF_DX] = dx
+            wheel_scratch[v, i, W_MF_EX] = ex
+            wheel_scratch[v, i, W_MF_DY] = dy
+            wheel_scratch[v, i, W_MF_EY] = ey
+    curves_of_all_wheels(v, wheel_params, wheel_scratch)                 # D sin(C atan(...)), eight at once
+    for i in range(NW):
+        if wheel_scratch[v, i, W_GROUNDED] == 0.0:
+            continue
+        tt = get3w(wheel_scratch, v, i, W_TX)
+        bb = get3w(wheel_scratch, v, i, W_BX)
+        u = get3w(wheel_scratch, v, i, W_UX)
+        vx = wheel_scratch[v, i, W_VX]
+        kappa = wheel_scratch[v, i, W_KAPPA]
+        alpha = wheel_scratch[v, i, W_ALPHA]
         fz = wheel_scratch[v, i, W_FZ]
+        mu = wheel_scratch[v, i, W_MU]
         model = int(wheel_params[v, i, WP_MODEL])
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
         if model == MODEL_MF96 or model == MODEL_MF61:
             # the family's own load dependence (pdx2, pdy2) and combined-slip weighting; mu = surface x grip
-            mu = wheel_scratch[v, i, W_MU]
             fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz,
                                                                   keep, wheel_state[v, i, WS_FY_LAG], sg)
             wheel_scratch[v, i, W_DFX] = dfx
         else:
-            mu = wheel_scratch[v, i, W_MU] * load_factor(wheel_params[v, i, WP_LOAD_SENS], wheel_params[v, i, WP_FZ0],
-                                                         fz)
-            wheel_scratch[v, i, W_MU] = mu                                  # surface x grip x load factor
-            fx_raw, slope = longitudinal_force(model, kappa, wheel_params[v, i, WP_CK], wheel_params[v, i, WP_BX],
-                                               wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
-                                               wheel_params[v, i, WP_EX], mu, fz)
-            lateral_model = MODEL_MAGIC if model == MODEL_CHAOS and wheel_params[v, i, WP_CHAOS_CURVE] > 0.5 else model
-            fy_raw = lateral_force(lateral_model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
-                                   wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF], wheel_params[v, i, WP_EY],
-                                   mu, fz)
+            if model == MODEL_MAGIC or model == MODEL_SIMPLE:
+                fx_raw, slope = wheel_scratch[v, i, W_MF_FX], wheel_scratch[v, i, W_MF_SLOPE]   # the curve's
+            else:
+                fx_raw, slope = longitudinal_force(model, kappa, wheel_params[v, i, WP_CK], wheel_params[v, i, WP_BX],
+                                                   wheel_params[v, i, WP_CX], wheel_params[v, i, WP_DXF],
+                                                   wheel_params[v, i, WP_EX], mu, fz)
+            lateral_model = lateral_model_of(model, wheel_params, v, i)
+            if lateral_model == MODEL_MAGIC or lateral_model == MODEL_SIMPLE:
+                fy_raw = -wheel_scratch[v, i, W_MF_FY]                    # FyRaw = -D sin(C atan(...))
+            else:
+                fy_raw = lateral_force(lateral_model, alpha, wheel_params[v, i, WP_CA], wheel_params[v, i, WP_BY],
+                                       wheel_params[v, i, WP_CY], wheel_params[v, i, WP_DYF],
+                                       wheel_params[v, i, WP_EY], mu, fz)
             if keep > 0.0:
                 fy_raw = fy_raw + (wheel_state[v, i, WS_FY_LAG] - fy_raw) * keep   # the relaxation length's lag
             if model == MODEL_CHAOS or model == MODEL_AVS:
@@ -339,11 +419,6 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             else:
                 fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)   # scale = min(1, mu Fz / |Fraw|)
                 wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
-        wheel_scratch[v, i, W_VX] = vx
-        wheel_scratch[v, i, W_VY] = vy
-        wheel_scratch[v, i, W_RHO] = rho
-        wheel_scratch[v, i, W_KAPPA] = kappa
-        wheel_scratch[v, i, W_ALPHA] = alpha
         wheel_scratch[v, i, W_FX_RAW] = fx_raw
         wheel_scratch[v, i, W_FY_RAW] = fy_raw
         wheel_state[v, i, WS_FY_LAG] = fy_raw

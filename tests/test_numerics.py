@@ -49,3 +49,30 @@ def test_the_rotation_matrix_is_the_quaternion_sandwich():
         np.testing.assert_allclose(quat_rotate_inv(tuple(q), quat_rotate(tuple(q), tuple(v))), v, atol=1e-13)
         m = np.array(quat_matrix(tuple(q)))
         np.testing.assert_allclose(m @ m.T, np.eye(3), atol=1e-15)
+
+
+def test_the_magic_formula_lanes_are_the_scalar_formula():
+    """The four wheels' two curves evaluated at once (sim/lanes.py, compiled with this machine's vector maths)
+    give the scalar formula's force and slope, lane by lane, to a few roundings; from Python, exactly."""
+    from numba import njit
+
+    from sim.lanes import magic_formula_lanes
+    from sim.tire import magic_formula_and_slope
+
+    lanes = njit(lambda b, c, d, e, s: magic_formula_lanes(b, c, d, e, s))
+    scalar = magic_formula_and_slope.py_func
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        b = tuple(rng.uniform(5.0, 15.0, 8))
+        c = tuple(rng.uniform(1.2, 1.9, 8))
+        d = tuple(rng.uniform(0.0, 6000.0, 8))
+        e = tuple(rng.uniform(-1.0, 0.6, 8))
+        s = tuple(rng.normal(0.0, 0.2, 8) * rng.choice([0.01, 1.0, 10.0], 8))
+        force, slope = lanes(b, c, d, e, s)
+        py_force, py_slope = magic_formula_lanes.py_func(b, c, d, e, s) if hasattr(magic_formula_lanes, "py_func") \
+            else magic_formula_lanes(b, c, d, e, s)
+        for k in range(8):
+            f0, s0 = scalar(b[k], c[k], d[k], e[k], s[k])
+            assert (py_force[k], py_slope[k]) == (f0, s0)                  # plain Python: the same bits
+            assert abs(force[k] - f0) <= 1e-13 * d[k] + 1e-300
+            assert abs(slope[k] - s0) <= 1e-12 * d[k] * b[k] * c[k] + 1e-300
