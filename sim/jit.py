@@ -23,8 +23,8 @@ KERNEL_CONSTANTS = ("tables.py", "units.py", "jit.py")   # read by kernels thoug
 DECORATED = re.compile(rb"^from sim\.jit import [^\n]*(kernel|stage|leaf|accessor)\b", re.M)   # defines kernels
 
 
-LIBMVEC_SYMBOLS = {"avx512": ("_ZGVeN8v_atan", "_ZGVeN8v_sin", "_ZGVeN8v_cos"),
-                   "avx2": ("_ZGVdN4v_atan", "_ZGVdN4v_sin", "_ZGVdN4v_cos")}
+LIBMVEC_SYMBOLS = {"avx512": ("_ZGVeN8v_atan", "_ZGVeN8v_sin", "_ZGVeN8v_cos", "_ZGVdN4vv_atan2"),
+                   "avx2": ("_ZGVdN4v_atan", "_ZGVdN4v_sin", "_ZGVdN4v_cos", "_ZGVdN4vv_atan2")}
 VECTOR_CPU_FEATURES = {"avx512": "avx512f", "avx2": "avx2"}
 
 
@@ -44,10 +44,17 @@ def choose_vector_math() -> str:
         import ctypes.util
         import llvmlite.binding as llb
         features = llb.get_host_cpu_features()
-        path = ctypes.util.find_library("mvec")
-        lib = ctypes.CDLL(path) if path else None
-    except Exception:                      # no host query or no loader here: the scalar library
+    except Exception:                      # no host query here: the scalar library
         return "scalar"
+    try:
+        path = "libmvec.so.1"              # glibc's soname (no ldconfig call on the way)
+        lib = ctypes.CDLL(path)
+    except OSError:
+        path = ctypes.util.find_library("mvec")
+        try:
+            lib = ctypes.CDLL(path) if path else None
+        except OSError:
+            lib = None
     for name in order:
         try:
             has_cpu = bool(features[VECTOR_CPU_FEATURES[name]])

@@ -27,25 +27,33 @@ from sim.jit import VECTOR_MATH, leaf
 LANES = 8
 
 
-def _vector_call(symbol: str, width: int):
-    """An intrinsic that packs a UniTuple(float64, width) into an LLVM vector, calls `symbol` (a libmvec
-    function of the x86-64 vector ABI: vector in, vector out) and unpacks the result."""
-    @intrinsic
-    def call(typingctx, x):
-        sig = types.UniTuple(types.float64, width)(x)
-
-        def codegen(context, builder, signature, args):
-            from llvmlite import ir
-            vec_t = ir.VectorType(ir.DoubleType(), width)
+def _vector_call(symbol: str, width: int, nargs: int = 1):
+    """An intrinsic that packs each of its `nargs` UniTuple(float64, width) arguments into an LLVM vector,
+    calls `symbol` (a libmvec function of the x86-64 vector ABI: vectors in, a vector out) and unpacks the
+    result."""
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+        vec_t = ir.VectorType(ir.DoubleType(), width)
+        vecs = []
+        for arg in args:
             vec = ir.Constant(vec_t, ir.Undefined)
             for k in range(width):
-                vec = builder.insert_element(vec, builder.extract_value(args[0], k), ir.Constant(ir.IntType(32), k))
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec_t, [vec_t]), symbol)
-            out = builder.call(fn, [vec])
-            return context.make_tuple(builder, signature.return_type,
-                                      [builder.extract_element(out, ir.Constant(ir.IntType(32), k))
-                                       for k in range(width)])
-        return sig, codegen
+                vec = builder.insert_element(vec, builder.extract_value(arg, k), ir.Constant(ir.IntType(32), k))
+            vecs.append(vec)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec_t, [vec_t] * len(args)), symbol)
+        out = builder.call(fn, vecs)
+        return context.make_tuple(builder, signature.return_type,
+                                  [builder.extract_element(out, ir.Constant(ir.IntType(32), k)) for k in range(width)])
+
+    lanes_t = types.UniTuple(types.float64, width)
+    if nargs == 1:
+        @intrinsic
+        def call(typingctx, x):
+            return lanes_t(x), codegen
+    else:
+        @intrinsic
+        def call(typingctx, y, x):
+            return lanes_t(y, x), codegen
     return call
 
 
@@ -79,6 +87,28 @@ def _lanewise(name: str, scalar):
     return plain
 
 
+def _atan2_4():
+    """atan2 on four lanes (y, x): plain Python lane by lane; compiled, libmvec's AVX2 function (with
+    either vector kind) or the scalar library per lane."""
+    def plain(y, x):
+        return tuple(math.atan2(a, b) for a, b in zip(y, x))
+    plain.__name__ = plain.__qualname__ = "atan2_4"
+    if VECTOR_MATH in ("avx512", "avx2"):
+        vec = _vector_call("_ZGVdN4vv_atan2", 4, nargs=2)
+
+        def compiled(y, x):
+            return vec(y, x)
+    else:
+        def compiled(y, x):
+            return (math.atan2(y[0], x[0]), math.atan2(y[1], x[1]), math.atan2(y[2], x[2]), math.atan2(y[3], x[3]))
+
+    @overload(plain, inline="always")
+    def _impl(y, x):
+        return compiled
+    return plain
+
+
+atan2_4 = _atan2_4()
 atan8 = _lanewise("atan", math.atan)
 sin8 = _lanewise("sin", math.sin)
 cos8 = _lanewise("cos", math.cos)

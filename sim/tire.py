@@ -6,7 +6,7 @@ import math
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
 from sim.jit import leaf, stage
-from sim.lanes import magic_formula_lanes
+from sim.lanes import atan2_4, magic_formula_lanes
 from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.pack packs them)
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
@@ -32,9 +32,26 @@ MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the comb
 def slip(rho, omega, vx, vy, v_min):
     """kappa = (rho omega - vx) / max(|vx|, vMin); alpha = atan2(vy, max(|vx|, vMin)).
 
-    rho (m), omega (rad/s), vx, vy (m/s) contact velocity along t and b, v_min (m/s)."""
+    rho (m), omega (rad/s), vx, vy (m/s) contact velocity along t and b, v_min (m/s). (The tire stage takes
+    its two halves apart: `slip_ratio` per wheel, `slip_angles` for the four wheels at once.)"""
     den = max(abs(vx), v_min)
     return (rho * omega - vx) / den, math.atan2(vy, den)
+
+
+@leaf
+def slip_ratio(rho, omega, vx, v_min):
+    """kappa = (rho omega - vx) / max(|vx|, vMin), the first half of `slip`."""
+    return (rho * omega - vx) / max(abs(vx), v_min)
+
+
+@leaf
+def slip_angles(v, wheel_params, wheel_scratch):
+    """The second half of `slip` for the four wheels at once (sim/lanes.py atan2_4): alpha = atan2(vy,
+    max(|vx|, vMin)) from W_VX and W_VY (an airborne wheel's are 0, and so its angle)."""
+    sc, wp = wheel_scratch, wheel_params
+    return atan2_4((sc[v, 0, W_VY], sc[v, 1, W_VY], sc[v, 2, W_VY], sc[v, 3, W_VY]),
+                   (max(abs(sc[v, 0, W_VX]), wp[v, 0, WP_VMIN]), max(abs(sc[v, 1, W_VX]), wp[v, 1, WP_VMIN]),
+                    max(abs(sc[v, 2, W_VX]), wp[v, 2, WP_VMIN]), max(abs(sc[v, 3, W_VX]), wp[v, 3, WP_VMIN])))
 
 
 @leaf
@@ -316,8 +333,9 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
 
     body: the frozen (pos, q, vel, w). Reads the contact columns, W_FZ and W_MU; writes the slip and
     force columns (an airborne wheel gets zero slip and force). With a relaxation length the raw lateral
-    force lags its steady value (WS_FY_LAG); h: substep (s). In three passes: each wheel's slips, the
-    Magic Formula curves of all four wheels at once, each wheel's forces."""
+    force lags its steady value (WS_FY_LAG); h: substep (s). In passes: each wheel's contact velocity; the
+    four slip angles at once; each wheel's slip ratio and the peak and shape of its curves; the four wheels'
+    Magic Formula curves at once (sim/lanes.py); each wheel's forces."""
     pos, q, vel, w = body
     for i in range(NW):
         omega = wheel_state[v, i, WS_OMEGA]
@@ -354,13 +372,19 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         vx = dot(v_rel, tt)
         vy = dot(v_rel, bb)
         rho = rolling_arm(u, qc, c, tt)                                    # rho = -dot(u x (Q - C), t)
-        if wheel_params[v, i, WP_SLIP_FORM] == SLIP_FGEAR:
-            kappa, alpha = slip_fgear(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])
-        else:
-            kappa, alpha = slip(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])   # kappa, alpha with vMin
         wheel_scratch[v, i, W_VX] = vx
         wheel_scratch[v, i, W_VY] = vy
         wheel_scratch[v, i, W_RHO] = rho
+    alphas = slip_angles(v, wheel_params, wheel_scratch)                 # atan2(vy, max(|vx|, vMin)), four at once
+    for i in range(NW):
+        if wheel_scratch[v, i, W_GROUNDED] == 0.0:
+            continue
+        vx, vy, rho = wheel_scratch[v, i, W_VX], wheel_scratch[v, i, W_VY], wheel_scratch[v, i, W_RHO]
+        omega = wheel_scratch[v, i, W_OMEGA]
+        if wheel_params[v, i, WP_SLIP_FORM] == SLIP_FGEAR:
+            kappa, alpha = slip_fgear(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])
+        else:
+            kappa, alpha = slip_ratio(rho, omega, vx, wheel_params[v, i, WP_VMIN]), alphas[i]   # with vMin
         wheel_scratch[v, i, W_KAPPA] = kappa
         wheel_scratch[v, i, W_ALPHA] = alpha
         model = int(wheel_params[v, i, WP_MODEL])

@@ -164,8 +164,8 @@ def test_scripted_single_drive_hash():
 # And again: the steering targets once a step, from the speed at its start (docs/physics.md §2; was
 # 43dabf61... / ff20d55f... and b1a2ea52... / eba92945...; the single car, at 8 substeps, ends its 60 s
 # 5 cm from where it did).
-# The Magic Formula's arc tangents, sines and cosines go to glibc's vector maths where this machine has it
-# (sim/lanes.py, sim.jit.VECTOR_MATH): each kind gives its own last bits, so each has its hashes (batch,
+# The slip angles' and the Magic Formula's arc tangents, sines and cosines go to glibc's vector maths where
+# this machine has it (sim/lanes.py, sim.jit.VECTOR_MATH): each kind gives its own last bits, so each has its hashes (batch,
 # single, batch and single with the impulse rule). "scalar" is the maths library lane by lane: the code
 # before the lanes, bit for bit.
 HASHES = {
@@ -173,14 +173,14 @@ HASHES = {
                "1747aed5c176eb76170ca79f34d664e608cff7d243bc6557c6abd5a124c47f70",
                "fb6603e91aff0a1cdad87bb2acee4ce77c60ad398aeb4e3a2765c5d78b70bdd6",
                "92754952e282af57fb65c55f869556af66995fb9374937044cef3bc64160c361"),
-    "avx512": ("a4ece5d4324072716b9850371bd107cb8bf2b4b0c344232273f846547d0fa061",
-               "7e9d6c6352be0e740eee828d755cab981e33256831e976d5f52dca2b1f0bce5e",
-               "e8af8326a16a28b3296f654e43dd455ce7974fb574353d20abb05e93bcf5bc83",
-               "be4bf10ad35b8f0a16a5e420d8128c0d71d27e0ea84ea82fdf5729ac05b10306"),
-    "avx2": ("e98cab6a0e1927eaf39e34acfba0151e61c170c705a0475721f38357927c5a0f",
-             "7e9d6c6352be0e740eee828d755cab981e33256831e976d5f52dca2b1f0bce5e",
-             "7f9bdb92799542f851159a01f0c115471963ac3b9798858740f4cfbc47c509b8",
-             "38d58b260bde5d9c15834cbeb9e99c1ecf7ca03cb15ba5393b071145817b9446"),
+    "avx512": ("8f97053c5fc7e4590d27672259ad9f7a36661361b8395fc4efd6455736e9ff82",
+               "f8b053a88dcacfc3f3d11f7f2f74b47f0297d8fc1ad844e9371e024654fd7ce4",
+               "3b8aa24a5a641b16d7d47c82f34ded50602c298455fcface6059418a626de973",
+               "057b83755ca998529c6c9308c3488c9aa9da088ec67f82f512807ebed4b74eaf"),
+    "avx2": ("535d9dd8f240f10e1cf1b8e114578f57741f645758172e9a5b172044d6e345f2",
+             "a37e69e2254bb5043937f7868025acfc73124e2b0f3e0ddce5a0216c16bc6235",
+             "e8783ee5bc44b013547f83f3bd792ae2b5ceafb7aa8c4c61e0c567f77bfed7d4",
+             "7c5fcf927928c725151e0b1d806b0ae89534a3ee595a97094d2ef3b5f1c3d580"),
 }
 BATCH_HASH, SINGLE_HASH, BATCH_HASH_IMPULSE_STOP, SINGLE_HASH_IMPULSE_STOP = HASHES[sim.jit.VECTOR_MATH]
 
