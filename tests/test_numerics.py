@@ -76,3 +76,35 @@ def test_the_magic_formula_lanes_are_the_scalar_formula():
             assert (py_force[k], py_slope[k]) == (f0, s0)                  # plain Python: the same bits
             assert abs(force[k] - f0) <= 1e-13 * d[k] + 1e-300
             assert abs(slope[k] - s0) <= 1e-12 * d[k] * b[k] * c[k] + 1e-300
+
+
+def test_the_slip_angle_lanes_are_atan2():
+    """Four slip angles at once (sim/lanes.py atan2_4) are math.atan2's, to a few roundings compiled and
+    exactly from Python, over the angles a tire meets and the quadrants it does not."""
+    from numba import njit
+
+    from sim.lanes import atan2_4
+
+    lanes = njit(lambda y, x: atan2_4(y, x))
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        y = tuple(rng.normal(0.0, 1.0, 4) * rng.choice([1e-6, 1.0, 30.0], 4))
+        x = tuple(rng.uniform(-40.0, 40.0, 4))
+        got = lanes(y, x)
+        assert atan2_4(y, x) == tuple(math.atan2(a, b) for a, b in zip(y, x))
+        for k in range(4):
+            ref = math.atan2(y[k], x[k])
+            assert abs(got[k] - ref) <= 4 * np.spacing(abs(ref)) + 1e-300
+
+
+def test_the_vector_maths_can_be_narrowed():
+    """CONTACTPATCH_VECTOR_MATH=scalar gives the maths library lane by lane; asking for avx2 never gives
+    more than this machine has."""
+    import os
+    import subprocess
+    import sys
+    code = "import sim.jit; print(sim.jit.VECTOR_MATH)"
+    for asked, allowed in (("scalar", {"scalar"}), ("avx2", {"avx2", "scalar"})):
+        out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, CONTACTPATCH_VECTOR_MATH=asked),
+                             capture_output=True, text=True, check=True).stdout.split()[-1]
+        assert out in allowed
