@@ -74,8 +74,12 @@ def drop_stale_cache() -> None:
     in another file would leave a stale kernel in use. Keep a hash of every sim/*.py a kernel can depend
     on (the files that define kernels, and the constant tables they read) next to the cache and delete
     the cached kernels whenever it changes. Python-only modules (the API, validation, benchmark) are left
-    out, so editing them does not cost a recompile."""
+    out, so editing them does not cost a recompile. With NUMBA_CACHE_DIR set, numba keeps the kernels
+    there (in a tree that mirrors the source folder's path) and this keeps its stamp there too."""
     cache = SIM_DIR / "__pycache__"
+    if numba.config.CACHE_DIR:
+        from numba.core.caching import _CacheLocator
+        cache = Path(numba.config.CACHE_DIR) / _CacheLocator.get_suitable_cache_subpath(__file__)
     digest = hashlib.sha256(f"vector maths: {VECTOR_MATH}\0".encode())   # kernels differ by it
     for f in sorted(SIM_DIR.glob("*.py")):
         text = f.read_bytes()
@@ -85,7 +89,7 @@ def drop_stale_cache() -> None:
     try:
         if stamp.exists() and stamp.read_text() == digest.hexdigest():
             return
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         for old in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
             old.unlink()
         stamp.write_text(digest.hexdigest())
