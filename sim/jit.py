@@ -61,7 +61,10 @@ def choose_vector_math() -> str:
         except KeyError:
             has_cpu = False
         if lib is not None and has_cpu and all(hasattr(lib, s) for s in LIBMVEC_SYMBOLS[name]):
-            llb.load_library_permanently(path)
+            try:
+                llb.load_library_permanently(path)
+            except Exception:              # LLVM cannot link against it: the scalar library
+                return "scalar"
             return name
     return "scalar"
 
