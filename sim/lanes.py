@@ -24,8 +24,6 @@ from numba.extending import intrinsic, overload
 
 from sim.jit import VECTOR_MATH, leaf
 
-LANES = 8
-
 
 def _vector_call(symbol: str, width: int, nargs: int = 1):
     """An intrinsic that packs each of its `nargs` UniTuple(float64, width) arguments into an LLVM vector,
