@@ -17,7 +17,8 @@ is stable while, for its fastest mode,
 
 (with no spring: h lambda_C < 2). That covers the suspension (k + 2 k_bar, c at each wheel, vertical),
 with the bump stop engaged (11 k), the tires near rest (the slip's denominator floors at vMin, so a tire
-acts as a damper dFy/dalpha / vMin sideways and dFx/dkappa / vMin lengthways), these together, and the
+acts as a damper dFy/dalpha / vMin sideways and dFx/dkappa / vMin lengthways; the sideways one is
+left out where the body takes the lateral force mid-substep, `lateral_implicit`), these together, and the
 body-collision penalty (k, c, and its friction damping c_t) on the hull points that can press at once.
 A light body or a small moment of inertia against a long lever arm shows up as a fast mode.
 
@@ -131,6 +132,15 @@ def blame(mode: np.ndarray, part_parameter: str) -> str:
     return part_parameter
 
 
+def lateral_implicit(car: Vehicle, tire) -> bool:
+    """Whether the body takes this tire's lateral force implicitly (sim/body.py lateral_implicit): with
+    chassis.lateral_update = "midpoint", for the curves whose slope the tire stage knows (linear, magic,
+    simple) with the reference slip form. Then the tire's sideways damping near rest has no stability
+    limit (the trapezoidal rule is A-stable); the other families keep it."""
+    return (car.chassis.lateral_update == "midpoint" and tire.model in ("linear", "magic", "simple")
+            and tire.slip_form == "reference")
+
+
 def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
     """(dFx/dkappa, dFy/dalpha) at zero slip and load fz on a surface of mu 1 (N, N/rad)."""
     return slip_stiffnesses(car.front_tire if i < 2 else car.rear_tire, fz)
@@ -166,6 +176,8 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
         c_s += (max(sus[i].c, sus[i].c_rebound) if sus[i].model == "fgear" else sus[i].c) * np.outer(jz, jz)
         slope_x, slope_y = tire_slopes(car, i, loads[i])
         jx, jy = jacobian(contact, axes[0]), jacobian(contact, axes[1])
+        if lateral_implicit(car, tires[i]):
+            slope_y = 0.0                                 # the body takes it mid-substep: no explicit limit
         c_t += surface_mu / tires[i].v_min * (slope_x * np.outer(jx, jx) + slope_y * np.outer(jy, jy))
         tire_share[i] = surface_mu * (slope_x + slope_y) / tires[i].v_min
     axle = "front" if tire_share[0] >= tire_share[2] else "rear"

@@ -10,6 +10,10 @@ rounding (no energy creep from an explicit w x (I w) term).
 The orientation turns by the exact rotation exp(w_mid h) with w_mid = (R I R^T)^-1 L' (the new momentum
 with the old inertia, the semi-implicit choice), then is renormalised.
 
+With chassis.lateral_update = "midpoint" (the default) the tires' lateral forces are first taken halfway
+through the substep's velocity change, linearised in the contacts' sideways speed (`lateral_implicit`);
+"explicit" leaves every force at the substep's start, as above.
+
 The ledger: the wheels' spin momentum Hw = Iw omega u and the rotor's He = Ie omegaE uEngine belong to the
 car too. Internal torques (drive, brake, clutch) only move momentum between them and the body, so the
 body's torque is the external one minus their change: tau = sum (Q - com) x F - (sum dHw + dHe) / h.
@@ -21,9 +25,10 @@ from sim.jit import leaf, stage
 from sim.tables import BS_PX, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_WX, DS_HEX, DS_OMEGA_E, NW, TB_DOWNFORCE_X, \
     TB_DRAG_X, TB_GRAVITY_X, TB_HBODY_X, TB_HENGINE_X, TB_HTOTAL_X, TB_HWHEELS_X, TB_ROLLING_X, TB_SUSPENSION_X, \
     TB_TIRE_X, VP_AREA, VP_CD, VP_CLA_F, VP_CLA_R, VP_IE, VP_IXX, VP_IYY, VP_IZZ, VP_MASS, VP_RHO, VP_UEX, VP_XF, \
-    VP_XR, W_FRX, W_FSX, W_FTX, W_OMEGA_NEXT, W_QX, W_UX, WP_IW, WS_HX
-from sim.vec import add, cross, dot, get3, get3w, madd, quat_axis_x, quat_axis_z, quat_from_rotvec, quat_mul, \
-    quat_normalize, quat_rotate, scale, set3, set3w, sub, world_inertia_apply, world_inertia_solve
+    VP_XR, VP_LATERAL_THETA, W_BX, W_FRX, W_FSX, W_FTX, W_FY, W_GROUNDED, W_KY, W_LOCKED, W_OMEGA_NEXT, \
+    W_NX, W_QX, W_UX, W_VX, WP_IW, WS_HX
+from sim.vec import add, cross, dot, get3, get3w, madd, quat_axis_x, quat_axis_z, quat_from_rotvec, quat_matrix, \
+    quat_mul, quat_normalize, quat_rotate, scale, set3, set3w, solve_spd4, sub, world_inertia_apply, world_inertia_solve
 
 NO_SKIP = (False, False, False, False)
 
@@ -103,6 +108,87 @@ def wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, sk
     return force, tau, (f_gravity, f_drag, f_down, f_roll, f_susp, f_tire)
 
 
+@leaf
+def lateral_row(wheel_scratch, v, i, pos, m, inv_i, w, dv0, dw0b, theta, h):
+    """Wheel i's part of the implicit lateral update: (active, b, r x b (world), r x b in the body frame,
+    the same scaled by I^-1, 1 / (theta h k), rhs) with b its lateral axis, r = Q - com, k = W_KY,
+    m = R(q) as rows and inv_i = 1 / (Ixx, Iyy, Izz). rhs = -(b . dv0 + (r x b) . dw0 + drift) is the
+    lateral contact speed the explicit step would add (dw0b: dw0 in the body frame), with the drift
+    h (w x b) . v_c = h w . (b x v_c) as b turns with the body; b x v_c = vn t - vx n, of which the drift
+    keeps -vx n (vn, the contact's speed along the normal, is the suspension's, and small). Inactive (no
+    damping, airborne, or held by static friction, whose force the parking solve set): zeros."""
+    k = wheel_scratch[v, i, W_KY]
+    zero = (0.0, 0.0, 0.0)
+    if not (k > 0.0) or wheel_scratch[v, i, W_GROUNDED] == 0.0 or wheel_scratch[v, i, W_LOCKED] != 0.0:
+        return False, zero, zero, zero, zero, 1.0, 0.0
+    b = get3w(wheel_scratch, v, i, W_BX)
+    rb = cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), b)
+    rbb = (m[0][0] * rb[0] + m[1][0] * rb[1] + m[2][0] * rb[2],      # R^T (r x b)
+           m[0][1] * rb[0] + m[1][1] * rb[1] + m[2][1] * rb[2],
+           m[0][2] * rb[0] + m[1][2] * rb[1] + m[2][2] * rb[2])
+    yb = (rbb[0] * inv_i[0], rbb[1] * inv_i[1], rbb[2] * inv_i[2])
+    drift = -h * wheel_scratch[v, i, W_VX] * dot(w, get3w(wheel_scratch, v, i, W_NX))
+    return True, b, rb, rbb, yb, 1.0 / (theta * h * k), -(dot(b, dv0) + dot(rbb, dw0b) + drift)
+
+
+@leaf
+def coupling(act_i, b_i, rbb_i, act_j, b_j, yb_j, inv_mass):
+    """g_i^T M^-1 g_j with g = (b, r x b): how a lateral impulse at wheel j moves wheel i's contact
+    sideways (1/kg); 0 unless both take part."""
+    if act_i and act_j:
+        return dot(b_i, b_j) * inv_mass + dot(rbb_i, yb_j)
+    return 0.0
+
+
+@leaf
+def correct(wheel_scratch, v, i, b, f):
+    """Add the implicit update's lateral force f (N, along b) to wheel i's W_FY and W_FTX."""
+    if f != 0.0:
+        wheel_scratch[v, i, W_FY] += f
+        set3w(wheel_scratch, v, i, W_FTX, madd(get3w(wheel_scratch, v, i, W_FTX), b, f))
+
+
+@stage
+def lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h):
+    """The tires' lateral force taken halfway (theta) through the substep's velocity change (docs/physics.md
+    §12): each grounded wheel's lateral force is linearised in its contact's lateral speed,
+    Fy(u') = Fy(u) - k (g . du + drift) with k = W_KY and g = (b, r x b), and the body's velocity change
+    du = h M^-1 F + M^-1 sum g p is solved with the corrections p_i = -theta h k_i (g_i . du + drift_i)
+    (N s) as one 4x4 system, (G^T M^-1 G + diag(1 / (theta h k))) p = -(G^T du0 + drift), du0 = h M^-1 F
+    the explicit change. Returns the force and torque with the corrections (N, N m, world) and the
+    corrections' sum, and adds each wheel's to its W_FY and W_FTX (the force the body takes). M: the
+    mass and the world inertia at q."""
+    m = quat_matrix(q)
+    inv_i = (1.0 / inertia[0], 1.0 / inertia[1], 1.0 / inertia[2])
+    inv_mass = 1.0 / mass
+    dv0 = scale(force, h * inv_mass)
+    dw0b = (h * inv_i[0] * (m[0][0] * tau[0] + m[1][0] * tau[1] + m[2][0] * tau[2]),   # h I^-1 R^T tau
+            h * inv_i[1] * (m[0][1] * tau[0] + m[1][1] * tau[1] + m[2][1] * tau[2]),
+            h * inv_i[2] * (m[0][2] * tau[0] + m[1][2] * tau[1] + m[2][2] * tau[2]))
+    a0, b0, w0, rb0, y0, d0, r0 = lateral_row(wheel_scratch, v, 0, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a1, b1, w1, rb1, y1, d1, r1 = lateral_row(wheel_scratch, v, 1, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a2, b2, w2, rb2, y2, d2, r2 = lateral_row(wheel_scratch, v, 2, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a3, b3, w3, rb3, y3, d3, r3 = lateral_row(wheel_scratch, v, 3, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    if not (a0 or a1 or a2 or a3):
+        return force, tau, (0.0, 0.0, 0.0)
+    mat = (coupling(a0, b0, rb0, a0, b0, y0, inv_mass) + d0, coupling(a0, b0, rb0, a1, b1, y1, inv_mass),
+           coupling(a0, b0, rb0, a2, b2, y2, inv_mass), coupling(a0, b0, rb0, a3, b3, y3, inv_mass),
+           coupling(a1, b1, rb1, a1, b1, y1, inv_mass) + d1, coupling(a1, b1, rb1, a2, b2, y2, inv_mass),
+           coupling(a1, b1, rb1, a3, b3, y3, inv_mass),
+           coupling(a2, b2, rb2, a2, b2, y2, inv_mass) + d2, coupling(a2, b2, rb2, a3, b3, y3, inv_mass),
+           coupling(a3, b3, rb3, a3, b3, y3, inv_mass) + d3)
+    p = solve_spd4(mat, (r0, r1, r2, r3))
+    inv_h = 1.0 / h
+    f0, f1, f2, f3 = p[0] * inv_h, p[1] * inv_h, p[2] * inv_h, p[3] * inv_h
+    df = add(add(scale(b0, f0), scale(b1, f1)), add(scale(b2, f2), scale(b3, f3)))
+    dtau = add(add(scale(w0, f0), scale(w1, f1)), add(scale(w2, f2), scale(w3, f3)))
+    correct(wheel_scratch, v, 0, b0, f0)
+    correct(wheel_scratch, v, 1, b1, f1)
+    correct(wheel_scratch, v, 2, b2, f2)
+    correct(wheel_scratch, v, 3, b3, f3)
+    return add(force, df), add(tau, dtau), df
+
+
 @stage
 def spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wheel_scratch):
     """The change of the wheels' and the rotor's spin momentum this substep, sum dHw + dHe (N m s,
@@ -130,6 +216,10 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     inertia = inertia_of(vehicle_params, v)
     force, tau, named = wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, NO_SKIP)
     tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/h
+    f_tire_implicit = (0.0, 0.0, 0.0)
+    theta = vehicle_params[v, VP_LATERAL_THETA]
+    if theta > 0.0:                                                  # the tires' lateral force mid-substep
+        force, tau, f_tire_implicit = lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h)
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
     set3(body_state, v, BS_PX, pos)
     body_state[v, BS_QW] = q[0]
@@ -144,7 +234,7 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     set3(body_telemetry, v, TB_DOWNFORCE_X, f_down)
     set3(body_telemetry, v, TB_ROLLING_X, f_roll)
     set3(body_telemetry, v, TB_SUSPENSION_X, f_susp)
-    set3(body_telemetry, v, TB_TIRE_X, f_tire)
+    set3(body_telemetry, v, TB_TIRE_X, add(f_tire, f_tire_implicit))
     # angular momentum about the centre of mass: body, wheel spin, engine rotor, and their sum
     h_body = world_inertia_apply(q, inertia, w)
     h_wheels = (0.0, 0.0, 0.0)

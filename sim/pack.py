@@ -19,6 +19,8 @@ from sim.tire import MF96_FIELDS, SLIP_FORMS, TIRE_MODELS, slip_stiffnesses
 from sim.wheel import SPIN_UPDATES
 from sim.units import RAD_S_PER_RPM
 
+LATERAL_THETA = {"midpoint": 0.5, "explicit": 0.0}   # chassis.lateral_update -> VP_LATERAL_THETA
+
 DRIVEN = {"rwd": (0.0, 0.0, 1.0, 1.0), "fwd": (1.0, 1.0, 0.0, 0.0), "awd": (1.0, 1.0, 1.0, 1.0)}
 
 
@@ -147,6 +149,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_TC_CUT] = b.tc_cut_time
     row[T.VP_TC_RESTORE] = b.tc_restore_time
     row[T.VP_HOLD_STOP] = HOLD_STOPS[b.hold_stop]
+    row[T.VP_LATERAL_THETA] = LATERAL_THETA[car.chassis.lateral_update]
     row[T.VP_ESP_THRESHOLD] = b.esp_threshold
     row[T.VP_ESP_GAIN] = b.esp_gain
     row[T.VP_ESP_CUT] = b.esp_cut

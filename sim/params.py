@@ -105,6 +105,12 @@ class Chassis:
     width: float = num(1.75, "m", 0.3, 5.0, "body width (drawing and collision hull)")
     height: float = num(1.25, "m", 0.2, 5.0, "body height from floor to roof (drawing and collision hull)")
     floor_z: float = num(-0.42, "m", -3.0, 2.0, "floor height relative to the anchors (drawing and collision hull)")
+    lateral_update: str = text("midpoint", ("midpoint", "explicit"),
+                               "how the body takes the tires' lateral force over a substep (docs/physics.md §12): "
+                               "midpoint: linearised in the contacts' sideways speed and taken halfway through the "
+                               "substep's velocity change (accurate at one or two substeps); explicit: at the "
+                               "substep's start, seed 004's semi-implicit Euler (its error grows with the substep)",
+                               since="lateral update")
 
 
 @dataclass(frozen=True)

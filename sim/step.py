@@ -14,7 +14,7 @@ suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ, 
                W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N
                WS_STEER
 tire      §8   body, W_Q W_C W_U W_T W_B W_VG W_MU W_FZ      W_OMEGA W_VX W_VY W_RHO W_KAPPA W_ALPHA W_FX_RAW
-               W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX, vectors
+               W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX W_KY, vectors
                                                             W_FT W_FR (tire and rolling force)
 brakes    §3   controls, W_KAPPA, WS_ABS                     W_T_BRAKE_MAX W_ABS; WS_ABS
 esp     §3.1   controls, body, W_STEER W_MU W_GROUNDED      W_T_BRAKE_MAX (+ one wheel) W_ESP; the engine's cut
@@ -29,8 +29,8 @@ collision §10  body, hull points, world                     returns the hull's 
 parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX W_FY W_GRIP_SCALE W_T_BRAKE
                W_T_DRIVE W_T_BRAKE_MAX W_MU W_FZ W_Q W_T     W_LOCKED, vectors W_FT W_FR; WS_OMEGA WS_H;
                W_B W_VG W_FS W_FT W_FR, WS_LOCKED WS_H       WS_LOCKED and W_LOCKED of every wheel
-body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state
-               DS_HE
+body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state; with the midpoint lateral update W_FY
+               DS_HE; W_KY W_B W_N W_VX W_GROUNDED W_LOCKED  and vector W_FT gain its correction
 (the last substep works in wheel_telemetry itself; then the camber, for people)
 
 Stages also record their body-level telemetry (TB_*) as they go; nothing reads it back. The tire stage

@@ -58,7 +58,9 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_REACH,                                 # m: the farthest a wheel's sweep or a hull point gets from the centre
                                            # of mass (the broad phase's radius, sim/broadphase.py vehicle_reach)
  VP_HOLD_STOP,                             # static friction's stop rule: HOLD_STOP_VELOCITY or _IMPULSE (parking)
- VP_SCALARS) = range(70)
+ VP_LATERAL_THETA,                         # -: where in the substep the body takes the tires' lateral force
+                                           # (0: at its start, the seed's explicit form; 0.5: at its middle)
+ VP_SCALARS) = range(71)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -173,7 +175,10 @@ VP_N = VP_RATIO + MAX_GEARS
  W_MF_DX, W_MF_EX, W_MF_DY, W_MF_EY,       # N, -, N, -: the Magic Formula's peak D and shape E of this substep,
                                            # longitudinal and lateral (D = 0: that curve is not a Magic Formula)
  W_MF_FX, W_MF_SLOPE, W_MF_FY,             # N, N, N: its longitudinal force and slope, its lateral D sin(...)
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 11)
+ W_MF_SLOPE_Y,                             # N/rad: the lateral curve's slope d(D sin(...))/d alpha
+ W_KY,                                     # N s/m: how much the limited lateral force falls per m/s of lateral
+                                           # contact speed (the body's implicit lateral update, sim/body.py)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 13)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

@@ -12,7 +12,8 @@ from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_NX, WS_SX, \
-    WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE, W_MF_DX, W_MF_DY, W_MF_EX, W_MF_EY, W_MF_FX, W_MF_FY, W_MF_SLOPE
+    WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE, W_MF_DX, W_MF_DY, W_MF_EX, W_MF_EY, W_MF_FX, W_MF_FY, W_MF_SLOPE, \
+    W_MF_SLOPE_Y, W_KY
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
@@ -226,6 +227,23 @@ def limited_slope(fx_raw, fy_raw, slope_raw, mu, fz):
 
 
 @leaf
+def lateral_damping(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min):
+    """k_y = -dFy/dvy (N s/m, >= 0): how much the limited lateral force falls per m/s of the contact's
+    lateral speed vy, at the operating point. Fy_raw = -slope-curve(alpha) with alpha = atan2(vy, V),
+    V = max(|vx|, vMin), so dFy_raw/dvy = -slope_y V / (V^2 + vy^2); where the combined limit cuts
+    (grip_scale s = mu Fz / |F_raw| < 1) it is scaled by mu Fz Fx_raw^2 / |F_raw|^3 = s Fx_raw^2 / |F_raw|^2
+    (the force slides round the friction circle). Past the curve's peak the slope is negative: 0 (no
+    damping is claimed where the tire gives none). One division."""
+    big_v = max(abs(vx), v_min)
+    num = slope_y * big_v
+    den = big_v * big_v + vy * vy
+    if grip_scale < 1.0:
+        num = num * grip_scale * fx_raw * fx_raw
+        den = den * (fx_raw * fx_raw + fy_raw * fy_raw)
+    return max(0.0, num / den)
+
+
+@leaf
 def load_factor(sensitivity, fz0, fz):
     """The peak friction's change with load: 1 + sensitivity (Fz - Fz0) / Fz0, kept above LOAD_FACTOR_MIN
     (tires lose friction coefficient as the load grows: sensitivity < 0). Like a tire file's FZMAX, the
@@ -325,6 +343,7 @@ def curves_of_all_wheels(v, wheel_params, wheel_scratch):
         sc[v, i, W_MF_FX] = force[i]
         sc[v, i, W_MF_SLOPE] = slope[i]
         sc[v, i, W_MF_FY] = force[NW + i]
+        sc[v, i, W_MF_SLOPE_Y] = slope[NW + i]
 
 
 @stage
@@ -344,6 +363,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         wheel_scratch[v, i, W_MF_EX] = 0.0
         wheel_scratch[v, i, W_MF_DY] = 0.0
         wheel_scratch[v, i, W_MF_EY] = 0.0
+        wheel_scratch[v, i, W_KY] = 0.0
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
             wheel_scratch[v, i, W_VX] = 0.0
             wheel_scratch[v, i, W_VY] = 0.0
@@ -443,12 +463,19 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             else:
                 fx, fy, grip_scale = combined_limit(fx_raw, fy_raw, mu, fz)   # scale = min(1, mu Fz / |Fraw|)
                 wheel_scratch[v, i, W_DFX] = limited_slope(fx_raw, fy_raw, slope, mu, fz)   # for the implicit spin
+                if wheel_params[v, i, WP_SLIP_FORM] != SLIP_FGEAR:   # for the body's implicit lateral update
+                    slope_y = wheel_params[v, i, WP_CA]              # linear: Fy_raw = -Ca alpha
+                    if lateral_model == MODEL_MAGIC or lateral_model == MODEL_SIMPLE:
+                        slope_y = wheel_scratch[v, i, W_MF_SLOPE_Y]
+                    wheel_scratch[v, i, W_KY] = (1.0 - keep) * lateral_damping(
+                        fx_raw, fy_raw, grip_scale, slope_y, vx, wheel_scratch[v, i, W_VY], wheel_params[v, i, WP_VMIN])
         wheel_scratch[v, i, W_FX_RAW] = fx_raw
         wheel_scratch[v, i, W_FY_RAW] = fy_raw
         wheel_state[v, i, WS_FY_LAG] = fy_raw
         if wheel_params[v, i, WP_FRICTION_ON] == 0.0:       # kill switch: the raw forces stay on show
             fx, fy = 0.0, 0.0
             wheel_scratch[v, i, W_DFX] = 0.0
+            wheel_scratch[v, i, W_KY] = 0.0
         wheel_scratch[v, i, W_FX] = fx
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale

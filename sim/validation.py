@@ -237,6 +237,21 @@ def kappa_sign_flips(car: Vehicle, speed: float = 1.4, substeps: int = 2, second
     return flips
 
 
+def sine_steer(car: Vehicle, substeps: int = 2, amplitude: float = 0.15, speed: float = 20.0,
+               check_stability: bool = True) -> np.ndarray:
+    """Open loop at `speed` in the gear for it: a 1 Hz sine of `amplitude` on the steering input for 2 s
+    (0.15: in the tires' linear range), then 1 s straight; the yaw rate (rad/s) of every step."""
+    s = Simulation(car, World.flat(), dt=DT, substeps=substeps, check_stability=check_stability)
+    gear = gear_for(car, speed)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=speed, gear=gear)
+    out = np.empty(int(round(3.0 / DT)))
+    for k in range(len(out)):
+        t = k * DT
+        s.step(Controls(throttle=0.25, steer=amplitude * math.sin(2.0 * math.pi * t) if t < 2.0 else 0.0, gear=gear))
+        out[k] = s.state.angular_velocity[2]
+    return out
+
+
 # ------------------------------------------------------------------------------------------------------
 def rows(car: Vehicle) -> list[tuple[str, str, str, str, bool]]:
     """(figure, source, target, result, passed) for one preset."""
@@ -264,18 +279,26 @@ def rows(car: Vehicle) -> list[tuple[str, str, str, str, bool]]:
     dist = braking_distance(car)
     out.append(("ABS stop from 26.8 m/s", "v^2 / (2 mu_peak g)", f"{ideal:.1f} m +- 5 %", f"{dist:.1f} m",
                 abs(dist / ideal - 1) < 0.05))
-    d2, d16 = braking_distance(car, 25.0, substeps=2), braking_distance(car, 25.0, substeps=16)
-    out.append(("ABS stop from 25 m/s: 2 vs 16 substeps", "substep independence", "within 1 %",
-                f"{d2:.2f} / {d16:.2f} m", abs(d2 / d16 - 1) < 0.01))
-    s2, s16 = skidpad_limit(car, substeps=2), skidpad_limit(car, substeps=16)
-    out.append(("skidpad limit: 2 vs 16 substeps", "substep independence", "within 1 %",
-                f"{s2:.3f} / {s16:.3f} g", abs(s2 / s16 - 1) < 0.01))
-    l2, l16 = launch(car, substeps=2).seconds, launch(car, substeps=16).seconds
-    out.append(("0-100 km/h, aids on: 2 vs 16 substeps", "substep independence", "within 1 %",
-                f"{l2:.3f} / {l16:.3f} s", abs(l2 / l16 - 1) < 0.01))
-    flips = kappa_sign_flips(car)
-    out.append(("walking pace, 2 substeps: kappa sign flips in 5 s", "stable wheel update", "0", str(flips),
-                flips == 0))
+    d16, s16, l16 = braking_distance(car, 25.0, substeps=16), skidpad_limit(car, substeps=16), \
+        launch(car, substeps=16).seconds
+    y16 = sine_steer(car, substeps=16)
+    for sub in (1, 2):
+        d = braking_distance(car, 25.0, substeps=sub)
+        out.append((f"ABS stop from 25 m/s: {sub} vs 16 substeps", "substep independence", "within 1 %",
+                    f"{d:.2f} / {d16:.2f} m", abs(d / d16 - 1) < 0.01))
+        sp = skidpad_limit(car, substeps=sub)
+        out.append((f"skidpad limit: {sub} vs 16 substeps", "substep independence", "within 1 %",
+                    f"{sp:.3f} / {s16:.3f} g", abs(sp / s16 - 1) < 0.01))
+        lt = launch(car, substeps=sub).seconds
+        out.append((f"0-100 km/h, aids on: {sub} vs 16 substeps", "substep independence", "within 1 %",
+                    f"{lt:.3f} / {l16:.3f} s", abs(lt / l16 - 1) < 0.01))
+        dev = float(np.sqrt(np.mean((sine_steer(car, substeps=sub) - y16) ** 2) / np.mean(y16 ** 2)))
+        out.append((f"1 Hz sine steer at 20 m/s, yaw rate: {sub} vs 16 substeps", "substep independence",
+                    "rms within 1 %", f"{100 * dev:.2f} %", dev < 0.01))
+    for sub in (1, 2):
+        flips = kappa_sign_flips(car, substeps=sub)
+        out.append((f"walking pace, {sub} substep{'s' if sub > 1 else ''}: kappa sign flips in 5 s",
+                    "stable wheel update", "0", str(flips), flips == 0))
     if car.name == "boxster_s":
         run = launch(car)
         out.append(("0-100 km/h, aids on", "Porsche: about 5.5 s", "5.5 s +- 10 %", f"{run.seconds:.2f} s",

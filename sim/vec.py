@@ -183,3 +183,33 @@ def set3w(table, v, wheel, col, x):
     table[v, wheel, col] = x[0]
     table[v, wheel, col + 1] = x[1]
     table[v, wheel, col + 2] = x[2]
+
+
+@leaf
+def solve_spd4(a, r):
+    """x with A x = r for a symmetric positive definite 4x4 A given by its upper triangle
+    a = (a00, a01, a02, a03, a11, a12, a13, a22, a23, a33): A = L D L^T with one reciprocal per pivot
+    (four divisions in all, no square root: the solve is a chain, and a division is its slowest step)."""
+    a00, a01, a02, a03, a11, a12, a13, a22, a23, a33 = a
+    i0 = 1.0 / a00
+    l10 = a01 * i0
+    l20 = a02 * i0
+    l30 = a03 * i0
+    i1 = 1.0 / (a11 - l10 * a01)
+    e21 = a12 - l10 * a02
+    e31 = a13 - l10 * a03
+    l21 = e21 * i1
+    l31 = e31 * i1
+    i2 = 1.0 / (a22 - l20 * a02 - l21 * e21)
+    e32 = a23 - l20 * a03 - l21 * e31
+    l32 = e32 * i2
+    i3 = 1.0 / (a33 - l30 * a03 - l31 * e31 - l32 * e32)
+    z0 = r[0]
+    z1 = r[1] - l10 * z0
+    z2 = r[2] - l20 * z0 - l21 * z1
+    z3 = r[3] - l30 * z0 - l31 * z1 - l32 * z2
+    x3 = z3 * i3
+    x2 = z2 * i2 - l32 * x3
+    x1 = z1 * i1 - l21 * x2 - l31 * x3
+    x0 = z0 * i0 - l10 * x1 - l20 * x2 - l30 * x3
+    return (x0, x1, x2, x3)

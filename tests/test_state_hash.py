@@ -113,7 +113,8 @@ def program(k: int, n: int) -> np.ndarray:
     return rows
 
 
-def test_scripted_batch_drive_hash():
+def batch_drive_hash() -> str:
+    """Four cars on the proving ground for 60 s at 4 substeps, with an edit and a reset on the way."""
     cars = variants()
     world = sim.load_world("proving_ground")
     s = sim.Simulation(cars, world, dt=DT, substeps=4, n_vehicles=len(cars))
@@ -129,10 +130,10 @@ def test_scripted_batch_drive_hash():
     s.reset(position=(-25.0, -10.0, z), yaw=0.3, speed=5.0, index=3, gear=2)
     s.run(trace[2 * half:])
     assert s.finite()
-    assert public_hash(s) == BATCH_HASH
+    return public_hash(s)
 
 
-def test_scripted_single_drive_hash():
+def single_drive_hash() -> str:
     """The app's path: one car, step() with Controls every 1/240 s, 8 substeps."""
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.load_world("proving_ground"), dt=DT, substeps=8)
@@ -142,7 +143,15 @@ def test_scripted_single_drive_hash():
         s.step(sim.Controls(throttle=r[0], brake=r[1], steer=r[2], handbrake=r[3], clutch=r[4], shift=int(r[5]),
                             gear=None if r[6] == 100.0 else int(r[6]), abs=bool(r[7]), tc=bool(r[8])))
     assert s.finite()
-    assert public_hash(s) == SINGLE_HASH
+    return public_hash(s)
+
+
+def test_scripted_batch_drive_hash():
+    assert batch_drive_hash() == BATCH_HASH
+
+
+def test_scripted_single_drive_hash():
+    assert single_drive_hash() == SINGLE_HASH
 
 
 # Changed deliberately by issue 9 (ground force along the contact normal, static friction for every wheel,
@@ -168,21 +177,32 @@ def test_scripted_single_drive_hash():
 # this machine has it (sim/lanes.py, sim.jit.VECTOR_MATH): each kind gives its own last bits, so each has its hashes (batch,
 # single, batch and single with the impulse rule). "scalar" is the maths library lane by lane: the code
 # before the lanes, bit for bit.
+# Changed deliberately by issue 11: the body takes the tires' lateral force mid-substep (chassis.lateral_update
+# = "midpoint", docs/physics.md §12); with "explicit" the code gives the earlier hashes (the fifth and sixth
+# of each kind, tested below). Each kind: batch, single; batch and single with the impulse rule; batch and
+# single with the explicit lateral update.
 HASHES = {
-    "scalar": ("3f95c925ba3e1794d684ec22002ce596a0ae550701d72abd8a8b3f2156caf18c",
-               "1747aed5c176eb76170ca79f34d664e608cff7d243bc6557c6abd5a124c47f70",
-               "fb6603e91aff0a1cdad87bb2acee4ce77c60ad398aeb4e3a2765c5d78b70bdd6",
-               "92754952e282af57fb65c55f869556af66995fb9374937044cef3bc64160c361"),
-    "avx512": ("8f97053c5fc7e4590d27672259ad9f7a36661361b8395fc4efd6455736e9ff82",
-               "f8b053a88dcacfc3f3d11f7f2f74b47f0297d8fc1ad844e9371e024654fd7ce4",
-               "3b8aa24a5a641b16d7d47c82f34ded50602c298455fcface6059418a626de973",
-               "057b83755ca998529c6c9308c3488c9aa9da088ec67f82f512807ebed4b74eaf"),
-    "avx2": ("535d9dd8f240f10e1cf1b8e114578f57741f645758172e9a5b172044d6e345f2",
-             "a37e69e2254bb5043937f7868025acfc73124e2b0f3e0ddce5a0216c16bc6235",
-             "e8783ee5bc44b013547f83f3bd792ae2b5ceafb7aa8c4c61e0c567f77bfed7d4",
-             "7c5fcf927928c725151e0b1d806b0ae89534a3ee595a97094d2ef3b5f1c3d580"),
+    "scalar": ("5c6d65073349dd05f853c09f42b698939c86d9f068eaabc80cd1f26e7e237984",
+               "4ee8914d045853d194887f90ec23d6f70607e5cb164063d57b4d5be917202a8e",
+               "c707d023aa624f27d88b315814a1a99de9e91b01f950ebc326a1e6d5f2cd85e9",
+               "0045ae503d5dcd247ca300322785d494f98f7221e6c034b25fede480f4dd5e89",
+               "3f95c925ba3e1794d684ec22002ce596a0ae550701d72abd8a8b3f2156caf18c",
+               "1747aed5c176eb76170ca79f34d664e608cff7d243bc6557c6abd5a124c47f70"),
+    "avx512": ("9bd4ae490829ce1e44168356ff3d5791b5adad40c2189004502913e6111615e2",
+               "f92d262779933a85c5bb4b4143bbc9c0f67b13378b2a365db4ed5a083d738f1d",
+               "c6637351bb5c4f2d530fb034b46c9d4d13e9e5eb98b6199248d1b7ed1936e343",
+               "071f17be613ab6ec0ccdc77d28b410e9b8d5f3f17fa421e233a7b539b7f575b1",
+               "8f97053c5fc7e4590d27672259ad9f7a36661361b8395fc4efd6455736e9ff82",
+               "f8b053a88dcacfc3f3d11f7f2f74b47f0297d8fc1ad844e9371e024654fd7ce4"),
+    "avx2": ("1c36e973de561611c73f79a1bb8726c036149ff08e6d75601846d6f13133d7ff",
+             "f92d262779933a85c5bb4b4143bbc9c0f67b13378b2a365db4ed5a083d738f1d",
+             "a1290191d915d25b9e2e8e62613d33b45b6de1d798c7dd33fffcb54abd3d2321",
+             "715cb5c09fa33a7f0d0997fac5a5cbd8cf91c86221af0ed9fa53e5a4cab7b9c0",
+             "535d9dd8f240f10e1cf1b8e114578f57741f645758172e9a5b172044d6e345f2",
+             "a37e69e2254bb5043937f7868025acfc73124e2b0f3e0ddce5a0216c16bc6235"),
 }
-BATCH_HASH, SINGLE_HASH, BATCH_HASH_IMPULSE_STOP, SINGLE_HASH_IMPULSE_STOP = HASHES[sim.jit.VECTOR_MATH]
+(BATCH_HASH, SINGLE_HASH, BATCH_HASH_IMPULSE_STOP, SINGLE_HASH_IMPULSE_STOP, BATCH_HASH_EXPLICIT,
+ SINGLE_HASH_EXPLICIT) = HASHES[sim.jit.VECTOR_MATH]
 
 
 def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkeypatch):
@@ -191,5 +211,17 @@ def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkey
     monkeypatch.setattr(sim, "load_vehicle", lambda name: sim.with_value(load(name), "brakes.hold_stop", "impulse"))
     monkeypatch.setattr(sys.modules[__name__], "BATCH_HASH", BATCH_HASH_IMPULSE_STOP)
     monkeypatch.setattr(sys.modules[__name__], "SINGLE_HASH", SINGLE_HASH_IMPULSE_STOP)
+    test_scripted_batch_drive_hash()
+    test_scripted_single_drive_hash()
+
+
+def test_the_explicit_lateral_update_gives_the_earlier_hashes(monkeypatch):
+    """chassis.lateral_update = "explicit" (seed 004's semi-implicit Euler: the tires' lateral force at the
+    substep's start) is the body update as it was, bit for bit."""
+    load = sim.load_vehicle
+    monkeypatch.setattr(sim, "load_vehicle",
+                        lambda name: sim.with_value(load(name), "chassis.lateral_update", "explicit"))
+    monkeypatch.setattr(sys.modules[__name__], "BATCH_HASH", BATCH_HASH_EXPLICIT)
+    monkeypatch.setattr(sys.modules[__name__], "SINGLE_HASH", SINGLE_HASH_EXPLICIT)
     test_scripted_batch_drive_hash()
     test_scripted_single_drive_hash()
