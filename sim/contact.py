@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 
-from sim.jit import leaf, stage
+from sim.jit import VECTOR_MATH, leaf, stage
+from sim.lanes import cos4, sin4
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
 from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
@@ -71,19 +72,35 @@ def spin_axis(q, camber, steer):
     """u in world: the body's +y axis turned by camber about x, then by the steering angle about z.
 
     Positive omega about u = +y rolls the car forward, so t = normalize(u x n) points forward."""
-    return steered_axis(q, math.cos(camber), math.sin(camber), steer)
+    cs, sn = 1.0, steer
+    if steer != 0.0:
+        cs, sn = math.cos(steer), math.sin(steer)
+    return steered_axis(q, math.cos(camber), math.sin(camber), cs, sn)
 
 
 @leaf
-def steered_axis(q, cos_camber, sin_camber, steer):
-    """spin_axis with the camber's cos and sin given (packed once: WP_CAMBER_COS, WP_CAMBER_SIN)."""
+def steered_axis(q, cos_camber, sin_camber, cos_steer, sin_steer):
+    """spin_axis with the camber's cos and sin given (packed once: WP_CAMBER_COS, WP_CAMBER_SIN) and the
+    steering angle's (`steer_cos_sin`)."""
     ub = (0.0, cos_camber, sin_camber)
-    cs = 1.0                              # cos(+-0) and sin(+-0) = +-0, the library's own results, without
-    sn = steer                            # its calls for a wheel that does not steer (the rear, going straight)
-    if steer != 0.0:
-        cs = math.cos(steer)
-        sn = math.sin(steer)
+    cs, sn = cos_steer, sin_steer
     return quat_rotate(q, (ub[0] * cs - ub[1] * sn, ub[0] * sn + ub[1] * cs, ub[2]))
+
+
+@leaf
+def steer_cos_sin(v, wheel_scratch):
+    """The cos and sin of the four road-wheel angles W_STEER, four at once (sim/lanes.py: libmvec's AVX2
+    functions, exact at 0). With the scalar library a wheel at 0 (the rear, going straight) skips its
+    calls: cos(+-0) = 1 and sin(+-0) = +-0, the library's own results."""
+    st = (wheel_scratch[v, 0, W_STEER], wheel_scratch[v, 1, W_STEER], wheel_scratch[v, 2, W_STEER],
+          wheel_scratch[v, 3, W_STEER])
+    if VECTOR_MATH != "scalar":
+        return cos4(st), sin4(st)
+    c0, s0 = (1.0, st[0]) if st[0] == 0.0 else (math.cos(st[0]), math.sin(st[0]))
+    c1, s1 = (1.0, st[1]) if st[1] == 0.0 else (math.cos(st[1]), math.sin(st[1]))
+    c2, s2 = (1.0, st[2]) if st[2] == 0.0 else (math.cos(st[2]), math.sin(st[2]))
+    c3, s3 = (1.0, st[3]) if st[3] == 0.0 else (math.cos(st[3]), math.sin(st[3]))
+    return (c0, c1, c2, c3), (s0, s1, s2, s3)
 
 
 @stage
@@ -97,6 +114,7 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
     axis than the last contact (or than l_max after a flight) is not taken up: a tire cannot roll onto
     a step higher than its radius, and such a surface (an edge swept into a ray, a wall met by a
     tumbling body) is the body collision's (docs/physics.md §14)."""
+    cos_steer, sin_steer = steer_cos_sin(v, wheel_scratch)
     for i in range(NW):
         kind = int(wheel_params[v, i, WP_QUERY])
         r = wheel_params[v, i, WP_R]
@@ -104,8 +122,8 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
         l_max = wheel_params[v, i, WP_LMAX]
         anchor = add(pos, quat_rotate(q, get3w(wheel_params, v, i, WP_AX)))    # A, world
         d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))                  # unit axis, world, points down
-        u = steered_axis(q, wheel_params[v, i, WP_CAMBER_COS], wheel_params[v, i, WP_CAMBER_SIN],
-                         wheel_scratch[v, i, W_STEER])                        # after steer, camber
+        u = steered_axis(q, wheel_params[v, i, WP_CAMBER_COS], wheel_params[v, i, WP_CAMBER_SIN], cos_steer[i],
+                         sin_steer[i])                                        # after steer, camber
         hit, s, p, n, surf, shape, vg = cast(planes, boxes, hf_meta, hf_z, kind, anchor, d, r, l_max,
                                              A_MIN, t, v, box_mask, hf_mask)
         a = -dot(n, d)                                                        # a = -dot(n, d)

@@ -23,8 +23,9 @@ KERNEL_CONSTANTS = ("tables.py", "units.py", "jit.py")   # read by kernels thoug
 DECORATED = re.compile(rb"^from sim\.jit import [^\n]*(kernel|stage|leaf|accessor)\b", re.M)   # defines kernels
 
 
-LIBMVEC_SYMBOLS = {"avx512": ("_ZGVeN8v_atan", "_ZGVeN8v_sin", "_ZGVeN8v_cos", "_ZGVdN4vv_atan2"),
-                   "avx2": ("_ZGVdN4v_atan", "_ZGVdN4v_sin", "_ZGVdN4v_cos", "_ZGVdN4vv_atan2")}
+LIBMVEC_SYMBOLS = {"avx512": ("_ZGVeN8v_atan", "_ZGVeN8v_sin", "_ZGVeN8v_cos", "_ZGVdN4vv_atan2", "_ZGVdN4v_atan",
+                              "_ZGVdN4v_sin", "_ZGVdN4v_cos", "_ZGVdN4v_asin"),
+                   "avx2": ("_ZGVdN4v_atan", "_ZGVdN4v_sin", "_ZGVdN4v_cos", "_ZGVdN4vv_atan2", "_ZGVdN4v_asin")}
 VECTOR_CPU_FEATURES = {"avx512": "avx512f", "avx2": "avx2"}
 
 

@@ -106,7 +106,32 @@ def _atan2_4():
     return plain
 
 
+def _lanewise4(name: str, scalar):
+    """The lane function `name` (atan, sin or cos) on four lanes: plain Python applies `scalar` to each;
+    compiled code calls libmvec's AVX2 function once (with either vector kind), or `scalar` per lane."""
+    def plain(x):
+        return tuple(scalar(a) for a in x)
+    plain.__name__ = plain.__qualname__ = f"{name}4"
+    if VECTOR_MATH in ("avx512", "avx2"):
+        vec = _vector_call(f"_ZGVdN4v_{name}", 4)
+
+        def compiled(x):
+            return vec(x)
+    else:
+        def compiled(x):
+            return (scalar(x[0]), scalar(x[1]), scalar(x[2]), scalar(x[3]))
+
+    @overload(plain, inline="always")
+    def _impl(x):
+        return compiled
+    return plain
+
+
 atan2_4 = _atan2_4()
+atan4 = _lanewise4("atan", math.atan)
+sin4 = _lanewise4("sin", math.sin)
+cos4 = _lanewise4("cos", math.cos)
+asin4 = _lanewise4("asin", math.asin)
 atan8 = _lanewise("atan", math.atan)
 sin8 = _lanewise("sin", math.sin)
 cos8 = _lanewise("cos", math.cos)

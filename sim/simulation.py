@@ -29,6 +29,7 @@ from sim.gearbox import driven_radius, total_ratio
 from sim.jit import announce_compile
 from sim.pack import SWITCHES, WheelGeometry, apply_switches, pack_vehicle, wheel_geometry
 from sim.params import Vehicle, validate
+from sim.rows import normalise_trace
 from sim.step import run_vehicles, step_and_watch
 from sim.units import RPM
 from sim.vec import quat_rotate
@@ -183,6 +184,9 @@ class Controls:
             controls[:, k] = values[k]
 
 
+_DEFAULTS = np.array(CONTROL_DEFAULTS)
+
+
 def control_rows(trace, n_vehicles: int) -> np.ndarray:
     """A trace of control rows (K, C) or (K, N, C), C <= CT_N columns in CONTROL_COLUMNS order, as the
     full, normalised (K, N, CT_N) array the kernels read; the columns not given keep their defaults."""
@@ -192,12 +196,18 @@ def control_rows(trace, n_vehicles: int) -> np.ndarray:
     cols = trace.shape[-1]
     if cols > T.CT_N:
         raise ValueError(f"a control row has at most {T.CT_N} columns ({', '.join(CONTROL_COLUMNS)}), not {cols}")
-    if cols < T.CT_N:
-        full = np.empty(trace.shape[:-1] + (T.CT_N,))
-        full[...] = CONTROL_DEFAULTS
-        full[..., :cols] = trace
-        trace = full
-    return np.ascontiguousarray(np.broadcast_to(normalise_rows(trace), (trace.shape[0], n_vehicles, T.CT_N)))
+    if trace.shape[1] not in (1, n_vehicles):
+        raise ValueError(f"a control trace of shape {trace.shape} does not fit {n_vehicles} vehicles; expected "
+                         f"(K, {n_vehicles}, C), (K, 1, C) or (K, C)")
+    trace = np.ascontiguousarray(trace)
+    out = np.empty((trace.shape[0], n_vehicles, T.CT_N))
+    bad = normalise_trace(trace, _DEFAULTS, out)               # normalise_rows' rules, in one compiled pass
+    if bad >= 0:
+        k, c = divmod(int(bad), T.CT_N)
+        column = trace[k, :, c]
+        raise ValueError(f"control row {k}: {CONTROL_COLUMNS[c]} = {float(column[~np.isfinite(column)][0])!r} "
+                         f"is not a finite number")
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from sim.jit import leaf, stage
+from sim.lanes import atan4
 from sim.tables import BS_VX, BS_VY, BS_VZ, CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, \
     VP_STEER_RATE, VP_TRACK_F, VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
 
@@ -34,20 +35,28 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
     The input sets the path curvature linearly, up to the curvature at which the inner wheel reaches
     max_angle; above `limit_speed` (m/s; 0 = no limit) that largest angle shrinks as
     max_angle / (1 + (v / limit_speed)^2). `ackermann` blends the Ackermann angles (1) with parallel
-    steering at the bicycle angle atan(L / R) (0)."""
+    steering at the bicycle angle atan(L / R) (0).
+
+    The turn's radius is R = R_min / |s| with R_min = L / tan(top) + W / 2, and `ackermann_angles`'
+    arguments L / (R -+ W / 2) are written as L |s| T / (L + T W/2 (1 -+ |s|)) with T = tan(top) (the same
+    numbers without R: two divisions side by side instead of four in a row); the arc tangents are taken
+    together (sim/lanes.py atan4)."""
     s = min(1.0, max(-1.0, steer))
     if s == 0.0 or max_angle <= 0.0:
         return 0.0, 0.0
     top = max_angle
     if limit_speed > 0.0:
         top = max_angle / (1.0 + (speed / limit_speed) ** 2)
-    r_min = wheelbase / math.tan(top) + track / 2.0          # the inner wheel at `top`
-    r = r_min / abs(s)
-    inner, outer = ackermann_angles(wheelbase, track, r)
-    if ackermann != 1.0 or not wheelbase > 0.0:
-        # (full Ackermann, the default, skips this arc tangent: with L > 0, inner, outer and mean are all
-        # positive, or all nan, and 1 x inner + 0 x mean is inner exactly)
-        mean = math.atan(wheelbase / r)
+    t = math.tan(top)
+    m = abs(s)
+    num = wheelbase * m * t
+    half = t * (track / 2.0)
+    blend = ackermann != 1.0 or not wheelbase > 0.0
+    inner, outer, mean, _ = atan4((num / (wheelbase + half * (1.0 - m)), num / (wheelbase + half * (1.0 + m)),
+                                   num / (wheelbase + half) if blend else 0.0, 0.0))
+    if blend:
+        # (full Ackermann, the default: with L > 0, inner, outer and mean are all positive, or all nan, and
+        # 1 x inner + 0 x mean is inner exactly)
         inner = ackermann * inner + (1.0 - ackermann) * mean
         outer = ackermann * outer + (1.0 - ackermann) * mean
     if s > 0.0:                                               # left turn: the left wheel is inside

@@ -51,6 +51,7 @@ from sim.drive import direct_drive_stage
 from sim.engine import engine_stage
 from sim.gearbox import gearbox_stage
 from sim.jit import kernel, leaf, stage, threaded_kernel
+from sim.lanes import asin4
 from sim.parking import parking_stage
 from sim.steering import steering_stage, steering_targets
 from sim.suspension import suspension_stage
@@ -107,14 +108,21 @@ def scratch_of(j, substeps, wheel_scratch, wheel_telemetry):
 
 
 @leaf
+def camber_sin(v, i, wheel_telemetry):
+    """sin(camber) of wheel i against the ground, -dot(u, n) within [-1, 1] (0 airborne)."""
+    if wheel_telemetry[v, i, W_GROUNDED] == 0.0:
+        return 0.0
+    return min(1.0, max(-1.0, -dot(get3w(wheel_telemetry, v, i, W_UX), get3w(wheel_telemetry, v, i, W_NX))))
+
+
+@leaf
 def publish(v, wheel_telemetry):
     """After the last substep: the camber against the ground, asin(-dot(u, n)) (0 airborne), which only
-    people read (so it is worked out once a step, not in the tire stage)."""
+    people read (so it is worked out once a step, not in the tire stage), the four at once (sim/lanes.py)."""
+    gamma = asin4((camber_sin(v, 0, wheel_telemetry), camber_sin(v, 1, wheel_telemetry),
+                   camber_sin(v, 2, wheel_telemetry), camber_sin(v, 3, wheel_telemetry)))
     for i in range(NW):
-        sg = 0.0
-        if wheel_telemetry[v, i, W_GROUNDED] != 0.0:
-            sg = -dot(get3w(wheel_telemetry, v, i, W_UX), get3w(wheel_telemetry, v, i, W_NX))
-        wheel_telemetry[v, i, W_GAMMA] = math.asin(min(1.0, max(-1.0, sg)))
+        wheel_telemetry[v, i, W_GAMMA] = gamma[i]
 
 
 @kernel

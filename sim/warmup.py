@@ -25,7 +25,7 @@ import numba
 from sim.jit import needs_compile
 
 # kernels a single car does not call (batches and parallel runs compile when first used)
-BATCH_ONLY = ("run_vehicles",)
+BATCH_ONLY = ("run_vehicles", "normalise_trace")
 # what the helper leaves to the main process: these contain the whole chain, compiled there anyway
 HELPER_SKIPS = ("step_and_watch", "step_batch", "substep")
 

@@ -378,3 +378,28 @@ def test_a_telemetry_channel_read_once_shows_each_new_step(n):
     s.run(np.tile([1.0, 0.0, 0.0, 0.0], (60, 1)))
     assert np.all(np.asarray(s.telemetry.rpm) != np.asarray(rpm)) or n > 1   # a number for one car, read anew
     assert np.array_equal(np.ravel(s.telemetry.rpm), s.tables.body_telemetry[:, sim.tables.TB_RPM])
+
+
+def test_a_batch_trace_is_normalised_as_every_other_path_reads_controls():
+    """Simulation.run's trace goes through one compiled pass (sim/rows.py); it gives exactly what
+    normalise_rows gives (numpy, the rules' definition), with the defaults and the broadcast over the
+    vehicles, and names the step and column of a value that is not a finite number."""
+    from sim.simulation import CONTROL_DEFAULTS, control_rows, normalise_rows
+    rng = np.random.default_rng(0)
+    edges = np.array([-0.0, 0.0, 0.5, 0.5000001, 0.4999, -1e300, 1e300, 10.0, 10.5, 11.0, -1.5, 100.0, 3.7, -3.7])
+    for shape in ((7, 5), (7, 1, 10), (7, 4, 10), (3, 4, 6), (0, 4, 10)):
+        x = rng.choice(edges, size=shape)
+        full_in = x[:, None, :] if x.ndim == 2 else x
+        full = np.empty(full_in.shape[:-1] + (T.CT_N,))
+        full[...] = CONTROL_DEFAULTS
+        full[..., :full_in.shape[-1]] = full_in
+        want = np.broadcast_to(normalise_rows(full), (full.shape[0], 4, T.CT_N))
+        got = control_rows(x, 4)
+        assert got.shape == want.shape
+        assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
+    bad = np.zeros((5, 4, 10))
+    bad[3, 2, 6] = np.nan
+    with pytest.raises(ValueError, match="control row 3: gear = nan is not a finite number"):
+        control_rows(bad, 4)
+    with pytest.raises(ValueError, match="does not fit 4 vehicles"):
+        control_rows(np.zeros((5, 3, 10)), 4)
