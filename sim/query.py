@@ -277,7 +277,7 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, 
     support a wheel (they belong to body collision, docs/physics.md §6), so they are passed over here and
     the query keeps the best supporting surface; a wheel with none is airborne.
     """
-    max_s = l_max + r / a_min
+    max_s = l_max + r * (1.0 / a_min)                 # (a_min is a constant: one multiplication)
     best = (1.0e30, 0.0, a, (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), -1, -1)   # key, s, P, n, v_ground, surface, shape
     for i in range(planes.shape[0]):
         hit, s, p, n, vg = ray_plane(planes, i, a, d)

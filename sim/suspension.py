@@ -36,7 +36,10 @@ def support_fade(s, a, r):
     within twice A_MIN of lying in it (a < 2 A_MIN); then linearly less, to none at s = 0 or a = A_MIN,
     where the body collision takes over. Without the fade the force would jump from nothing to the bump
     stop's full push where the query starts to count, and a body crossing that line would gain energy
-    (docs/physics.md §14)."""
+    (docs/physics.md §14). Both factors are 1 unless s < r or a < 2 A_MIN, so the common case needs no
+    division."""
+    if s >= r and a >= 2.0 * A_MIN:
+        return 1.0
     return max(0.0, min(1.0, s / r)) * max(0.0, min(1.0, (a - A_MIN) / A_MIN))
 
 
