@@ -132,12 +132,10 @@ def lateral_row(wheel_scratch, v, i, pos, m, inv_i, w, dv0, dw0b, theta, h):
 
 
 @leaf
-def coupling(act_i, b_i, rbb_i, act_j, b_j, yb_j, inv_mass):
+def coupling(b_i, rbb_i, b_j, yb_j, inv_mass):
     """g_i^T M^-1 g_j with g = (b, r x b): how a lateral impulse at wheel j moves wheel i's contact
-    sideways (1/kg); 0 unless both take part."""
-    if act_i and act_j:
-        return dot(b_i, b_j) * inv_mass + dot(rbb_i, yb_j)
-    return 0.0
+    sideways (1/kg); 0 when either takes no part (its row's vectors are zero)."""
+    return dot(b_i, b_j) * inv_mass + dot(rbb_i, yb_j)
 
 
 @leaf
@@ -171,12 +169,12 @@ def lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, the
     a3, b3, w3, rb3, y3, d3, r3 = lateral_row(wheel_scratch, v, 3, pos, m, inv_i, w, dv0, dw0b, theta, h)
     if not (a0 or a1 or a2 or a3):
         return force, tau, (0.0, 0.0, 0.0)
-    mat = (coupling(a0, b0, rb0, a0, b0, y0, inv_mass) + d0, coupling(a0, b0, rb0, a1, b1, y1, inv_mass),
-           coupling(a0, b0, rb0, a2, b2, y2, inv_mass), coupling(a0, b0, rb0, a3, b3, y3, inv_mass),
-           coupling(a1, b1, rb1, a1, b1, y1, inv_mass) + d1, coupling(a1, b1, rb1, a2, b2, y2, inv_mass),
-           coupling(a1, b1, rb1, a3, b3, y3, inv_mass),
-           coupling(a2, b2, rb2, a2, b2, y2, inv_mass) + d2, coupling(a2, b2, rb2, a3, b3, y3, inv_mass),
-           coupling(a3, b3, rb3, a3, b3, y3, inv_mass) + d3)
+    mat = (coupling(b0, rb0, b0, y0, inv_mass) + d0, coupling(b0, rb0, b1, y1, inv_mass),
+           coupling(b0, rb0, b2, y2, inv_mass), coupling(b0, rb0, b3, y3, inv_mass),
+           coupling(b1, rb1, b1, y1, inv_mass) + d1, coupling(b1, rb1, b2, y2, inv_mass),
+           coupling(b1, rb1, b3, y3, inv_mass),
+           coupling(b2, rb2, b2, y2, inv_mass) + d2, coupling(b2, rb2, b3, y3, inv_mass),
+           coupling(b3, rb3, b3, y3, inv_mass) + d3)                  # an inactive row: (0 .. 1 .. 0), rhs 0
     p = solve_spd4(mat, (r0, r1, r2, r3))
     inv_h = 1.0 / h
     f0, f1, f2, f3 = p[0] * inv_h, p[1] * inv_h, p[2] * inv_h, p[3] * inv_h
