@@ -135,9 +135,9 @@ def blame(mode: np.ndarray, part_parameter: str) -> str:
 def lateral_implicit(car: Vehicle, tire) -> bool:
     """Whether the body takes this tire's lateral force implicitly (sim/body.py lateral_implicit): with
     chassis.lateral_update = "midpoint", for the curves whose slope the tire stage knows (linear, magic,
-    simple) with the reference slip form. Then the tire's sideways damping near rest has no stability
+    simple, mf96, mf61) with the reference slip form. Then the tire's sideways damping near rest has no stability
     limit (the trapezoidal rule is A-stable); the other families keep it."""
-    return (car.chassis.lateral_update == "midpoint" and tire.model in ("linear", "magic", "simple")
+    return (car.chassis.lateral_update == "midpoint" and tire.model in ("linear", "magic", "simple", "mf96", "mf61")
             and tire.slip_form == "reference")
 
 

@@ -217,6 +217,11 @@ def mf96_combined_fx(model, kappa, alpha, p, mu, fz, fz0, sg):
 
 
 @leaf
+def mf96_combined_fy(model, kappa, alpha, p, mu, fz, fz0, sg):
+    return mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)[1] * mf96_weights(kappa, alpha, p)[1]
+
+
+@leaf
 def limited_slope(fx_raw, fy_raw, slope_raw, mu, fz):
     """dFx / dkappa after the combined limit: the raw slope while the limit does not cut, otherwise
     mu Fz Fy_raw^2 / |F_raw|^3 times it (the force slides round the friction circle)."""
@@ -282,10 +287,11 @@ def relax_keep(length, vx, v_min, h):
 
 @leaf
 def mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev, sg):
-    """(Fx0, Fy0, Fx, Fy, |F| / |F0|, dFx/dkappa) of the mf96 and mf61 models: the pure-slip forces are the
-    raw ones, the combined-slip weighted ones the result (no friction-circle cut: the weights are the
-    family's own combined-slip law); the slope by a central difference (for the implicit spin update).
-    sg: sin of the camber (mf61 only)."""
+    """(Fx0, Fy0, Fx, Fy, |F| / |F0|, dFx/dkappa, dFy/dalpha) of the mf96 and mf61 models: the pure-slip
+    forces are the raw ones, the combined-slip weighted ones the result (no friction-circle cut: the weights
+    are the family's own combined-slip law); the slopes of the combined forces by central differences (for
+    the implicit spin update and the body's implicit lateral update; the lateral one scaled by 1 - keep,
+    the share the relaxation length lets through this substep). sg: sin of the camber (mf61 only)."""
     p = wheel_params[v, i, WP_PCX1:WP_NOMPRES + 1]
     fz0 = wheel_params[v, i, WP_FZ0]
     fx0, fy0 = mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)
@@ -298,7 +304,9 @@ def mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev, 
     h = MF96_SLOPE_STEP
     dfx = (mf96_combined_fx(model, kappa + h, alpha, p, mu, fz, fz0, sg) -
            mf96_combined_fx(model, kappa - h, alpha, p, mu, fz, fz0, sg)) / (2.0 * h)
-    return fx0, fy0, fx, fy, share, dfx
+    dfy = (1.0 - keep) * (mf96_combined_fy(model, kappa, alpha + h, p, mu, fz, fz0, sg) -
+                          mf96_combined_fy(model, kappa, alpha - h, p, mu, fz, fz0, sg)) / (2.0 * h)
+    return fx0, fy0, fx, fy, share, dfx, dfy
 
 
 @leaf
@@ -436,9 +444,12 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
         if model == MODEL_MF96 or model == MODEL_MF61:
             # the family's own load dependence (pdx2, pdy2) and combined-slip weighting; mu = surface x grip
-            fx_raw, fy_raw, fx, fy, grip_scale, dfx = mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz,
-                                                                  keep, wheel_state[v, i, WS_FY_LAG], sg)
+            fx_raw, fy_raw, fx, fy, grip_scale, dfx, dfy = mf96_forces(model, wheel_params, v, i, kappa, alpha, mu,
+                                                                       fz, keep, wheel_state[v, i, WS_FY_LAG], sg)
             wheel_scratch[v, i, W_DFX] = dfx
+            if wheel_params[v, i, WP_SLIP_FORM] != SLIP_FGEAR:   # for the body's implicit lateral update
+                wheel_scratch[v, i, W_KY] = lateral_damping(fx_raw, fy_raw, 1.0, -dfy, vx, wheel_scratch[v, i, W_VY],
+                                                            wheel_params[v, i, WP_VMIN])
         else:
             if model == MODEL_MAGIC or model == MODEL_SIMPLE:
                 fx_raw, slope = wheel_scratch[v, i, W_MF_FX], wheel_scratch[v, i, W_MF_SLOPE]   # the curve's
