@@ -160,7 +160,9 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
                  substeps, v0, v1):
     """Advance vehicles v0 .. v1-1 by len(control_trace) steps; control_trace[k] holds the controls (N, CT_N)
     of step k. Each vehicle runs all its steps before the next one starts (its state stays in the cache);
-    the vehicles do not act on one another, so this is bit for bit what step_batch gives step by step.
+    the vehicles do not act on one another, so this is bit for bit what step_batch gives step by step (the
+    camber, which only people read, is published after the last step, the only one whose telemetry is left
+    to read).
     It runs without Python's lock: `Simulation.run` gives each core a share of the vehicles."""
     h = dt / substeps
     for v in range(v0, v1):
@@ -171,4 +173,5 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
                 substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state, drive_state,
                         wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes,
                         boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h, targets)
-            publish(v, wheel_telemetry)
+        if control_trace.shape[0] > 0:
+            publish(v, wheel_telemetry)          # only the last step's telemetry is there to be read
