@@ -163,10 +163,12 @@ def lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, the
     dw0b = (h * inv_i[0] * (m[0][0] * tau[0] + m[1][0] * tau[1] + m[2][0] * tau[2]),   # h I^-1 R^T tau
             h * inv_i[1] * (m[0][1] * tau[0] + m[1][1] * tau[1] + m[2][1] * tau[2]),
             h * inv_i[2] * (m[0][2] * tau[0] + m[1][2] * tau[1] + m[2][2] * tau[2]))
-    a0, b0, w0, rb0, y0, d0, r0 = lateral_row(wheel_scratch, v, 0, pos, m, inv_i, w, dv0, dw0b, theta, h)
-    a1, b1, w1, rb1, y1, d1, r1 = lateral_row(wheel_scratch, v, 1, pos, m, inv_i, w, dv0, dw0b, theta, h)
-    a2, b2, w2, rb2, y2, d2, r2 = lateral_row(wheel_scratch, v, 2, pos, m, inv_i, w, dv0, dw0b, theta, h)
-    a3, b3, w3, rb3, y3, d3, r3 = lateral_row(wheel_scratch, v, 3, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    i0 = v - v            # the wheel indices as plain integers: a literal 0..3 would make numba compile
+    i1, i2, i3 = i0 + 1, i0 + 2, i0 + 3   # lateral_row and correct once for each of them
+    a0, b0, w0, rb0, y0, d0, r0 = lateral_row(wheel_scratch, v, i0, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a1, b1, w1, rb1, y1, d1, r1 = lateral_row(wheel_scratch, v, i1, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a2, b2, w2, rb2, y2, d2, r2 = lateral_row(wheel_scratch, v, i2, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a3, b3, w3, rb3, y3, d3, r3 = lateral_row(wheel_scratch, v, i3, pos, m, inv_i, w, dv0, dw0b, theta, h)
     if not (a0 or a1 or a2 or a3):
         return force, tau, (0.0, 0.0, 0.0)
     mat = (coupling(b0, rb0, b0, y0, inv_mass) + d0, coupling(b0, rb0, b1, y1, inv_mass),
@@ -180,10 +182,10 @@ def lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, the
     f0, f1, f2, f3 = p[0] * inv_h, p[1] * inv_h, p[2] * inv_h, p[3] * inv_h
     df = add(add(scale(b0, f0), scale(b1, f1)), add(scale(b2, f2), scale(b3, f3)))
     dtau = add(add(scale(w0, f0), scale(w1, f1)), add(scale(w2, f2), scale(w3, f3)))
-    correct(wheel_scratch, v, 0, b0, f0)
-    correct(wheel_scratch, v, 1, b1, f1)
-    correct(wheel_scratch, v, 2, b2, f2)
-    correct(wheel_scratch, v, 3, b3, f3)
+    correct(wheel_scratch, v, i0, b0, f0)
+    correct(wheel_scratch, v, i1, b1, f1)
+    correct(wheel_scratch, v, i2, b2, f2)
+    correct(wheel_scratch, v, i3, b3, f3)
     return add(force, df), add(tau, dtau), df
 
 

@@ -119,8 +119,9 @@ def camber_sin(v, i, wheel_telemetry):
 def publish(v, wheel_telemetry):
     """After the last substep: the camber against the ground, asin(-dot(u, n)) (0 airborne), which only
     people read (so it is worked out once a step, not in the tire stage), the four at once (sim/lanes.py)."""
-    gamma = asin4((camber_sin(v, 0, wheel_telemetry), camber_sin(v, 1, wheel_telemetry),
-                   camber_sin(v, 2, wheel_telemetry), camber_sin(v, 3, wheel_telemetry)))
+    i0 = v - v                     # plain integers, not literals: one compile of camber_sin, not four
+    gamma = asin4((camber_sin(v, i0, wheel_telemetry), camber_sin(v, i0 + 1, wheel_telemetry),
+                   camber_sin(v, i0 + 2, wheel_telemetry), camber_sin(v, i0 + 3, wheel_telemetry)))
     for i in range(NW):
         wheel_telemetry[v, i, W_GAMMA] = gamma[i]
 
