@@ -234,11 +234,11 @@ def limited_slope(fx_raw, fy_raw, slope_raw, mu, fz):
 @leaf
 def lateral_damping(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min):
     """k_y = -dFy/dvy (N s/m, >= 0): how much the limited lateral force falls per m/s of the contact's
-    lateral speed vy, at the operating point. Fy_raw = -slope-curve(alpha) with alpha = atan2(vy, V),
-    V = max(|vx|, vMin), so dFy_raw/dvy = -slope_y V / (V^2 + vy^2); where the combined limit cuts
-    (grip_scale s = mu Fz / |F_raw| < 1) it is scaled by mu Fz Fx_raw^2 / |F_raw|^3 = s Fx_raw^2 / |F_raw|^2
-    (the force slides round the friction circle). Past the curve's peak the slope is negative: 0 (no
-    damping is claimed where the tire gives none). One division."""
+    lateral speed vy, at the operating point. Fy_raw = -f(alpha) with f the lateral curve, slope_y = f'(alpha)
+    and alpha = atan2(vy, V), V = max(|vx|, vMin), so dFy_raw/dvy = -slope_y V / (V^2 + vy^2); where the
+    combined limit cuts (grip_scale s = mu Fz / |F_raw| < 1) it is scaled by mu Fz Fx_raw^2 / |F_raw|^3
+    = s Fx_raw^2 / |F_raw|^2 (the force slides round the friction circle). Past the curve's peak the slope is
+    negative: 0 (no damping is claimed where the tire gives none). One division."""
     big_v = max(abs(vx), v_min)
     num = slope_y * big_v
     den = big_v * big_v + vy * vy
