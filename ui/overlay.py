@@ -52,7 +52,7 @@ ROW_HELP = {"s": "distance from the suspension anchor to the ground along the su
             "alpha": "slip angle between the tire's heading and its direction of travel",
             "Fx_raw": "longitudinal force the tire curve asks for", "Fy_raw": "lateral force the tire curve asks for",
             "Fx": "longitudinal force after the combined friction limit",
-            "Fy": "lateral force after the combined friction limit",
+            "Fy": "lateral force after the combined friction limit, as the body took it (mid-substep)",
             "grip_scale": "how much the combined limit scaled the raw force (1: not at all)",
             "T_drive": "drive torque at the wheel", "T_brake": "brake torque applied",
             "omega": "wheel spin speed",
