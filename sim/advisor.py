@@ -146,6 +146,36 @@ def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
     return slip_stiffnesses(car.front_tire if i < 2 else car.rear_tire, fz)
 
 
+FRICTION_CAP = 0.99 * 2.0 / REQUIRED_MARGIN   # h c_t lambda the hull's friction damping is held to (just inside)
+
+
+def hull_friction_mode(car: Vehicle) -> tuple[float, str, np.ndarray]:
+    """The fastest mode of the hull's sliding friction per unit of damping: (lambda (1/kg), the group of
+    hull points sliding, the mode), over the groups that can touch the ground at once (HULL_GROUPS)."""
+    masses = mass_matrix(car)
+    pts = hull_points(car)
+    axes = np.eye(3)
+    worst = None
+    for group, members, axis in HULL_GROUPS:
+        c_f = np.zeros((6, 6))
+        for k in members:
+            for other in range(3):
+                if other != axis:
+                    jt = jacobian(pts[k], axes[other])
+                    c_f += np.outer(jt, jt)
+        lam, mode = fastest(masses, c_f)
+        if worst is None or lam > worst[0]:
+            worst = (lam, group, mode)
+    return worst
+
+
+def hull_friction_limit(car: Vehicle) -> float:
+    """FRICTION_CAP / lambda (N s): at substep h the hull's friction damping is min(c_t, this / h), the
+    sliding friction's viscous slope the step can integrate stably with the required margin (its Coulomb
+    limit mu Fn is not touched). At the presets' 2 substeps it is above c_t: nothing is capped."""
+    return FRICTION_CAP / hull_friction_mode(car)[0]
+
+
 # the hull points that can press on the ground at once, and along which direction (sim/pack.py's order)
 HULL_GROUPS = (("floor", (0, 1, 2, 3), 2), ("roof", (8, 9, 10, 11), 2), ("left side", (0, 2, 4, 6, 8, 10, 12), 1),
                ("right side", (1, 3, 5, 7, 9, 11, 13), 1), ("front bumper", (4, 5), 0), ("rear bumper", (6, 7), 0))
@@ -219,33 +249,29 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
     col = car.collision
     pts = hull_points(car)
     worst_hull = None
-    worst_friction = None
     for group, members, axis in HULL_GROUPS:
         k_h = np.zeros((6, 6))
-        c_f = np.zeros((6, 6))
         for k in members:
             j = jacobian(pts[k], axes[axis])
             k_h += np.outer(j, j)
-            for other in range(3):
-                if other != axis:
-                    jt = jacobian(pts[k], axes[other])
-                    c_f += np.outer(jt, jt)
         lam_k, mode_k = fastest(masses, k_h)
-        lam_f, mode_f = fastest(masses, c_f)
         hull = margin_of(h, col.stiffness * lam_k, col.damping * lam_k) + (group, mode_k, lam_k)
-        friction = margin_of(h, 0.0, col.friction_damping * lam_f) + (group, mode_f, lam_f)
         worst_hull = hull if worst_hull is None or hull[0] < worst_hull[0] else worst_hull
-        worst_friction = friction if worst_friction is None or friction[0] < worst_friction[0] else worst_friction
     margin, h_max, group, mode, lam = worst_hull
     param = "collision.stiffness" if h * col.stiffness > 2.0 * col.damping else "collision.damping"
     items.append(Item("body collision", blame(mode, param), margin, h_max,
                       f"h^2 k lambda + 2 h c lambda < 4 with k = {col.stiffness:.4g} N/m, c = {col.damping:.4g} N s/m "
                       f"per hull point, lambda = {lam:.4g} 1/kg for the {group} pressing"))
-    margin, h_max, group, mode, lam = worst_friction
-    items.append(Item("body collision friction", blame(mode, "collision.friction_damping"), margin, h_max,
-                      f"h c_t lambda < 2 with c_t = {col.friction_damping:.4g} N s/m per hull point, lambda = "
-                      f"{lam:.4g} 1/kg for the {group} sliding"))
-    notes = tuple(f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the part of the "
+    lam, group, mode = hull_friction_mode(car)
+    c_t = min(col.friction_damping, FRICTION_CAP / (h * lam))       # what collision_stage uses at this h
+    margin, _ = margin_of(h, 0.0, c_t * lam)
+    items.append(Item("body collision friction", blame(mode, "collision.friction_damping"), margin, math.inf,
+                      f"h c_t lambda < 2 with c_t = {c_t:.4g} N s/m per hull point, lambda = {lam:.4g} 1/kg for "
+                      f"the {group} sliding (c_t is held to {FRICTION_CAP:g} / (h lambda))"))
+    capped = (f"collision.friction_damping = {col.friction_damping:g} N s/m is held to {c_t:.4g} at this substep: "
+              f"the sliding friction's slope below its Coulomb limit that a {h * 1000:.3g} ms step integrates "
+              f"stably (the limit mu Fn is unchanged)",) if c_t < col.friction_damping else ()
+    notes = capped + tuple(f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the part of the "
                   f"suspension force along the contact plane is not limited by friction, so a rolled or pitched "
                   f"body is pushed along by it (creep; after a roll it can launch the car); \"normal\" is not"
                   for axle in ("front", "rear") if getattr(car, f"{axle}_suspension").force_along == "axis")

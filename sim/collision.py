@@ -17,7 +17,8 @@ from sim.jit import leaf, stage
 from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, \
     box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face
 from sim.query import hf_height
-from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_C, VP_HULL_CT, VP_HULL_K, VP_HULL_MU
+from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_C, VP_HULL_CT, VP_HULL_CT_LIMIT, \
+    VP_HULL_K, VP_HULL_MU
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, set3, sub
 
 
@@ -112,13 +113,16 @@ def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
 
 @stage
 def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu,
-                    t, box_mask, hf_mask):
+                    t, box_mask, hf_mask, h):
     """Every hull point inside the ground pushes out. Returns (force (N), torque about the centre of
-    mass (N m)), both world; writes the collision force and contact count to the body telemetry."""
+    mass (N m)), both world; writes the collision force and contact count to the body telemetry. h: the
+    substep (s); the friction's viscous slope is held to VP_HULL_CT_LIMIT / h, what the step integrates
+    stably (docs/physics.md §10)."""
     pos, q, vel, w = body
     force = (0.0, 0.0, 0.0)
     tau = (0.0, 0.0, 0.0)
     contacts = 0
+    c_t = min(vehicle_params[v, VP_HULL_CT], vehicle_params[v, VP_HULL_CT_LIMIT] / h)
     deepest = 0.0
     n_points = hull_points.shape[1]
     if only_planes_within(boxes, hf_meta, box_mask, hf_mask, v) and clear_of_planes(planes, hull_points, v, pos, q):
@@ -133,8 +137,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
         deepest = max(deepest, depth)
         v_rel = sub(add(vel, cross(w, r)), vg)
         f = hull_contact_force(depth, n, surf_mu[surf, 0] * vehicle_params[v, VP_HULL_MU], v_rel,
-                               vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
-                               vehicle_params[v, VP_HULL_CT])
+                               vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C], c_t)
         force = add(force, f)
         tau = add(tau, cross(r, f))
     set3(body_telemetry, v, TB_COLLISION_X, force)

@@ -103,6 +103,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_HULL_K] = car.collision.stiffness
     row[T.VP_HULL_C] = car.collision.damping
     row[T.VP_HULL_CT] = car.collision.friction_damping
+    from sim.advisor import hull_friction_limit          # (the advisor imports this module)
+    row[T.VP_HULL_CT_LIMIT] = hull_friction_limit(car)
     row[T.VP_HULL_MU] = car.collision.friction
     row[T.VP_DIRECT] = 1.0 if d.mode == "direct" else 0.0
     row[T.VP_ENGINE_BRAKE] = e.engine_brake

@@ -90,7 +90,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h)   # spin, brake rule, commit
     d_h = spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wheel_scratch)   # dHw + dHe
     f_hull, tau_hull = collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta,
-                                       hf_z, surf_mu, t, box_mask, hf_mask)   # body hull against the ground
+                                       hf_z, surf_mu, t, box_mask, hf_mask, h)   # body hull against the ground
     d_h = parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull,
                         tau_hull, h)                                     # static friction for still wheels
     body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,

@@ -60,7 +60,9 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_HOLD_STOP,                             # static friction's stop rule: HOLD_STOP_VELOCITY or _IMPULSE (parking)
  VP_LATERAL_THETA,                         # -: where in the substep the body takes the tires' lateral force
                                            # (0: at its start, the seed's explicit form; 0.5: at its middle)
- VP_SCALARS) = range(71)
+ VP_HULL_CT_LIMIT,                         # N s: the hull's friction damping at substep h is at most this / h
+                                           # (sim/advisor.py hull_friction_limit)
+ VP_SCALARS) = range(72)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios

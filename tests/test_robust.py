@@ -403,3 +403,29 @@ def test_a_batch_trace_is_normalised_as_every_other_path_reads_controls():
         control_rows(bad, 4)
     with pytest.raises(ValueError, match="does not fit 4 vehicles"):
         control_rows(np.zeros((5, 3, 10)), 4)
+
+
+def test_the_hull_friction_is_held_to_what_the_substep_integrates():
+    """A light, low-roll-inertia car (600 kg, 200 kg m^2) at one substep: seed-style explicit friction
+    damping (20 kN s/m per hull point) is past its stability limit for the side sliding (h c_t lambda > 2),
+    so collision_stage holds it to FRICTION_CAP / (h lambda): the advisor accepts the car, says so in a
+    note, and the car slid on its side comes to rest. With the hold lifted the sliding contacts chatter
+    (the Coulomb limit keeps it bounded) and the car never stops."""
+    light = with_value(with_value(HATCH, "chassis.mass", 600.0), "chassis.inertia_roll", 200.0)
+    r = sim.advisor.report(light, 1 / 240, 1)
+    assert r.stable and any("friction_damping" in n and "held" in n for n in r.notes)
+    lam = sim.advisor.hull_friction_mode(light)[0]
+    assert 240.0 * light.collision.friction_damping * lam > 2.0          # explicit: unstable
+
+    def slide(hold: bool) -> float:
+        s = sim.Simulation(light, sim.World.flat(), dt=1 / 240, substeps=1, check_stability=False, watchdog=False)
+        s.reset(position=(0.0, 0.0, 1.0))
+        s.tables.body_state[0, T.BS_QW:T.BS_QZ + 1] = (math.cos(math.pi / 4), math.sin(math.pi / 4), 0.0, 0.0)
+        s.tables.body_state[0, T.BS_VX:T.BS_VZ + 1] = (6.0, 0.0, 0.0)          # on its left side, sliding
+        if not hold:
+            s.tables.vehicle_params[0, T.VP_HULL_CT_LIMIT] = 1e30
+        s.run(np.zeros((4 * 240, 4)))
+        assert s.finite()
+        return float(np.linalg.norm(s.state.velocity))
+    assert slide(True) < 1e-4
+    assert slide(False) > 1e-3

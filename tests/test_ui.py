@@ -177,7 +177,7 @@ def test_driving_keys_reach_the_car_with_the_overlay_open(gui):
         pygame.display.quit()
 
 
-UNSTABLE_PITCH = 50.0          # kg m^2: too little pitch inertia for the hatchback's hull friction at 8 substeps
+UNSTABLE_PITCH = 20.0          # kg m^2: too little pitch inertia for the hatchback's suspension and tires at 8 substeps
 
 
 def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui):
