@@ -25,6 +25,7 @@ LIGHT = np.array([-0.45, -0.30, -0.84]) / np.linalg.norm([-0.45, -0.30, -0.84])
 VERT = """
 #version 330
 uniform mat4 u_vp;
+uniform vec3 u_light;
 in vec3 in_pos;
 in vec3 in_normal;
 in vec3 in_color;
@@ -32,15 +33,24 @@ in mat4 i_model;
 in vec4 i_color;
 in float i_grid;
 out vec3 v_world;
-out vec3 v_normal;
-out vec3 v_color;
+out vec3 v_front;
+out vec3 v_back;
+out float v_up;
 flat out float v_alpha;
 flat out int v_grid;
+vec3 lit(vec3 color, vec3 n) {
+    return color * (0.28 + 0.17 * (0.5 + 0.5 * n.z) + 0.62 * max(dot(n, -u_light), 0.0));
+}
 void main() {
     vec4 w = i_model * vec4(in_pos, 1.0);
     v_world = w.xyz;
-    v_normal = mat3(i_model) * in_normal;
-    v_color = in_color * i_color.rgb;
+    vec3 n = normalize(mat3(i_model) * in_normal);
+    vec3 color = in_color * i_color.rgb;
+    // lit per vertex, both sides (a face seen from behind is lit as its far side): the meshes' faces
+    // are flat, so only the wheels' and the body's rounded parts are shaded differently from per pixel
+    v_front = lit(color, n);
+    v_back = lit(color, -n);
+    v_up = abs(n.z);
     v_alpha = i_color.a;
     v_grid = int(i_grid);
     gl_Position = u_vp * w;
@@ -49,33 +59,27 @@ void main() {
 
 FRAG = """
 #version 330
-uniform vec3 u_light;
 uniform vec3 u_eye;
 uniform vec3 u_sky;
 in vec3 v_world;
-in vec3 v_normal;
-in vec3 v_color;
+in vec3 v_front;
+in vec3 v_back;
+in float v_up;
 flat in float v_alpha;
 flat in int v_grid;
 out vec4 f_color;
-float gridline(vec2 p, float spacing) {
-    vec2 q = p / spacing;
-    vec2 g = abs(fract(q + 0.5) - 0.5) / max(fwidth(q), vec2(1e-5));
-    return 1.0 - min(min(g.x, g.y), 1.0);
-}
 void main() {
-    vec3 n = normalize(v_normal);
-    if (!gl_FrontFacing) n = -n;
-    float diffuse = max(dot(n, -u_light), 0.0);
-    float sky = 0.5 + 0.5 * n.z;
-    vec3 c = v_color * (0.28 + 0.17 * sky + 0.62 * diffuse);
-    if (v_grid == 1 && abs(n.z) > 0.6) {
-        c = mix(c, c * 1.45 + 0.02, 0.45 * gridline(v_world.xy, 1.0));
-        c = mix(c, vec3(0.86, 0.86, 0.82), 0.55 * gridline(v_world.xy, 10.0));
+    vec3 c = gl_FrontFacing ? v_front : v_back;
+    if (v_grid == 1 && v_up > 0.6) {
+        vec2 q = v_world.xy;
+        vec2 fw = max(fwidth(q), vec2(1e-5));                      // the 10 m grid's is a tenth of this
+        vec2 g1 = abs(fract(q + 0.5) - 0.5) / fw;
+        vec2 g10 = abs(fract(q * 0.1 + 0.5) - 0.5) / (fw * 0.1);
+        c = mix(c, c * 1.45 + 0.02, 0.45 * (1.0 - min(min(g1.x, g1.y), 1.0)));
+        c = mix(c, vec3(0.86, 0.86, 0.82), 0.55 * (1.0 - min(min(g10.x, g10.y), 1.0)));
     }
     float d = length(v_world - u_eye);
-    c = mix(c, u_sky, clamp((d - 120.0) / 700.0, 0.0, 1.0));
-    f_color = vec4(c, v_alpha);
+    f_color = vec4(mix(c, u_sky, clamp((d - 120.0) / 700.0, 0.0, 1.0)), v_alpha);
 }
 """
 
