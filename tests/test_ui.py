@@ -580,6 +580,27 @@ def test_the_plot_history_forgets_a_wrapped_ring_without_showing_stale_samples()
     assert len(t3) == 1 and np.isfinite(v3).all()
 
 
+def test_a_plot_window_is_the_same_samples_as_the_whole_history_cut_to_it():
+    """series(name, since) works out only the samples from `since` on (the plots' window): they are the
+    whole history's samples at those times, for every channel, in a wrapped ring too."""
+    from ui.overlay import History
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    h = History(1.0, s.dt)
+    for k in range(400):                                          # wraps the 240-sample ring
+        s.step(sim.Controls(throttle=0.6, steer=0.3 if k > 200 else 0.0))
+        h.append(s)
+    t_all = h.times()
+    for since in (-math.inf, t_all[0], t_all[0] + 0.5 * s.dt, t_all[100], t_all[-1], t_all[-1] + 1.0):
+        for name in CHANNELS:
+            t, v = h.series(name)
+            tw, vw = h.series(name, since)
+            keep = t >= since
+            assert np.array_equal(tw, t[keep]), (name, since)
+            assert np.array_equal(vw, v[keep], equal_nan=True), (name, since)
+
+
 def test_escape_closes_an_open_menu_first_and_asks_before_dropping_unsaved_tuning(gui):
     """Esc with the View menu open closes the menu; with the car edited and not saved, the first Esc only
     says so, the second within three seconds quits."""

@@ -180,10 +180,14 @@ class History:
         m = min(self.n, self.cap, self.valid)
         return self.t[(np.arange(self.n - m, self.n)) % self.cap]
 
-    def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(times, values) in time order: the channel `name` (CHANNELS) in its display unit, (samples, width)."""
+    def series(self, name: str, since: float = -math.inf) -> tuple[np.ndarray, np.ndarray]:
+        """(times, values) in time order: the channel `name` (CHANNELS) in its display unit, (samples, width);
+        only the samples at `since` s or later (the plots' window: the rest is neither copied nor turned
+        into the car's frame)."""
         m = min(self.n, self.cap, self.valid)
         idx = (np.arange(self.n - m, self.n)) % self.cap
+        if since > -math.inf and m:
+            idx = idx[int(np.searchsorted(self.t[idx], since)):]
         rows = self.raw[idx]
         if name in self.WHEEL_CHANNELS:
             j = self.WHEELS + 4 * self.WHEEL_CHANNELS.index(name)
@@ -361,6 +365,8 @@ class Overlay:
         self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
         self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
         self.plot_seconds = 10.0                              # s shown of the 20 s kept
+        self._source_folder: tuple = (None, "")               # source_folder's answer for one file
+        self._windows: dict[str, tuple] = {}                  # window_of_history's answers in this build
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
                      "Map": True, "Test drives": True}
         self.drive_index = 0
@@ -484,16 +490,29 @@ class Overlay:
             self._edited = (car, self.baseline, car != self.baseline)
         return self._edited[2]
 
+    def source_folder(self) -> str:
+        """"preset", "user" or "" (another folder, or no file): which folder the loaded file is in. Worked
+        out once per file (resolving the paths took 0.4 ms of every build of the overlay)."""
+        src = self.source
+        if src is None:
+            return ""
+        if self._source_folder[0] != src:
+            kind = "preset" if same_file(src.parent, P.PRESET_DIR) else \
+                "user" if same_file(src.parent, P.user_vehicle_dir()) else ""
+            self._source_folder = (src, kind)
+        return self._source_folder[1]
+
     def preset_label(self) -> str:
         """What the preset box shows: the loaded preset's name ("hatchback", "mine (user)"), a loaded
         file's name, or the car's name when it came from no file; marked edited once a parameter differs
         from it ("hatchback (edited)", "mine (user, edited)")."""
         tags = []
+        folder = self.source_folder()
         if self.source is None:
             label = self.baseline.name
-        elif same_file(self.source.parent, P.PRESET_DIR):
+        elif folder == "preset":
             label = self.source.stem
-        elif same_file(self.source.parent, P.user_vehicle_dir()):
+        elif folder == "user":
             label, tags = self.source.stem, ["user"]
         else:
             label = self.source.name
@@ -615,6 +634,7 @@ class Overlay:
     # -- drawing ------------------------------------------------------------------------------------
     def build(self) -> None:
         """All panels, between imgui.new_frame() and imgui.render(), docked around the 3D view."""
+        self._windows = {}
         if not self.visible:
             self.central = None
             return
@@ -1086,8 +1106,7 @@ class Overlay:
                 if current:
                     imgui.set_item_default_focus()
             imgui.end_combo()
-        if self.source is not None and not any(same_file(self.source.parent, d)
-                                               for d in (P.PRESET_DIR, P.user_vehicle_dir())):
+        if self.source is not None and not self.source_folder():
             text_wrapped_colored(GREY, f"from {home_short(self.source)}")      # a file of no preset folder
 
     def stability_section(self):
@@ -1323,12 +1342,17 @@ class Overlay:
         imgui.end()
 
     def window_of_history(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(t, values) of the last plot_seconds up to the newest sample."""
-        t, v = self.history.series(name)
-        if not len(t):
-            return t, v
-        keep = t >= t[-1] - self.plot_seconds
-        return t[keep], v[keep]
+        """(t, values) of the last plot_seconds up to the newest sample; worked out once per build of the
+        overlay (the y range and the line both ask)."""
+        h = self.history
+        key = (name, self.plot_seconds)
+        hit = self._windows.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        t_all = h.times()
+        out = h.series(name, float(t_all[-1]) - self.plot_seconds) if len(t_all) else h.series(name)
+        self._windows[name] = (key, out)
+        return out
 
     def channel_plots(self):
         """The chosen channels against time, one subplot per unit with linked time axes, the legends
@@ -1389,7 +1413,7 @@ class Overlay:
                         for name in chosen:
                             if CHANNELS[name][0] != unit:
                                 continue
-                            t, v = hist.series(name)
+                            t, v = hist.series(name, t1 - self.plot_seconds)
                             keep = t >= t1 - self.plot_seconds if len(t) else t
                             if len(t) < 2 or keep.sum() < 2:
                                 continue
