@@ -76,6 +76,19 @@ def hull_points(car: Vehicle) -> np.ndarray:
     return np.array(pts) - np.array([ch.com_x, ch.com_y, ch.com_z])
 
 
+def pack_hull_bounds(vehicle_row: np.ndarray, hull_rows: np.ndarray) -> None:
+    """The hull points' bounding box (centre, half extents; body frame) and the sum of their coordinates'
+    sizes into one vehicle's row: the body collision's test that the whole hull is above the ground
+    (sim/collision.py clear_of_planes) starts with the box. The box is widened by a millionth of its size
+    so that its corners' rounding never puts a point outside it."""
+    lo, hi = hull_rows.min(axis=0), hull_rows.max(axis=0)
+    centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    half = half + 1e-6 * (1.0 + np.abs(centre) + half)
+    vehicle_row[T.VP_HULL_BX:T.VP_HULL_BZ + 1] = centre
+    vehicle_row[T.VP_HULL_HX:T.VP_HULL_HZ + 1] = half
+    vehicle_row[T.VP_HULL_SIZE] = float(np.abs(hull_rows).sum())
+
+
 def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, hull_rows: np.ndarray) -> None:
     """Fill one vehicle's row of vehicle_params (T.VP_N,), rows of wheel_params (T.NW, T.WP_N) and hull points
     (T.NHULL, 3) from `car`."""
@@ -105,6 +118,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_HULL_CT] = car.collision.friction_damping
     from sim.advisor import hull_friction_limit          # (the advisor imports this module)
     row[T.VP_HULL_CT_LIMIT] = hull_friction_limit(car)
+    pack_hull_bounds(row, hull_rows)
     row[T.VP_HULL_MU] = car.collision.friction
     row[T.VP_DIRECT] = 1.0 if d.mode == "direct" else 0.0
     row[T.VP_ENGINE_BRAKE] = e.engine_brake

@@ -62,7 +62,10 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
                                            # (0: at its start, the seed's explicit form; 0.5: at its middle)
  VP_HULL_CT_LIMIT,                         # N s: the hull's friction damping at substep h is at most this / h
                                            # (sim/advisor.py hull_friction_limit)
- VP_SCALARS) = range(72)
+ VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ,       # m: the centre of the hull points' bounding box, body frame
+ VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ,       # m: its half extents (sim/collision.py clear_of_planes)
+ VP_HULL_SIZE,                             # m: sum of |x| + |y| + |z| over the hull points (their rounding's size)
+ VP_SCALARS) = range(79)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
