@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from sim.jit import VECTOR_MATH, leaf, stage
-from sim.lanes import cos4, sin4
+from sim.lanes import cos4, div4, sin4, sqrt4
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
 from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
@@ -138,36 +138,62 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
                 grounded = False                                          # a wall, not a surface to roll onto
                 l_raw = l_max
                 l = l_max
-        tt = (1.0, 0.0, 0.0)
-        bb = (0.0, 1.0, 0.0)
-        if grounded:
-            grounded, tt, bb = tire_frame(u, n)                               # t = u x n / |u x n|, b = n x t
-        c = madd(anchor, d, l)                                                # C = A + l d
-        if grounded:
-            qc = contact_point(kind, c, n, u, r)                              # Q per shape
-        else:
-            qc = madd(c, d, r)
-            s = 0.0
-            a = 0.0
-            surf = -1
-            shape = -1
-            n = scale(d, -1.0)
-            vg = (0.0, 0.0, 0.0)
+        # the tire frame t = (u x n) / |u x n| waits for the four wheels' lengths (one vector square root and
+        # division for all four, sim/lanes.py: the same bits as `tire_frame` wheel by wheel); until then
+        # W_TX holds u x n and W_BX its squared length (1 for a wheel with no frame to find)
+        un = cross(u, n) if grounded else (0.0, 0.0, 0.0)
         wheel_scratch[v, i, W_S] = s
         wheel_scratch[v, i, W_A] = a
         wheel_scratch[v, i, W_L] = l
         wheel_scratch[v, i, W_LRAW] = l_raw
-        wheel_scratch[v, i, W_X] = compression(wheel_params[v, i, WP_L0], l) if grounded else 0.0   # max(0, l0 - l)
         wheel_scratch[v, i, W_R_EFF] = r_eff
         wheel_scratch[v, i, W_GROUNDED] = 1.0 if grounded else 0.0
         wheel_scratch[v, i, W_SURFACE] = surf
         wheel_scratch[v, i, W_SHAPE] = shape
+        set3w(wheel_scratch, v, i, W_NX, n)
+        set3w(wheel_scratch, v, i, W_CX, madd(anchor, d, l))                  # C = A + l d
+        set3w(wheel_scratch, v, i, W_UX, u)
+        set3w(wheel_scratch, v, i, W_VGX, vg)
+        set3w(wheel_scratch, v, i, W_TX, un)
+        wheel_scratch[v, i, W_BX] = dot(un, un) if grounded else 1.0
+        wheel_scratch[v, i, W_BX + 1] = d[0]                                  # (d, for the airborne wheel's n)
+        wheel_scratch[v, i, W_BX + 2] = d[1]
+        wheel_scratch[v, i, W_QX] = d[2]
+    m = sqrt4((wheel_scratch[v, 0, W_BX], wheel_scratch[v, 1, W_BX], wheel_scratch[v, 2, W_BX],
+               wheel_scratch[v, 3, W_BX]))                                    # |u x n|
+    inv_m = div4((1.0, 1.0, 1.0, 1.0), m)
+    for i in range(NW):
+        kind = int(wheel_params[v, i, WP_QUERY])
+        r = wheel_params[v, i, WP_R]
+        grounded = wheel_scratch[v, i, W_GROUNDED] > 0.0
+        n = get3w(wheel_scratch, v, i, W_NX)
+        c = get3w(wheel_scratch, v, i, W_CX)
+        d = (wheel_scratch[v, i, W_BX + 1], wheel_scratch[v, i, W_BX + 2], wheel_scratch[v, i, W_QX])
+        tt = (1.0, 0.0, 0.0)
+        bb = (0.0, 1.0, 0.0)
+        if grounded:
+            if m[i] < U_PARALLEL:                                             # tire_frame's "not ok"
+                grounded = False
+            else:
+                tt = scale(get3w(wheel_scratch, v, i, W_TX), inv_m[i])        # t = u x n / |u x n|, b = n x t
+                bb = cross(n, tt)
+        if grounded:
+            qc = contact_point(kind, c, n, get3w(wheel_scratch, v, i, W_UX), r)   # Q per shape
+            surf = int(wheel_scratch[v, i, W_SURFACE])
+        else:
+            qc = madd(c, d, r)
+            surf = -1
+            wheel_scratch[v, i, W_S] = 0.0
+            wheel_scratch[v, i, W_A] = 0.0
+            wheel_scratch[v, i, W_SURFACE] = -1
+            wheel_scratch[v, i, W_SHAPE] = -1
+            wheel_scratch[v, i, W_GROUNDED] = 0.0
+            set3w(wheel_scratch, v, i, W_NX, scale(d, -1.0))
+            set3w(wheel_scratch, v, i, W_VGX, (0.0, 0.0, 0.0))
+        wheel_scratch[v, i, W_X] = compression(wheel_params[v, i, WP_L0], wheel_scratch[v, i, W_L]) if grounded \
+            else 0.0                                                          # max(0, l0 - l)
         wheel_scratch[v, i, W_MU] = surf_mu[surf, 0] * wheel_params[v, i, WP_GRIP] if grounded else 0.0
         wheel_scratch[v, i, W_ROLL_SURF] = surf_mu[surf, 1] if grounded else 0.0
         set3w(wheel_scratch, v, i, W_QX, qc)
-        set3w(wheel_scratch, v, i, W_NX, n)
         set3w(wheel_scratch, v, i, W_TX, tt)
         set3w(wheel_scratch, v, i, W_BX, bb)
-        set3w(wheel_scratch, v, i, W_CX, c)
-        set3w(wheel_scratch, v, i, W_UX, u)
-        set3w(wheel_scratch, v, i, W_VGX, vg)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from sim.jit import leaf, stage
-from sim.lanes import atan4
+from sim.lanes import atan4, div4
 from sim.tables import BS_VX, BS_VY, BS_VZ, CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, \
     VP_STEER_RATE, VP_TRACK_F, VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
 
@@ -39,8 +39,8 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
 
     The turn's radius is R = R_min / |s| with R_min = L / tan(top) + W / 2, and `ackermann_angles`'
     arguments L / (R -+ W / 2) are written as L |s| T / (L + T W/2 (1 -+ |s|)) with T = tan(top) (the same
-    numbers without R: two divisions side by side instead of four in a row); the arc tangents are taken
-    together (sim/lanes.py atan4)."""
+    numbers without R: divisions side by side instead of four in a row, done as one vector division); the
+    arc tangents are taken together (sim/lanes.py div4, atan4)."""
     s = min(1.0, max(-1.0, steer))
     if s == 0.0 or max_angle <= 0.0:
         return 0.0, 0.0
@@ -52,8 +52,10 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
     num = wheelbase * m * t
     half = t * (track / 2.0)
     blend = ackermann != 1.0 or not wheelbase > 0.0
-    inner, outer, mean, _ = atan4((num / (wheelbase + half * (1.0 - m)), num / (wheelbase + half * (1.0 + m)),
-                                   num / (wheelbase + half) if blend else 0.0, 0.0))
+    # the three divisions side by side in one vector instruction (sim/lanes.py div4, the same bits)
+    inner, outer, mean, _ = atan4(div4((num, num, num if blend else 0.0, 0.0),
+                                       (wheelbase + half * (1.0 - m), wheelbase + half * (1.0 + m),
+                                        wheelbase + half if blend else 1.0, 1.0)))
     if blend:
         # (full Ackermann, the default: with L > 0, inner, outer and mean are all positive, or all nan, and
         # 1 x inner + 0 x mean is inner exactly)

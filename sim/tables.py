@@ -183,7 +183,9 @@ VP_N = VP_RATIO + MAX_GEARS
  W_MF_SLOPE_Y,                             # N/rad: the lateral curve's slope d(D sin(...))/d alpha
  W_KY,                                     # N s/m: how much the limited lateral force falls per m/s of lateral
                                            # contact speed (the body's implicit lateral update, sim/body.py)
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 13)
+ W_KY_NUM, W_KY_DEN,                       # the tire stage's W_KY = factor x max(0, num / den), the four
+                                           # wheels' divisions done at once (sim/tire.py lateral_damping_terms)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 15)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

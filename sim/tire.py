@@ -6,14 +6,14 @@ import math
 from sim.aero import rolling_resistance
 from sim.contact import rolling_arm
 from sim.jit import leaf, stage
-from sim.lanes import atan2_4, magic_formula_lanes
+from sim.lanes import atan2_4, div4, magic_formula_lanes
 from sim.params import MF96_FIELDS  # noqa: F401  (the coefficients' order; sim.pack packs them)
 from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_RAW, W_FY, W_FY_RAW, W_FZ, \
     W_GRIP_SCALE, W_GROUNDED, W_KAPPA, W_ROLL_SURF, W_MU, W_OMEGA, W_QX, W_RHO, W_TX, W_UX, W_VGX, W_VX, W_VY, WP_BX, \
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_NX, WS_SX, \
     WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE, W_MF_DX, W_MF_DY, W_MF_EX, W_MF_EY, W_MF_FX, W_MF_FY, W_MF_SLOPE, \
-    W_MF_SLOPE_Y, W_KY
+    W_MF_SLOPE_Y, W_KY, W_KY_NUM, W_KY_DEN
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
@@ -239,13 +239,21 @@ def lateral_damping(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min):
     combined limit cuts (grip_scale s = mu Fz / |F_raw| < 1) it is scaled by mu Fz Fx_raw^2 / |F_raw|^3
     = s Fx_raw^2 / |F_raw|^2 (the force slides round the friction circle). Past the curve's peak the slope is
     negative: 0 (no damping is claimed where the tire gives none). One division."""
+    num, den = lateral_damping_terms(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min)
+    return max(0.0, num / den)
+
+
+@leaf
+def lateral_damping_terms(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min):
+    """`lateral_damping` as (num, den): k_y = max(0, num / den). The tire stage divides the four wheels' at
+    once (sim/lanes.py div4, the same bits)."""
     big_v = max(abs(vx), v_min)
     num = slope_y * big_v
     den = big_v * big_v + vy * vy
     if grip_scale < 1.0:
         num = num * grip_scale * fx_raw * fx_raw
         den = den * (fx_raw * fx_raw + fy_raw * fy_raw)
-    return max(0.0, num / den)
+    return num, den
 
 
 @leaf
@@ -371,7 +379,9 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         wheel_scratch[v, i, W_MF_EX] = 0.0
         wheel_scratch[v, i, W_MF_DY] = 0.0
         wheel_scratch[v, i, W_MF_EY] = 0.0
-        wheel_scratch[v, i, W_KY] = 0.0
+        wheel_scratch[v, i, W_KY] = 0.0                               # the factor of W_KY_NUM / W_KY_DEN
+        wheel_scratch[v, i, W_KY_NUM] = 0.0
+        wheel_scratch[v, i, W_KY_DEN] = 1.0
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
             wheel_scratch[v, i, W_VX] = 0.0
             wheel_scratch[v, i, W_VY] = 0.0
@@ -448,8 +458,11 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
                                                                        fz, keep, wheel_state[v, i, WS_FY_LAG], sg)
             wheel_scratch[v, i, W_DFX] = dfx
             if wheel_params[v, i, WP_SLIP_FORM] != SLIP_FGEAR:   # for the body's implicit lateral update
-                wheel_scratch[v, i, W_KY] = lateral_damping(fx_raw, fy_raw, 1.0, -dfy, vx, wheel_scratch[v, i, W_VY],
-                                                            wheel_params[v, i, WP_VMIN])
+                num, den = lateral_damping_terms(fx_raw, fy_raw, 1.0, -dfy, vx, wheel_scratch[v, i, W_VY],
+                                                 wheel_params[v, i, WP_VMIN])
+                wheel_scratch[v, i, W_KY] = 1.0
+                wheel_scratch[v, i, W_KY_NUM] = num
+                wheel_scratch[v, i, W_KY_DEN] = den
         else:
             if model == MODEL_MAGIC or model == MODEL_SIMPLE:
                 fx_raw, slope = wheel_scratch[v, i, W_MF_FX], wheel_scratch[v, i, W_MF_SLOPE]   # the curve's
@@ -478,8 +491,11 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
                     slope_y = wheel_params[v, i, WP_CA]              # linear: Fy_raw = -Ca alpha
                     if lateral_model == MODEL_MAGIC or lateral_model == MODEL_SIMPLE:
                         slope_y = wheel_scratch[v, i, W_MF_SLOPE_Y]
-                    wheel_scratch[v, i, W_KY] = (1.0 - keep) * lateral_damping(
-                        fx_raw, fy_raw, grip_scale, slope_y, vx, wheel_scratch[v, i, W_VY], wheel_params[v, i, WP_VMIN])
+                    num, den = lateral_damping_terms(fx_raw, fy_raw, grip_scale, slope_y, vx,
+                                                     wheel_scratch[v, i, W_VY], wheel_params[v, i, WP_VMIN])
+                    wheel_scratch[v, i, W_KY] = 1.0 - keep
+                    wheel_scratch[v, i, W_KY_NUM] = num
+                    wheel_scratch[v, i, W_KY_DEN] = den
         wheel_scratch[v, i, W_FX_RAW] = fx_raw
         wheel_scratch[v, i, W_FY_RAW] = fy_raw
         wheel_state[v, i, WS_FY_LAG] = fy_raw
@@ -487,9 +503,20 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             fx, fy = 0.0, 0.0
             wheel_scratch[v, i, W_DFX] = 0.0
             wheel_scratch[v, i, W_KY] = 0.0
+            wheel_scratch[v, i, W_KY_NUM] = 0.0
+            wheel_scratch[v, i, W_KY_DEN] = 1.0
         wheel_scratch[v, i, W_FX] = fx
         wheel_scratch[v, i, W_FY] = fy
         wheel_scratch[v, i, W_GRIP_SCALE] = grip_scale
         set3w(wheel_scratch, v, i, W_FTX, add(scale(tt, fx), scale(bb, fy)))   # Fx t + Fy b
         c_rr = (wheel_params[v, i, WP_ROLL] + wheel_scratch[v, i, W_ROLL_SURF]) * wheel_params[v, i, WP_ROLLING_ON]
         set3w(wheel_scratch, v, i, W_FRX, rolling_resistance(c_rr, fz, vx, tt))
+    # k_y = factor x max(0, num / den), the four wheels' divisions at once (an airborne or excluded wheel: 0 x 0)
+    k = div4((wheel_scratch[v, 0, W_KY_NUM], wheel_scratch[v, 1, W_KY_NUM], wheel_scratch[v, 2, W_KY_NUM],
+              wheel_scratch[v, 3, W_KY_NUM]),
+             (wheel_scratch[v, 0, W_KY_DEN], wheel_scratch[v, 1, W_KY_DEN], wheel_scratch[v, 2, W_KY_DEN],
+              wheel_scratch[v, 3, W_KY_DEN]))
+    wheel_scratch[v, 0, W_KY] = wheel_scratch[v, 0, W_KY] * max(0.0, k[0])
+    wheel_scratch[v, 1, W_KY] = wheel_scratch[v, 1, W_KY] * max(0.0, k[1])
+    wheel_scratch[v, 2, W_KY] = wheel_scratch[v, 2, W_KY] * max(0.0, k[2])
+    wheel_scratch[v, 3, W_KY] = wheel_scratch[v, 3, W_KY] * max(0.0, k[3])
