@@ -26,5 +26,5 @@ def rolling_resistance(coefficient, fz, vx, t):
     wheel rolls, fading to zero in the last few centimetres per second, where static friction takes the
     wheel over (sim/parking.py holds it within +-coefficient Fz h), so a stopping car is not pushed back
     and forth."""
-    s = min(1.0, max(-1.0, vx / ROLLING_FADE_SPEED))
+    s = min(1.0, max(-1.0, vx * (1.0 / ROLLING_FADE_SPEED)))      # (a product: the quotient is folded)
     return scale(t, -coefficient * fz * s)

@@ -11,7 +11,7 @@ from sim.jit import VECTOR_MATH, leaf, stage
 from sim.lanes import cos4, div4, sin4, sqrt4
 from sim.query import QUERY_DISC, cast
 from sim.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
-from sim.tables import NW, WS_LRAW, W_A, W_BX, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
+from sim.tables import NW, WS_LRAW, W_A, W_BX, W_INV_A, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
     W_ROLL_SURF, W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER_COS, WP_CAMBER_SIN, WP_DX, \
     WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, WP_QUERY, WP_R
 from sim.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
@@ -29,13 +29,13 @@ def support_radius(kind, r, n, u):
 
 
 @leaf
-def suspension_length(s, a, r_eff, l_min, l_max):
+def suspension_length(s, inv_a, r_eff, l_min, l_max):
     """l_raw = s - rEff / a; grounded when l_raw <= l_max; l = max(l_min, l_raw).
 
-    s: m along d to the contact plane; a = -dot(n, d) (>= A_MIN, checked by the caller);
+    s: m along d to the contact plane; inv_a = 1 / a, a = -dot(n, d) (>= A_MIN, checked by the caller);
     returns (grounded, l_raw, l). An anchor at or under the contact plane (s <= 0: the body is in the
     ground) gives no support; that contact is the body collision's (docs/physics.md §14)."""
-    l_raw = s - r_eff / a
+    l_raw = s - r_eff * inv_a
     if l_raw > l_max or s <= 0.0:
         return False, l_raw, l_max
     return True, l_raw, max(l_min, l_raw)
@@ -133,7 +133,9 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
         r_eff = r
         if grounded:
             r_eff = support_radius(kind, r, n, u)                             # sphere r; disc r sqrt(1-(n.u)^2)
-            grounded, l_raw, l = suspension_length(s, a, r_eff, l_min, l_max)   # l_raw = s - rEff/a
+            inv_a = 1.0 / a                                                   # (the suspension's rate too)
+            wheel_scratch[v, i, W_INV_A] = inv_a
+            grounded, l_raw, l = suspension_length(s, inv_a, r_eff, l_min, l_max)   # l_raw = s - rEff/a
             if grounded and wheel_state[v, i, WS_LRAW] - l_raw > r:
                 grounded = False                                          # a wall, not a surface to roll onto
                 l_raw = l_max

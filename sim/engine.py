@@ -46,7 +46,7 @@ def torque_curve(rpm_points, nm_points, n, rpm):
 @leaf
 def engine_brake_torque(coefficient, omega_e):
     """Seed 002: T_eb = coefficient x engine revolutions per second (N m), against the rotation."""
-    return coefficient * omega_e / (2.0 * math.pi)
+    return coefficient * omega_e * (1.0 / (2.0 * math.pi))
 
 
 @leaf
@@ -146,7 +146,7 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
     engage = min(engage, min(1.0, max(0.0, (omega_e - idle) / max(full - idle, 1e-6))))
     engage = min(engage, tc)
     t_clutch = 0.0
-    inertia_e = vehicle_params[v, VP_IE]
+    inv_ie = 1.0 / vehicle_params[v, VP_IE]                          # one division for three uses
     if g != 0.0 and not shifting:
         # the clutch law with the slip taken at the end of the substep (backward Euler, linearised): the
         # slip the engine and the wheels would reach without the clutch, plus the clutch's own effect
@@ -156,17 +156,17 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
         # T / Kc at any substep
         kc = vehicle_params[v, VP_KC]
         eff = vehicle_params[v, VP_EFF]
-        compliance = 1.0 / inertia_e
+        compliance = inv_ie
         a_w = 0.0
         for i in range(NW):
             share = wheel_params[v, i, WP_SHARE]
             if share > 0.0:
-                i_w = wheel_inertia_with_tire(v, i, wheel_params, wheel_scratch, h)
-                compliance += g * g * eff * share * share / i_w
-                a_w -= share * wheel_scratch[v, i, W_RHO] * wheel_scratch[v, i, W_FX] / i_w
-        slip_free = omega_e - g * omega_w + h * (t_engine / inertia_e - g * a_w)
+                inv_w = 1.0 / wheel_inertia_with_tire(v, i, wheel_params, wheel_scratch, h)
+                compliance += g * g * eff * share * share * inv_w
+                a_w -= share * wheel_scratch[v, i, W_RHO] * wheel_scratch[v, i, W_FX] * inv_w
+        slip_free = omega_e - g * omega_w + h * (t_engine * inv_ie - g * a_w)
         t_clutch = clutch_torque(kc / (1.0 + kc * h * compliance), slip_free, vehicle_params[v, VP_TCAP] * engage)
-    omega_next = omega_e + h * (t_engine - t_clutch) / inertia_e     # omegaE += h (Te - Tclutch) / Ie
+    omega_next = omega_e + h * (t_engine - t_clutch) * inv_ie         # omegaE += h (Te - Tclutch) / Ie
     drive_state[v, DS_OMEGA_E] = max(0.0, omega_next)
     body_telemetry[v, TB_RPM] = drive_state[v, DS_OMEGA_E] * RPM
     body_telemetry[v, TB_GEAR] = drive_state[v, DS_GEAR]

@@ -16,9 +16,9 @@ import math
 
 from sim.jit import leaf, stage
 from sim.query import QUERY_DISC
-from sim.tables import NW, W_A, W_CX, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, W_STEER, W_UX, \
-    W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, WS_NX, WS_SHAPE, \
-    WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C, WP_STOP_K
+from sim.tables import NW, W_A, W_CX, W_INV_A, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, \
+    W_STEER, W_UX, W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, \
+    WS_NX, WS_SHAPE, WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C, WP_STOP_K
 from sim.vec import add, cross, dot, get3w, quat_axis_z, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
@@ -59,14 +59,15 @@ def r_eff_rate(r, nu, nu_dot):
 
 
 @leaf
-def compression_rate(a, vn, r_eff_dot, n_dot, c, q_contact):
-    """xdot = (rEffDot - dot(nDot, C - Q) - vn) / a.
+def compression_rate(inv_a, vn, r_eff_dot, n_dot, c, q_contact):
+    """xdot = (rEffDot - dot(nDot, C - Q) - vn) / a, given inv_a = 1 / a (the contact stage's W_INV_A: one
+    division per wheel for the length and the rate).
 
     vn: velocity of the wheel centre (body motion, length frozen) minus the ground velocity at Q, along n.
     With a sphere (rEffDot = 0) on a fixed plane (nDot = 0) this is the spec's xdot = -vn / a.
     The rate comes from velocities, never from differencing x, so a jump of contact (a step, a new
     surface) does not produce a damping spike; only the n history used for nDot is reset there."""
-    return (r_eff_dot - dot(n_dot, sub(c, q_contact)) - vn) / a
+    return (r_eff_dot - dot(n_dot, sub(c, q_contact)) - vn) * inv_a
 
 
 @leaf
@@ -98,8 +99,9 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     Reads the contact columns and this substep's road-wheel angle; writes W_XDOT, W_FS, W_FZ, W_FSX."""
     pos, q, vel, w = body
     z_body = quat_axis_z(q)
+    inv_h = 1.0 / h
     for i in range(NW):
-        steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) / h
+        steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) * inv_h
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
             wheel_scratch[v, i, W_XDOT] = 0.0
             wheel_scratch[v, i, W_FS] = 0.0
@@ -117,14 +119,15 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         # nDot from the contact plane's history; reset (zero) when the contact shape changed
         n_dot = (0.0, 0.0, 0.0)
         if wheel_state[v, i, WS_SHAPE] == wheel_scratch[v, i, W_SHAPE]:
-            n_dot = scale(sub(n, get3w(wheel_state, v, i, WS_NX)), 1.0 / h)
+            n_dot = scale(sub(n, get3w(wheel_state, v, i, WS_NX)), inv_h)
         r_eff_dot = 0.0
         if int(wheel_params[v, i, WP_QUERY]) == QUERY_DISC:
             # uDot from body rotation and steering about the body's z axis
             u_dot = add(cross(w, u), scale(cross(z_body, u), steer_rate))
             nu = dot(n, u)
             r_eff_dot = r_eff_rate(wheel_params[v, i, WP_R], nu, dot(n_dot, u) + dot(n, u_dot))
-        x_dot = compression_rate(a, vn, r_eff_dot, n_dot, c, qc)      # xdot = (rEffDot - nDot.(C-Q) - vn)/a
+        # xdot = (rEffDot - nDot.(C-Q) - vn) / a
+        x_dot = compression_rate(wheel_scratch[v, i, W_INV_A], vn, r_eff_dot, n_dot, c, qc)
         j = int(wheel_params[v, i, WP_PARTNER])
         f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
         # the bump stop compresses at most one wheel radius past l_min; deeper is the body collision's

@@ -185,7 +185,9 @@ VP_N = VP_RATIO + MAX_GEARS
                                            # contact speed (the body's implicit lateral update, sim/body.py)
  W_KY_NUM, W_KY_DEN,                       # the tire stage's W_KY = factor x max(0, num / den), the four
                                            # wheels' divisions done at once (sim/tire.py lateral_damping_terms)
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 15)
+ W_INV_V,                                  # s/m: 1 / max(|vx|, vMin), the slip ratio's and the spin stiffness's
+ W_INV_A,                                  # -: 1 / a of a grounded wheel (the length's and the compression rate's)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 17)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

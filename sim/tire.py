@@ -13,7 +13,7 @@ from sim.tables import NW, W_ALPHA, W_BX, W_CX, W_DFX, W_FRX, W_FTX, W_FX, W_FX_
     WP_BY, WP_CA, WP_CK, WP_CX, WP_CY, WP_DXF, WP_DYF, WP_EX, WP_EY, WP_FZ0, WP_LOAD_SENS, WP_MODEL, WP_R, WP_ROLL, \
     WP_VMIN, WS_OMEGA, WP_PCX1, WP_RELAX, WS_FY_LAG, WP_FRICTION_ON, WP_ROLLING_ON, WP_NOMPRES, W_NX, WS_SX, \
     WS_SY, WP_SLIP_FORM, WP_CHAOS_CURVE, W_MF_DX, W_MF_DY, W_MF_EX, W_MF_EY, W_MF_FX, W_MF_FY, W_MF_SLOPE, \
-    W_MF_SLOPE_Y, W_KY, W_KY_NUM, W_KY_DEN
+    W_MF_SLOPE_Y, W_KY, W_KY_NUM, W_KY_DEN, W_INV_V
 from sim.vec import add, cross, dot, get3w, scale, set3w, sub
 
 MODEL_LINEAR, MODEL_MAGIC, MODEL_SIMPLE, MODEL_MF96, MODEL_MF61, MODEL_CHAOS, MODEL_AVS = 0, 1, 2, 3, 4, 5, 6
@@ -41,8 +41,9 @@ def slip(rho, omega, vx, vy, v_min):
 
 @leaf
 def slip_ratio(rho, omega, vx, v_min):
-    """kappa = (rho omega - vx) / max(|vx|, vMin), the first half of `slip`."""
-    return (rho * omega - vx) / max(abs(vx), v_min)
+    """kappa = (rho omega - vx) / max(|vx|, vMin), the first half of `slip` (by the reciprocal, which the
+    tire stage keeps for the wheel update: W_INV_V)."""
+    return (rho * omega - vx) * (1.0 / max(abs(vx), v_min))
 
 
 @leaf
@@ -384,6 +385,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         wheel_scratch[v, i, W_KY_DEN] = 1.0
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
             wheel_scratch[v, i, W_VX] = 0.0
+            wheel_scratch[v, i, W_INV_V] = 1.0 / max(0.0, wheel_params[v, i, WP_VMIN])   # (vx = 0)
             wheel_scratch[v, i, W_VY] = 0.0
             wheel_scratch[v, i, W_KAPPA] = 0.0
             wheel_scratch[v, i, W_ALPHA] = 0.0
@@ -419,10 +421,12 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             continue
         vx, vy, rho = wheel_scratch[v, i, W_VX], wheel_scratch[v, i, W_VY], wheel_scratch[v, i, W_RHO]
         omega = wheel_scratch[v, i, W_OMEGA]
+        inv_v = 1.0 / max(abs(vx), wheel_params[v, i, WP_VMIN])
+        wheel_scratch[v, i, W_INV_V] = inv_v
         if wheel_params[v, i, WP_SLIP_FORM] == SLIP_FGEAR:
             kappa, alpha = slip_fgear(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])
         else:
-            kappa, alpha = slip_ratio(rho, omega, vx, wheel_params[v, i, WP_VMIN]), alphas[i]   # with vMin
+            kappa, alpha = (rho * omega - vx) * inv_v, alphas[i]          # slip_ratio, with vMin
         wheel_scratch[v, i, W_KAPPA] = kappa
         wheel_scratch[v, i, W_ALPHA] = alpha
         model = int(wheel_params[v, i, WP_MODEL])

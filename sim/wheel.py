@@ -17,7 +17,7 @@ from sim.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_GR
     W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_LMAX, WP_SPIN, \
     WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER, W_FY_RAW, W_FX_RAW, W_GRIP_SCALE, WP_LOAD_RATIO, \
     WP_FZ_STATIC, WP_FRICTION_ON, WP_MODEL, W_ALPHA, W_VY, WP_DXF, WP_DYF, WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND, \
-    WS_SX, WS_SY
+    WS_SX, WS_SY, W_INV_V
 from sim.tire import MODEL_AVS, MODEL_CHAOS
 from sim.vec import add, get3w, scale, set3w
 
@@ -45,10 +45,11 @@ def wheel_spin(omega, t_drive, t_brake, rho, fx, iw, h):
     predicted spin, stops exactly at zero and never reverses it.
     Returns (omegaNext, T_brake_actual): the brake torque actually applied, back-computed from
     (omega* - omegaNext) Iw / h (N m, signed along the spin axis; smaller than Tb when it stopped)."""
-    omega_star = omega + h * (t_drive - rho * fx) / iw
-    mag = max(0.0, abs(omega_star) - h * t_brake / iw)
+    inv = 1.0 / iw                      # one division, not three (a division costs as much as ten products)
+    omega_star = omega + h * (t_drive - rho * fx) * inv
+    mag = max(0.0, abs(omega_star) - h * t_brake * inv)
     omega_next = -mag if (omega_star < 0.0 and mag > 0.0) else mag
-    return omega_next, (omega_star - omega_next) * iw / h
+    return omega_next, (omega_star - omega_next) * iw * (1.0 / h)
 
 
 @leaf
@@ -62,17 +63,18 @@ def wheel_spin_implicit(omega, t_drive, t_brake, rho, fx, k, iw, h):
     Returns (omegaNext, T_brake_actual, Fx at omegaNext); with that Fx the wheel's own balance
     Iw (omegaNext - omega) / h = T_drive - rho Fx - T_brake_actual holds exactly."""
     i_eff = iw + h * rho * k
-    omega_star = omega + h * (t_drive - rho * fx) / i_eff
-    mag = max(0.0, abs(omega_star) - h * t_brake / i_eff)
+    inv = 1.0 / i_eff                   # (as wheel_spin: with k = 0 the very same operations)
+    omega_star = omega + h * (t_drive - rho * fx) * inv
+    mag = max(0.0, abs(omega_star) - h * t_brake * inv)
     omega_next = -mag if (omega_star < 0.0 and mag > 0.0) else mag
-    return omega_next, (omega_star - omega_next) * i_eff / h, fx + k * (omega_next - omega)
+    return omega_next, (omega_star - omega_next) * i_eff * (1.0 / h), fx + k * (omega_next - omega)
 
 
 @leaf
 def tire_spin_stiffness(v, i, wheel_params, wheel_scratch):
-    """k = dFx/domega = dFx/dkappa dkappa/domega (N s/rad, >= 0), kappa = (rho omega - vx) / max(|vx|, vMin)."""
-    return max(0.0, wheel_scratch[v, i, W_DFX]) * wheel_scratch[v, i, W_RHO] / max(abs(wheel_scratch[v, i, W_VX]),
-                                                                                     wheel_params[v, i, WP_VMIN])
+    """k = dFx/domega = dFx/dkappa dkappa/domega (N s/rad, >= 0), kappa = (rho omega - vx) / max(|vx|, vMin)
+    (the tire stage keeps 1 / max(|vx|, vMin) in W_INV_V)."""
+    return max(0.0, wheel_scratch[v, i, W_DFX]) * wheel_scratch[v, i, W_RHO] * wheel_scratch[v, i, W_INV_V]
 
 
 @leaf

@@ -20,7 +20,7 @@ def linear_tire(kappa, alpha, ck=10000.0, ca=10000.0, mu=1.0, fz=2000.0):
 
 def test_slope_geometry_l_is_half_a_metre():
     # s = 0.8, r = 0.24, a = 0.8: l = s - r/a = 0.8 - 0.3 = 0.5 m
-    grounded, l_raw, l = suspension_length(0.8, 0.8, 0.24, 0.0, 1.0)
+    grounded, l_raw, l = suspension_length(0.8, 1.0 / 0.8, 0.24, 0.0, 1.0)
     assert grounded
     assert l_raw == pytest.approx(0.5, abs=1e-15)
     assert l == pytest.approx(0.5, abs=1e-15)
@@ -42,7 +42,7 @@ def test_flat_case_gives_2400_newtons():
 def test_slope_case_without_damping():
     # the slope example: l = 0.5 (s = 0.8, r = 0.24, a = 0.8), l0 = 0.6, k = 20000, c = 0
     # -> Fs = 2000 N along -d and Fz = Fs a = 1600 N
-    _, l_raw, l = suspension_length(0.8, 0.8, 0.24, 0.0, 1.0)
+    _, l_raw, l = suspension_length(0.8, 1.0 / 0.8, 0.24, 0.0, 1.0)
     fs, fz = suspension_force(20000.0, 0.0, compression(0.6, l), 0.0, 0.0, l_raw, 0.8, 0.0)
     assert fs == pytest.approx(2000.0, abs=1e-9)
     assert fz == pytest.approx(1600.0, abs=1e-9)
@@ -172,4 +172,4 @@ def test_full_compression_rate_with_moving_normal_and_camber():
     n_dot = (0.0, 0.2, 0.0)
     c_pt, q_pt = (0.0, 0.0, 0.3), (0.0, -0.05, 0.0)
     expected = (0.01 - (0.2 * 0.05) + 0.3) / 0.9
-    assert compression_rate(a, vn, reff_dot, n_dot, c_pt, q_pt) == pytest.approx(expected, rel=1e-14)
+    assert compression_rate(1.0 / a, vn, reff_dot, n_dot, c_pt, q_pt) == pytest.approx(expected, rel=1e-14)
