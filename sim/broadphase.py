@@ -9,20 +9,23 @@ import math
 
 from sim.contact import A_MIN
 from sim.jit import leaf, stage
-from sim.shapes import BX_BOUND, BX_OWNER, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_centre
+from sim.shapes import BX_BOUND, BX_OWNER, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_centre, \
+    sphere_misses_box
 from sim.tables import NW, VP_REACH, WP_AX, WP_LMAX, WP_R
 from sim.vec import norm, sub
 
 
 @leaf
 def shapes_within(boxes, hf_meta, centre, radius, t, vehicle):
-    """Bit masks of the boxes and heightfields (the first MASK_BITS of each) whose bounds come within
-    `radius` (m) of `centre` at time t; the vehicle's own shapes are left out."""
+    """Bit masks of the boxes and heightfields (the first MASK_BITS of each) that come within `radius` (m)
+    of `centre` at time t (a box: its bounding sphere, then the box itself); the vehicle's own shapes are
+    left out."""
     box_mask = 0
     for i in range(min(boxes.shape[0], MASK_BITS)):
         if int(boxes[i, BX_OWNER]) == vehicle:
             continue
-        if norm(sub(centre, box_centre(boxes, i, t))) <= boxes[i, BX_BOUND] + radius:
+        if norm(sub(centre, box_centre(boxes, i, t))) <= boxes[i, BX_BOUND] + radius and \
+                not sphere_misses_box(boxes, i, centre, radius, t):          # (the box itself, not its bound)
             box_mask |= 1 << i
     hf_mask = 0
     for i in range(min(hf_meta.shape[0], MASK_BITS)):

@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 
 from sim.jit import leaf, stage
-from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, \
-    box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face
+from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, MASK_BITS, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, \
+    PL_SURF, box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face, \
+    sphere_misses_box
 from sim.query import hf_height
 from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ, \
-    VP_HULL_C, VP_HULL_CT, VP_HULL_CT_LIMIT, VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ, VP_HULL_K, VP_HULL_MU, VP_HULL_SIZE
+    VP_HULL_C, VP_HULL_CT, VP_HULL_CT_LIMIT, VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ, VP_HULL_K, VP_HULL_MU, \
+    VP_HULL_RADIUS, VP_HULL_SIZE
 from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, set3, sub
 
 
@@ -109,6 +111,20 @@ def clear_of_planes(planes, hull_points, vehicle_params, v, pos, q):
 
 
 @leaf
+def hull_boxes(boxes, box_mask, pos, radius, t, vehicle):
+    """The broad phase's box mask without the boxes the hull's bounding sphere (centre of mass `pos`,
+    `radius` m) stays clear of (the broad phase's sphere is the wheels' reach, larger than the hull's), so
+    that the 14 hull points do not each place themselves in a box none of them can be inside. Nothing
+    changes for the points: a point outside the sphere is outside the box."""
+    mask = box_mask
+    for i in range(min(boxes.shape[0], MASK_BITS)):
+        if in_mask(mask, i) and int(boxes[i, BX_OWNER]) != vehicle and \
+                sphere_misses_box(boxes, i, pos, radius, t):
+            mask &= ~(1 << i)
+    return mask
+
+
+@leaf
 def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
     """True when the masks select no box (but the vehicle's own) and no heightfield: only planes to test."""
     for i in range(boxes.shape[0]):
@@ -134,6 +150,8 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     c_t = min(vehicle_params[v, VP_HULL_CT], vehicle_params[v, VP_HULL_CT_LIMIT] / h)
     deepest = 0.0
     n_points = hull_points.shape[1]
+    if box_mask != 0:
+        box_mask = hull_boxes(boxes, box_mask, pos, vehicle_params[v, VP_HULL_RADIUS], t, v)
     if only_planes_within(boxes, hf_meta, box_mask, hf_mask, v) and \
             clear_of_planes(planes, hull_points, vehicle_params, v, pos, q):
         n_points = 0                                                  # the whole hull is above the ground

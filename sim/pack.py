@@ -77,16 +77,19 @@ def hull_points(car: Vehicle) -> np.ndarray:
 
 
 def pack_hull_bounds(vehicle_row: np.ndarray, hull_rows: np.ndarray) -> None:
-    """The hull points' bounding box (centre, half extents; body frame) and the sum of their coordinates'
-    sizes into one vehicle's row: the body collision's test that the whole hull is above the ground
-    (sim/collision.py clear_of_planes) starts with the box. The box is widened by a millionth of its size
-    so that its corners' rounding never puts a point outside it."""
+    """The hull points' bounding box (centre, half extents; body frame), the sum of their coordinates' sizes
+    and their bounding sphere's radius into one vehicle's row: the body collision's test that the whole hull
+    is above the ground (sim/collision.py clear_of_planes) starts with the box, and a box of the world is
+    tested point by point only where the sphere meets it (`hull_boxes`). Both are widened by a millionth
+    so that no rounding puts a point outside them."""
     lo, hi = hull_rows.min(axis=0), hull_rows.max(axis=0)
     centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
     half = half + 1e-6 * (1.0 + np.abs(centre) + half)
     vehicle_row[T.VP_HULL_BX:T.VP_HULL_BZ + 1] = centre
     vehicle_row[T.VP_HULL_HX:T.VP_HULL_HZ + 1] = half
     vehicle_row[T.VP_HULL_SIZE] = float(np.abs(hull_rows).sum())
+    radius = float(np.sqrt((hull_rows * hull_rows).sum(axis=1)).max())
+    vehicle_row[T.VP_HULL_RADIUS] = radius * (1.0 + 1e-6) + 1e-6
 
 
 def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, hull_rows: np.ndarray) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from sim.jit import kernel, leaf
-from sim.vec import add, cross, madd, quat_from_rotvec, quat_mul, scale, sub
+from sim.vec import add, cross, madd, quat_from_rotvec, quat_mul, quat_rotate_inv, scale, sub
 
 # plane columns: a point on the plane (m), its unit normal (facing up out of the ground), material, shape id
 PL_PX, PL_PY, PL_PZ, PL_NX, PL_NY, PL_NZ, PL_SURF, PL_ID, PL_N = 0, 1, 2, 3, 4, 5, 6, 7, 8
@@ -76,6 +76,19 @@ def box_pose(boxes, i, t):
 @leaf
 def box_half_extents(boxes, i):
     return (boxes[i, BX_HX], boxes[i, BX_HY], boxes[i, BX_HZ])
+
+
+@leaf
+def sphere_misses_box(boxes, i, centre, radius, t):
+    """True when the sphere (centre, radius m) and box i at time t do not meet: the distance from the
+    centre to the box, in the box's own frame, is more than the radius. Sharper than the box's bounding
+    sphere for a long, thin box (a 24 m curb's bound is 12 m)."""
+    c, q, _ = box_pose(boxes, i, t)
+    local = quat_rotate_inv(q, sub(centre, c))
+    ex = max(0.0, abs(local[0]) - boxes[i, BX_HX])
+    ey = max(0.0, abs(local[1]) - boxes[i, BX_HY])
+    ez = max(0.0, abs(local[2]) - boxes[i, BX_HZ])
+    return ex * ex + ey * ey + ez * ez > radius * radius
 
 
 @leaf

@@ -65,7 +65,8 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ,       # m: the centre of the hull points' bounding box, body frame
  VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ,       # m: its half extents (sim/collision.py clear_of_planes)
  VP_HULL_SIZE,                             # m: sum of |x| + |y| + |z| over the hull points (their rounding's size)
- VP_SCALARS) = range(79)
+ VP_HULL_RADIUS,                           # m: the farthest hull point from the centre of mass (widened a little)
+ VP_SCALARS) = range(80)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios

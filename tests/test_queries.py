@@ -140,3 +140,24 @@ def test_proving_ground_has_every_feature():
     up = next(b for b in w.boxes if b.name == "slope 20 up")
     h = w.ray_cast((up.center[0], up.center[1], 10.0), DOWN, 20.0)
     assert math.degrees(math.acos(h.n[2])) == pytest.approx(20.0, abs=1e-9)
+
+
+def test_the_broad_phase_passes_over_a_long_box_whose_bound_but_not_itself_is_in_reach():
+    """A 24 m curb's bounding sphere has a 12 m radius: a car whose centre is 5 m beside its middle is
+    inside that sphere but out of a 3 m reach of the curb itself, so the broad phase leaves the curb out;
+    2.9 m beside it, in. The body collision's test with the hull's sphere answers the same way."""
+    from sim.broadphase import shapes_within
+    from sim.collision import hull_boxes
+    curb = Box("asphalt", (0.0, 0.0, 0.06), (24.0, 0.35, 0.12))
+    w = world_with(planes=[Plane("asphalt")], boxes=[curb])
+    _, boxes, hf, _, _ = w.tables()
+    for side, touches in ((5.0, False), (1.0, True), (2.9, True), (3.1, False)):
+        centre = (0.0, 0.175 + side, 0.06)                  # at the curb's mid-height, `side` m from its face
+        box_mask, _ = shapes_within(boxes, hf, centre, 3.0, 0.0, 7)
+        assert bool(box_mask & 1) == touches, side
+        assert bool(hull_boxes(boxes, 1, centre, 3.0, 0.0, 7) & 1) == touches, side
+    # past its ends too: 2 m beyond the end, on its axis
+    box_mask, _ = shapes_within(boxes, hf, (14.0, 0.0, 0.06), 1.9, 0.0, 7)
+    assert box_mask == 0
+    box_mask, _ = shapes_within(boxes, hf, (14.0, 0.0, 0.06), 2.1, 0.0, 7)
+    assert box_mask == 1
