@@ -168,6 +168,20 @@ def panel_regions(view: tuple[int, int, int, int], size: tuple[int, int]) -> lis
     return [rs for rs in ([r for r in region if r[2] > 0 and r[3] > 0] for region in regions) if rs]
 
 
+def opaque_lines() -> None:
+    """Give the style's border and separator colours (half transparent) their look over the window
+    background, opaque. Where the panels are drawn again over their last pixels without a clear (the
+    regions of a window that keeps its back buffer), a half-transparent line in a gap between two docked
+    panels, over no background of its own, would blend over itself and brighten with every redraw."""
+    style = imgui.get_style()
+    bg = style.color_(imgui.Col_.window_bg)
+    for col in (imgui.Col_.border, imgui.Col_.separator):
+        c = style.color_(col)
+        a = c.w
+        style.set_color_(col, imgui.ImVec4(c.x * a + bg.x * (1.0 - a), c.y * a + bg.y * (1.0 - a),
+                                           c.z * a + bg.z * (1.0 - a), 1.0))
+
+
 PHASES = ("physics", "audio", "scene", "overlay", "gui render", "swap", "frame", "cpu")
 
 
@@ -278,6 +292,8 @@ class App:
         self.scenes = {world.name: self.scene}           # a watched test drive's world gets its own
         software = software_renderer(self.ctx)
         self.target = SceneTarget(self.ctx, msaa=not software, keeps=software and back_buffer_kept(self.ctx))
+        if self.target.keeps:
+            opaque_lines()
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
         self.show_help = False
@@ -295,6 +311,7 @@ class App:
         self.overlay_age = float("inf")            # s of frame time since the overlay was last built
         self.overlay_wanted = True                 # input the overlay took: build it this frame
         self.pending_regions: list[list[tuple[int, int, int, int]]] = []   # panel regions the last build still owes
+        self.last_layout: tuple = ()               # the last build's view and panel rectangles
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
@@ -674,8 +691,9 @@ class App:
             self.ctx.clear(bg.x, bg.y, bg.z, 1.0)
         if bg.w < 1.0:
             # a region's docked panels paint their own opaque background over all of it but the gaps
-            # between them, which change only on a whole frame (a layout change is input or an action): so
-            # the regions are cleared only under a see-through style (llvmpipe: 0.3 ms a frame)
+            # between them, which change only when a panel moves, and a build that moves one is drawn
+            # whole (below): so the regions are cleared only under a see-through style (llvmpipe: 0.3 ms
+            # a frame)
             for r in regions:
                 self.ctx.clear(bg.x, bg.y, bg.z, 1.0, viewport=r)
         view_m, proj_m = cam.view(), cam.projection(aspect)          # once a frame (numpy; four users)
@@ -718,6 +736,17 @@ class App:
         imgui.render()
         t2 = time.perf_counter()
         self.times.add("overlay", t2 - t1)
+        layout = (self.overlay.central, tuple(self.overlay.layout))
+        if layout != self.last_layout and not whole:
+            # a panel moved or changed size without input (the layout settling after a start or a layout
+            # request, a tab taking its node): the gaps between the panels, which the regions do not clear,
+            # may show where a panel was, so this build is drawn whole on the window cleared around the view
+            whole = True
+            self.pending_regions = []
+            for region in panel_regions(view, self.size):
+                for r in region:
+                    self.ctx.clear(bg.x, bg.y, bg.z, 1.0, viewport=r)
+        self.last_layout = layout
         if whole:
             self.gui_renderer.render(imgui.get_draw_data())
         else:

@@ -257,3 +257,45 @@ def test_the_panels_are_built_at_12_hz_at_60_frames_and_drawn_a_region_a_frame(t
     for k in late:
         assert not np.array_equal(shown[k + 3][:half, vx + vw:], shown[k + 2][:half, vx + vw:]) or \
             not np.array_equal(shown[k + 4][half:, vx + vw:], shown[k + 3][half:, vx + vw:])
+
+def panels_region_by_region_and_whole(data_home: str):
+    """Child process: drive until a build's five regions have all been drawn (no region cleared first),
+    read the screen, then clear it and draw the same build's panels whole; returns both readings and the
+    view's rectangle (GL)."""
+    os.environ["XDG_DATA_HOME"] = data_home
+    from imgui_bundle import imgui
+    from app.session import Trace
+    from app.window import App
+    app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(960, 540),
+              frame_dt=1 / 60, quit_after=60.0)
+    app.session.start_replay(Trace(1 / 240, 2, "hatchback", "proving_ground", [[1.0, 0.0, 0.3, 0.0, 0]] * 2400))
+    assert app.target.keeps
+
+    def grab():
+        app.ctx.finish()
+        return np.frombuffer(app.ctx.screen.read(components=3), np.uint8).reshape(540, 960, 3).astype(int)
+    for k in range(60):
+        alpha = app.session.frame(1 / 60, lambda dt: app.input.controls(dt, app.forward_speed()))
+        app.draw(alpha, 1 / 60, 1.0)
+        pygame.display.flip()
+        if k > 30 and not app.pending_regions and not app.times.built[-1]:
+            break
+    by_region = grab()
+    bg = imgui.get_style().color_(imgui.Col_.window_bg)
+    app.ctx.clear(bg.x, bg.y, bg.z, 1.0)
+    app.gui_renderer.redraw()
+    whole = grab()
+    vx, vy, vw, vh = app.view_rect()
+    app.finish()
+    return by_region, whole, (vx, 540 - vy - vh, vw, vh)
+
+
+def test_panels_drawn_a_region_at_a_time_without_clearing_match_a_whole_redraw(tmp_path):
+    """The regions are not cleared before their panels are drawn again (the docked panels' opaque
+    backgrounds cover them but for the gaps, which only a whole frame changes): after a build's five
+    regions the panels' pixels are exactly those of the same build drawn whole on a cleared screen."""
+    by_region, whole, (x, y, w, h) = in_fresh_process(panels_region_by_region_and_whole, str(tmp_path))
+    outside = np.ones(by_region.shape[:2], bool)
+    outside[y:y + h, x:x + w] = False                          # (GL rows, as read: the view itself differs)
+    assert outside.sum() > 0.3 * outside.size
+    assert np.array_equal(by_region[outside], whole[outside])

@@ -366,6 +366,7 @@ class Overlay:
         self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
         self.plot_seconds = 10.0                              # s shown of the 20 s kept
         self._source_folder: tuple = (None, "")               # source_folder's answer for one file
+        self.layout: list[tuple] = []                         # where the last build placed each panel
         self._windows: dict[str, tuple] = {}                  # window_of_history's answers in this build
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
                      "Map": True, "Test drives": True}
@@ -635,6 +636,7 @@ class Overlay:
     def build(self) -> None:
         """All panels, between imgui.new_frame() and imgui.render(), docked around the 3D view."""
         self._windows = {}
+        self.layout = []                             # (panel, shown, x, y, w, h) of this build (begin)
         if not self.visible:
             self.central = None
             return
@@ -926,9 +928,10 @@ class Overlay:
             if front[1] == 1:
                 imgui.set_next_window_focus()
         expanded, self.show[name] = imgui.begin(name, self.show[name])
+        pos, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.layout.append((name, expanded, pos.x, pos.y, size.x, size.y))
         if imgui.is_window_docked():
             return expanded
-        pos, size = imgui.get_window_pos(), imgui.get_window_size()
         w, h = imgui.get_io().display_size
         x = min(max(pos.x, 0.0), max(w - min(size.x, w), 0.0))
         y = min(max(pos.y, 20.0), max(h - 40.0, 20.0))
