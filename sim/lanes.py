@@ -27,7 +27,8 @@ from sim.jit import VECTOR_MATH, leaf
 
 def _vector_call(symbol: str, width: int, nargs: int = 1):
     """An intrinsic that packs each of its `nargs` UniTuple(float64, width) arguments into an LLVM vector,
-    calls `symbol` (a libmvec function of the x86-64 vector ABI: vectors in, a vector out) and unpacks the
+    calls `symbol` (a libmvec function of the x86-64 vector ABI: vectors in, a vector out, or an LLVM
+    intrinsic such as llvm.sqrt.v4f64; "fdiv": LLVM's vector division of the two) and unpacks the
     result."""
     def codegen(context, builder, signature, args):
         from llvmlite import ir
@@ -38,8 +39,11 @@ def _vector_call(symbol: str, width: int, nargs: int = 1):
             for k in range(width):
                 vec = builder.insert_element(vec, builder.extract_value(arg, k), ir.Constant(ir.IntType(32), k))
             vecs.append(vec)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec_t, [vec_t] * len(args)), symbol)
-        out = builder.call(fn, vecs)
+        if symbol == "fdiv":
+            out = builder.fdiv(vecs[0], vecs[1])
+        else:
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec_t, [vec_t] * len(args)), symbol)
+            out = builder.call(fn, vecs)
         return context.make_tuple(builder, signature.return_type,
                                   [builder.extract_element(out, ir.Constant(ir.IntType(32), k)) for k in range(width)])
 
@@ -61,37 +65,11 @@ def _vector_arith(op: str, width: int):
     result is bit for bit the scalar operations'; the lanes only stop the divisions of the four wheels
     waiting on one another (a division takes about 13 cycles, and 17 % of a car-step went to waiting on
     them)."""
-    def codegen(context, builder, signature, args):
-        from llvmlite import ir
-        vec_t = ir.VectorType(ir.DoubleType(), width)
-        vecs = []
-        for arg in args:
-            vec = ir.Constant(vec_t, ir.Undefined)
-            for k in range(width):
-                vec = builder.insert_element(vec, builder.extract_value(arg, k), ir.Constant(ir.IntType(32), k))
-            vecs.append(vec)
-        if op == "div":
-            out = builder.fdiv(vecs[0], vecs[1])
-        else:
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec_t, [vec_t]),
-                                                f"llvm.sqrt.v{width}f64")
-            out = builder.call(fn, vecs)
-        return context.make_tuple(builder, signature.return_type,
-                                  [builder.extract_element(out, ir.Constant(ir.IntType(32), k)) for k in range(width)])
-
-    lanes_t = types.UniTuple(types.float64, width)
+    vec = _vector_call("fdiv" if op == "div" else f"llvm.sqrt.v{width}f64", width, 2 if op == "div" else 1)
     if op == "div":
-        @intrinsic
-        def vec(typingctx, a, b):
-            return lanes_t(a, b), codegen
-
         def plain(a, b):
             return tuple(x / y for x, y in zip(a, b))
     else:
-        @intrinsic
-        def vec(typingctx, a):
-            return lanes_t(a), codegen
-
         def plain(a):
             return tuple(math.sqrt(x) for x in a)
     plain.__name__ = plain.__qualname__ = f"{op}{width}"
