@@ -460,10 +460,9 @@ class Session:
         if self.replaying:
             k = self.replay_pos
             self.replay_pos += 1
-            reset_flag = self.replay.reset(k)
+            reset_flag, c = self.replay.step(k)
             if reset_flag:
                 self.reset_car()
-            c = self.replay.controls(k)
         else:
             reset_flag = self._reset_pending
             if self._reset_pending:

@@ -92,6 +92,9 @@ class RowStore:
         if not -n <= k < n:
             raise IndexError(f"row {k} of {n}")
         k %= n
+        if k >= self._disk_rows:                   # in memory: the row itself, without a copy of a slice
+            j, at = divmod(k - self._disk_rows, self.CHUNK)
+            return (self._full[j] if j < len(self._full) else self._open)[at].tolist()
         return self.array(k, k + 1)[0].tolist()
 
     def tolist(self) -> list[list[float]]:
@@ -135,6 +138,11 @@ class Trace:
 
     def reset(self, k: int) -> bool:
         return self.rows[k][-1] > 0.5
+
+    def step(self, k: int) -> tuple[bool, sim.Controls]:
+        """Step k's (reset, controls), its row read once (a replay reads one a physics step)."""
+        row = self.rows[k]
+        return row[-1] > 0.5, sim.Controls.from_row(row[:len(sim.CONTROL_COLUMNS)])
 
     def control_rows(self) -> np.ndarray:
         """(K, CT_N) control rows, ready for Simulation.run (resets left out)."""

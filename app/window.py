@@ -561,9 +561,7 @@ class App:
 
     def forward_speed(self) -> float:
         """The car's speed along its heading (m/s), for the cruise control."""
-        state = self.session.sim.state
-        w, x, y, z = (float(c) for c in state.orientation)
-        vx, vy, vz = (float(c) for c in state.velocity)
+        _, _, _, w, x, y, z, vx, vy, vz, _, _, _ = self.session.sim.state.body_list()
         # the body's x axis, the first column of R(q), in plain floats (this runs every physics step)
         return vx * (1.0 - 2.0 * (y * y + z * z)) + vy * 2.0 * (x * y + w * z) + vz * 2.0 * (x * z - w * y)
 

@@ -90,16 +90,18 @@ class SkidMarks:
     def record(self, s) -> None:
         """After a physics step: extend or end each wheel's mark."""
         tel = s.telemetry
-        if not s.switches()["friction"]:                 # a kill switch: nothing grips, nothing marks
+        if not s.switched_on("friction"):                 # a kill switch: nothing grips, nothing marks
             self.last = [None] * 4
             return
-        q, n = np.asarray(tel.Q, dtype=float), np.asarray(tel.n, dtype=float)
-        channels = {name: np.asarray(getattr(tel, name), dtype=float).tolist() for name in SLIDING_CHANNELS}
+        channels = dict(zip(SLIDING_CHANNELS, tel.wheel_lists(SLIDING_CHANNELS)))
+        q = n = None
         for i in range(4):
             strength = sliding(tel, i, channels)
             if strength <= 0.0:
                 self.last[i] = None
                 continue
+            if q is None:                    # (most steps no wheel marks: the vectors are read when one does)
+                q, n = np.asarray(tel.Q, dtype=float), np.asarray(tel.n, dtype=float)
             p = q[i] + LIFT * n[i]
             if self.last[i] is None:
                 self.last[i] = p

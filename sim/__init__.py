@@ -10,11 +10,13 @@ from sim import advisor, warmup
 from sim.simulation import BlowUp, CONTROL_COLUMNS, CONTROL_DEFAULTS, MAX_DT, MAX_SUBSTEPS, NO_GEAR, Controls, \
     Simulation, Snapshot
 from sim.pack import SWITCHES, WheelGeometry, rest_com_height, wheel_geometry
-from sim.steering import approach
+from sim.steering import approach as _approach
 from sim.tables import WHEEL_NAMES
 from sim.units import KMH, RAD_S_PER_RPM, RPM
 
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report
+approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain Python (from Python, a call into
+#                                                      compiled code costs more than the three lines)
 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
            "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",

@@ -205,21 +205,28 @@ def _diagnose_wheel(car: Vehicle, i: int, loads, grounded, fz, mu, grip_scale, k
     return WheelState(GRIP, NO_CAUSE, use, lambda: f"working at {100 * use:.0f} % of its grip, below the peak")
 
 
+DIAGNOSIS_CHANNELS = ("grounded", "Fz", "mu", "grip_scale", "kappa", "alpha", "Fx_raw", "Fy_raw", "vx", "omega",
+                      "rho")
+
+
 def diagnose(car: Vehicle, tel) -> list[WheelState]:
     """Each wheel's WheelState from a Simulation's telemetry view (one vehicle) or any object with the
     same per-wheel arrays (grounded, Fz, mu, grip_scale, kappa, alpha, Fx_raw, Fy_raw, vx, omega, rho)."""
     loads = _static_loads(car)
-    vx = np.asarray(getattr(tel, "vx", np.zeros(NW)), dtype=float).tolist()
-    omega = getattr(tel, "omega", None)
-    rho = getattr(tel, "rho", None)
-    # each channel read once (a telemetry view builds an array per attribute read), as plain floats
-    grounded, fz, mu, scale, kappa, alpha, fx_raw, fy_raw = (
-        np.asarray(getattr(tel, name), dtype=float).tolist()
-        for name in ("grounded", "Fz", "mu", "grip_scale", "kappa", "alpha", "Fx_raw", "Fy_raw"))
-    if omega is not None and rho is not None:
-        treads = list(zip(np.asarray(omega, dtype=float).tolist(), np.asarray(rho, dtype=float).tolist()))
-    else:                              # without wheel speeds (constructed telemetry) the tread matches kappa
-        treads = [(vx[i] * (1.0 + kappa[i]), 1.0) for i in range(NW)]
+    if hasattr(tel, "wheel_lists"):    # a Simulation's view: the channels in one read of its table
+        grounded, fz, mu, scale, kappa, alpha, fx_raw, fy_raw, vx, omega, rho = tel.wheel_lists(DIAGNOSIS_CHANNELS)
+        treads = list(zip(omega, rho))
+    else:
+        vx = np.asarray(getattr(tel, "vx", np.zeros(NW)), dtype=float).tolist()
+        omega = getattr(tel, "omega", None)
+        rho = getattr(tel, "rho", None)
+        # each channel read once, as plain floats
+        grounded, fz, mu, scale, kappa, alpha, fx_raw, fy_raw = (
+            np.asarray(getattr(tel, name), dtype=float).tolist() for name in DIAGNOSIS_CHANNELS[:8])
+        if omega is not None and rho is not None:
+            treads = list(zip(np.asarray(omega, dtype=float).tolist(), np.asarray(rho, dtype=float).tolist()))
+        else:                          # without wheel speeds (constructed telemetry) the tread matches kappa
+            treads = [(vx[i] * (1.0 + kappa[i]), 1.0) for i in range(NW)]
     return [_diagnose_wheel(car, i, loads, grounded[i], fz[i], mu[i], scale[i], kappa[i], alpha[i], fx_raw[i],
                             fy_raw[i], vx[i], *treads[i]) for i in range(NW)]
 
@@ -329,9 +336,14 @@ class GripMonitor:
                     if not pause:
                         self.pause_event = e
                     pause = True
-        esp = getattr(tel, "esp_brake", None)
-        braking = np.asarray(esp, dtype=float) > 0.0 if esp is not None else np.zeros(NW, dtype=bool)
-        starts = (braking & ~self.esp).nonzero()[0].tolist() if braking.any() else []
+        if hasattr(tel, "wheel_lists"):
+            esp = tel.wheel_lists(("esp_brake",))[0]
+        else:
+            esp = getattr(tel, "esp_brake", None)
+            esp = np.asarray(esp, dtype=float).tolist() if esp is not None else [0.0] * NW
+        braking = [x > 0.0 for x in esp]
+        was = self.esp.tolist()
+        starts = [i for i in range(NW) if braking[i] and not was[i]]
         for i in starts:
             why = "the car turned more than the steering asks (oversteer)" if i < 2 else \
                 "the car turned less than the steering asks (understeer)"
@@ -339,9 +351,11 @@ class GripMonitor:
                                          float(tel.kappa[i]), float(tel.alpha[i]), NO_CAUSE,
                                          f"{why}; asked-for yaw rate {math.degrees(float(tel.yaw_rate_ref)):.1f} "
                                          f"deg/s (Telemetry: ESP brake, N m)", esp=True))
-        self.esp = braking
+        if braking != was:
+            self.esp = np.array(braking, dtype=bool)
         del self.events[:-self.max_events]
-        self.sync(now)
+        if [w.state for w in now] != before or [w.cause for w in now] != self.causes.tolist():
+            self.sync(now)
         return pause
 
     def sync(self, now: list[WheelState]) -> None:

@@ -303,6 +303,11 @@ class StateView(_Views):
     def velocity(self):          # m/s, world
         return self._v(self._sim.tables.body_state[:, T.BS_VX:T.BS_VZ + 1])
 
+    def body_list(self, vehicle: int = 0) -> list[float]:
+        """One vehicle's body state as plain floats: position (3), orientation (w, x, y, z), velocity (3),
+        angular velocity (3), the order of the state table (read in one go: the app reads it every step)."""
+        return self._sim.tables.body_state[vehicle].tolist()
+
     @property
     def angular_velocity(self):  # rad/s, world
         return self._v(self._sim.tables.body_state[:, T.BS_WX:T.BS_WZ + 1])
@@ -355,6 +360,9 @@ _BODY_VECTORS = {
 }
 
 
+_LIST_COLUMNS: dict[tuple[str, ...], np.ndarray] = {}    # TelemetryView.wheel_lists' column picks, by names
+
+
 class TelemetryView(_Views):
     """Telemetry of the last substep, by the spec's names (docs/physics.md §13 says what each means).
 
@@ -389,6 +397,14 @@ class TelemetryView(_Views):
         if isinstance(view, np.ndarray):        # (one car's body scalar is a number, read anew each time)
             self.__dict__[name] = view
         return view
+
+    def wheel_lists(self, names: tuple[str, ...], vehicle: int = 0) -> list[list[float]]:
+        """Per-wheel channels `names` of one vehicle as plain floats, one list of four per name, read from
+        the table in one go (the app reads a dozen channels a step for its diagnosis, plots and marks)."""
+        cols = _LIST_COLUMNS.get(names)
+        if cols is None:
+            cols = _LIST_COLUMNS[names] = np.array([_WHEEL_SCALARS[name] for name in names])
+        return self._sim.tables.wheel_telemetry[vehicle][:, cols].T.tolist()
 
     @property
     def gear(self):
@@ -535,6 +551,12 @@ class Simulation:
         """Which parts are on (True) for vehicle `index`."""
         off = getattr(self, "_switched_off", {}).get(index, ())
         return {name: name not in off for name in SWITCHES}
+
+    def switched_on(self, name: str, index: int = 0) -> bool:
+        """switches(index)[name], without building the whole dict (the skid marks ask every step)."""
+        if name not in SWITCHES:
+            raise KeyError(name)
+        return name not in getattr(self, "_switched_off", {}).get(index, ())
 
     def _apply_pending(self) -> None:
         changed = list(self._pending)
@@ -692,7 +714,10 @@ class Simulation:
     def _watch(self) -> None:
         if self.watchdog is False:
             return
-        sick = [v for v, h in enumerate(self.check_health()) if h and v not in self._reported]
+        health = self.check_health()
+        if not any(health):                  # (the common case, without a pass over a batch's vehicles)
+            return
+        sick = [v for v, h in enumerate(health) if h and v not in self._reported]
         if not sick:
             return
         self._reported.update(sick)

@@ -221,6 +221,7 @@ def test_kill_switches_turn_parts_off_for_any_model_and_back_on():
         # (what turns it a little is the steered front wheels' rolling resistance, which points along them)
         assert abs(float(s.state.angular_velocity[2])) < 0.03 and np.all(s.telemetry.Fz > 1000.0)
         assert not s.switches()["friction"] and s.switches()["aero"]
+        assert not s.switched_on("friction") and s.switched_on("aero")
         s.set_switches(friction=True, aero=False, rolling=False)
         s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=20.0, gear=0)
         for _ in range(240):
@@ -430,3 +431,21 @@ def test_the_chaos_wheel_on_a_lateral_curve_corners_like_the_reference():
         chaos = sim.with_value(chaos, f"{axle}.chaos_lateral", "curve")
     assert M.constant_radius(chaos).value("lateral limit") == pytest.approx(
         M.constant_radius(car).value("lateral limit"), rel=0.015)
+
+
+def test_the_one_go_reads_give_the_named_views_numbers():
+    """`telemetry.wheel_lists` and `state.body_list` (what the app reads every step) hold exactly what
+    the named views hold, for each vehicle of a batch."""
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2, n_vehicles=3)
+    s.reset(position=np.array([[0.0, 4.0 * k, sim.rest_com_height(car)] for k in range(3)]), speed=10.0)
+    for _ in range(60):
+        s.step(sim.Controls(throttle=np.array([0.2, 0.5, 0.8]), steer=np.array([-0.3, 0.0, 0.4])))
+    names = ("Fz", "kappa", "alpha", "grounded", "steer", "omega")
+    for v in range(3):
+        lists = s.telemetry.wheel_lists(names, v)
+        for name, values in zip(names, lists):
+            assert values == getattr(s.telemetry, name)[v].tolist()
+        st = s.state
+        assert s.state.body_list(v) == [*st.position[v], *st.orientation[v], *st.velocity[v],
+                                        *st.angular_velocity[v]]

@@ -293,6 +293,7 @@ def test_recording_memory_stays_bounded():
     assert np.array_equal(store.array(), rows)                      # exact, in order
     k = RowStore.CHUNK * 3 + 5
     assert store[k] == rows[k].tolist() and store[k - 2:k + 2] == rows[k - 2:k + 2].tolist()
+    assert store[-1] == rows[-1].tolist() and store[-RowStore.CHUNK - 3] == rows[-RowStore.CHUNK - 3].tolist()
 
 
 def test_a_car_on_its_bump_stops_rolls_onto_a_low_step():

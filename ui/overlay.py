@@ -142,9 +142,10 @@ class History:
         self._v_prev: list | None = None             # world velocity at the last sample (for the accelerations)
 
     def append(self, sim_) -> None:
-        tel, st = sim_.telemetry, sim_.state
+        tel = sim_.telemetry
         k = self.n % self.cap
-        v = np.asarray(st.velocity, dtype=float).tolist()
+        body = sim_.state.body_list()                 # position, orientation, velocity, angular velocity
+        v = body[7:10]
         t = sim_.time
         if self._v_prev is not None and self.valid:
             dt = t - self.t[(self.n - 1) % self.cap]
@@ -152,13 +153,10 @@ class History:
         else:
             a = [0.0, 0.0, 0.0]
         self._v_prev = v
-        steer = np.asarray(tel.steer, dtype=float).tolist()
-        row = [t, *v, *np.asarray(st.orientation, dtype=float).tolist(),
-               *np.asarray(st.angular_velocity, dtype=float).tolist(), *a, float(tel.rpm)]
-        for name in self.WHEEL_CHANNELS:
-            row += np.asarray(getattr(tel, name), dtype=float).tolist()
-        row += steer[:2]
-        self.raw[k] = row
+        row = [t, *v, *body[3:7], *body[10:13], *a, float(tel.rpm)]
+        for values in tel.wheel_lists(self.WHEEL_CHANNELS + ("steer",)):
+            row += values
+        self.raw[k] = row[:self.WIDTH]                # (the steering angle of the front wheels only)
         self.n += 1
         self.valid = min(self.valid + 1, self.cap)
 
