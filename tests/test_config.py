@@ -128,3 +128,27 @@ def test_every_field_declares_unit_and_range():
             assert m.get("doc"), f"{gname}.{f.name} has no description"
             if m["kind"] in ("num", "curve"):
                 assert m["unit"] and m["lo"] <= (f.default if m["kind"] == "num" else min(f.default)) <= m["hi"]
+
+
+
+def test_the_proving_grounds_slopes_are_solid_to_the_ground():
+    """Under every point of a tilted box's top face, down to the ground, there is box: a slope or ramp
+    leaves no gap beneath it for a car to drive into from the side (a 1 m slab under a 30 degree slope
+    left one 1.8 m high, where cars coming from the side wedged between the slab and the ground)."""
+    import numpy as np
+    from sim.vec import quat_rotate, quat_rotate_inv
+    world = sim.load_world("proving_ground")
+    boxes = [b for b in world.boxes if not b.kinematic]
+
+    def inside(p, b):
+        local = quat_rotate_inv(b.orientation(), tuple(np.subtract(p, b.center)))
+        return all(abs(local[k]) <= b.size[k] / 2 + 1e-6 for k in range(3))
+
+    tilted = [b for b in boxes if b.slope_deg != 0.0]
+    assert len(tilted) == 7                                # three hills' two slopes each, the ramp
+    for b in tilted:
+        for u in np.linspace(-0.49, 0.49, 9):              # over the top face, then straight down
+            for w in np.linspace(-0.49, 0.49, 5):
+                top = np.add(b.center, quat_rotate(b.orientation(), (u * b.size[0], w * b.size[1], b.size[2] / 2)))
+                for z in np.linspace(0.02, top[2] - 0.02, 12) if top[2] > 0.05 else ():
+                    assert any(inside((top[0], top[1], z), other) for other in boxes), (b.name, top[:2], z)
