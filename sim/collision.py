@@ -14,14 +14,15 @@ from __future__ import annotations
 import math
 
 from sim.jit import leaf, stage
-from sim.shapes import BX_BOUND, BX_OWNER, BX_SURF, HF_SURF, MASK_BITS, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, \
+from sim.shapes import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_SURF, MASK_BITS, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, \
     PL_SURF, box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face, \
     sphere_misses_box
 from sim.query import hf_height
 from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ, \
     VP_HULL_C, VP_HULL_CT, VP_HULL_CT_LIMIT, VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ, VP_HULL_K, VP_HULL_MU, \
     VP_HULL_RADIUS, VP_HULL_SIZE
-from sim.vec import add, cross, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, set3, sub
+from sim.vec import add, cross, dot, madd, norm, normalize, quat_matrix, quat_rotate, quat_rotate_inv, scale, \
+    set3, sub
 
 
 @leaf
@@ -125,6 +126,47 @@ def hull_boxes(boxes, box_mask, pos, radius, t, vehicle):
 
 
 @leaf
+def hull_apart_from_box(boxes, i, vehicle_params, v, pos, q, t):
+    """True when the hull points' bounding box (packed in the body frame) and box i at time t are apart
+    along one of box i's own axes, by more than a margin far wider than the rounding of either side: then
+    no hull point is inside box i, and `deepest_penetration` would find none there either. The test of
+    two boxes on the axes of one (the separating-axis test's first three): the hull box's centre in box
+    i's frame against the sum of box i's half extent and the hull box's extent along that axis,
+    sum_k |(R_i^T R)_jk| h_k. A car driving over a flat patch, past a curb or beside a slope skips its
+    14 points."""
+    c, qb, _ = box_pose(boxes, i, t)
+    m = quat_matrix(q)
+    mb = quat_matrix(qb)
+    hb = (vehicle_params[v, VP_HULL_BX], vehicle_params[v, VP_HULL_BY], vehicle_params[v, VP_HULL_BZ])
+    hh = (vehicle_params[v, VP_HULL_HX], vehicle_params[v, VP_HULL_HY], vehicle_params[v, VP_HULL_HZ])
+    d = sub(add(pos, quat_rotate(q, hb)), c)                        # hull box centre from the box centre, world
+    size = 1.0 + abs(pos[0]) + abs(pos[1]) + abs(pos[2]) + abs(c[0]) + abs(c[1]) + abs(c[2]) + \
+        vehicle_params[v, VP_HULL_SIZE] + boxes[i, BX_HX] + boxes[i, BX_HY] + boxes[i, BX_HZ]
+    margin = CLEARANCE_MARGIN * size
+    half = (boxes[i, BX_HX], boxes[i, BX_HY], boxes[i, BX_HZ])
+    for j in range(3):
+        axis = (mb[0][j], mb[1][j], mb[2][j])                       # box i's axis j, world
+        # the hull box's axes are the columns of m: (R_i^T R)_jk = axis . column k
+        extent = abs(axis[0] * m[0][0] + axis[1] * m[1][0] + axis[2] * m[2][0]) * hh[0] + \
+            abs(axis[0] * m[0][1] + axis[1] * m[1][1] + axis[2] * m[2][1]) * hh[1] + \
+            abs(axis[0] * m[0][2] + axis[1] * m[1][2] + axis[2] * m[2][2]) * hh[2]
+        if abs(dot(axis, d)) - extent > half[j] + margin:
+            return True
+    return False
+
+
+@leaf
+def hull_boxes_near(boxes, box_mask, vehicle_params, v, pos, q, t):
+    """`box_mask` without the boxes the hull's bounding box is apart from (`hull_apart_from_box`)."""
+    mask = box_mask
+    for i in range(min(boxes.shape[0], MASK_BITS)):
+        if in_mask(mask, i) and int(boxes[i, BX_OWNER]) != v and \
+                hull_apart_from_box(boxes, i, vehicle_params, v, pos, q, t):
+            mask &= ~(1 << i)
+    return mask
+
+
+@leaf
 def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
     """True when the masks select no box (but the vehicle's own) and no heightfield: only planes to test."""
     for i in range(boxes.shape[0]):
@@ -152,6 +194,8 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     n_points = hull_points.shape[1]
     if box_mask != 0:
         box_mask = hull_boxes(boxes, box_mask, pos, vehicle_params[v, VP_HULL_RADIUS], t, v)
+    if box_mask != 0:
+        box_mask = hull_boxes_near(boxes, box_mask, vehicle_params, v, pos, q, t)
     if only_planes_within(boxes, hf_meta, box_mask, hf_mask, v) and \
             clear_of_planes(planes, hull_points, vehicle_params, v, pos, q):
         n_points = 0                                                  # the whole hull is above the ground

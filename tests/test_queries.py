@@ -161,3 +161,38 @@ def test_the_broad_phase_passes_over_a_long_box_whose_bound_but_not_itself_is_in
     assert box_mask == 0
     box_mask, _ = shapes_within(boxes, hf, (14.0, 0.0, 0.06), 2.1, 0.0, 7)
     assert box_mask == 1
+
+
+def test_the_hull_box_pretest_never_passes_over_a_box_a_hull_point_is_in():
+    """`hull_apart_from_box` (the hull points' bounding box against a box, on the box's axes) says "apart"
+    only where no hull point is inside the box, for boxes turned any way and the body in any attitude; and
+    it does say so where it saves the work: the car standing on a 0.1 m patch, or beside a curb."""
+    from sim.collision import deepest_penetration, hull_apart_from_box
+    from sim.vec import quat_from_rotvec, quat_rotate
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
+    vp, hull = s.tables.vehicle_params, s.tables.hull_points
+    z = sim.rest_com_height(car)
+    patch = Box("asphalt", (0.0, 0.0, -0.048), (30.0, 20.0, 0.1))
+    curb = Box("asphalt", (0.0, 1.2, 0.06), (24.0, 0.35, 0.12))
+    rng = np.random.default_rng(5)
+    boxes = [patch, curb] + [Box("asphalt", tuple(rng.uniform(-2.0, 2.0, 3)), tuple(rng.uniform(0.2, 3.0, 3)),
+                                 yaw_deg=float(rng.uniform(-180, 180)), slope_deg=float(rng.uniform(-60, 60)),
+                                 roll_deg=float(rng.uniform(-60, 60))) for _ in range(12)]
+    _, table, hf, _, _ = world_with(boxes=boxes).tables()
+    upright = (1.0, 0.0, 0.0, 0.0)
+    assert hull_apart_from_box(table, 0, vp, 0, (0.0, 0.0, z), upright, 0.0)          # on the patch
+    assert hull_apart_from_box(table, 1, vp, 0, (0.0, 0.0, z), upright, 0.0)          # beside the curb
+    apart = inside = 0
+    for _ in range(300):
+        pos = tuple(rng.uniform(-2.5, 2.5, 3))
+        q = quat_from_rotvec(tuple(rng.uniform(-2.0, 2.0, 3)))
+        for i in range(len(boxes)):
+            if not hull_apart_from_box(table, i, vp, 0, pos, q, 0.0):
+                continue
+            apart += 1
+            for k in range(hull.shape[1]):
+                p = tuple(np.add(pos, quat_rotate(q, tuple(hull[0, k]))))
+                depth = deepest_penetration(np.zeros((0, 8)), table, hf, np.zeros(0), p, 0.0, 0, 1 << i, 0)[0]
+                inside += depth > 0.0
+    assert apart > 500 and inside == 0
