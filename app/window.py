@@ -202,6 +202,18 @@ class FrameTimes:
         self.recent = {p: deque(maxlen=keep) for p in PHASES}
         self.all = {p: [] for p in PHASES}
         self.built: list[bool] = []               # per frame: the overlay was built (OVERLAY_PERIOD)
+        self.gc_counts = [0, 0, 0]                # Python's garbage collections per generation, and the
+        self.gc_longest = [0.0, 0.0, 0.0]         # longest of each (ms), while the frames run
+        self._gc_start = 0.0
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        """A gc.callbacks hook: count and time the collections."""
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+            return
+        g = info.get("generation", 2)
+        self.gc_counts[g] += 1
+        self.gc_longest[g] = max(self.gc_longest[g], (time.perf_counter() - self._gc_start) * 1e3)
 
     def add(self, phase: str, seconds: float) -> None:
         self.recent[phase].append(seconds * 1e3)
@@ -234,6 +246,9 @@ class FrameTimes:
             # shared with other work this moves much less than the wall time
             lines.append(f"  cpu time of all threads per frame: median {np.median(cpu):.2f} ms, "
                          f"p90 {np.percentile(cpu, 90):.2f}")
+        n, longest = self.gc_counts, self.gc_longest
+        lines.append(f"  Python's garbage collections after the first frame: {n[0]} young (longest {longest[0]:.1f} "
+                     f"ms), {n[1]} middle ({longest[1]:.1f} ms), {n[2]} full ({longest[2]:.1f} ms)")
         return "\n".join(lines)
 
 
@@ -816,10 +831,13 @@ class App:
             if not self.gc_settled:
                 settle_garbage_collector()
                 self.gc_settled = True
+                gc.callbacks.append(self.times.on_gc)
         self.finish()
         return 0
 
     def finish(self) -> None:
+        if self.times.on_gc in gc.callbacks:
+            gc.callbacks.remove(self.times.on_gc)
         if self.record_path and self.session.recording is not None:
             try:
                 self.session.recording.save(self.record_path)

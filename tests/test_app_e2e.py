@@ -168,6 +168,7 @@ def test_benchmark_prints_the_frame_time_and_where_it_goes(tmp_path):
     assert "renderer" in text and "frame time median" in text
     for phase in ("physics", "scene", "overlay", "gui render", "swap"):
         assert f"  {phase}" in text
+    assert "garbage collections after the first frame" in text
 
 
 def handbrake_turn(shot: str):
