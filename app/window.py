@@ -137,7 +137,9 @@ def settle_garbage_collector() -> None:
     """After the first frame: collect once, then set every object alive (some 160 000: the modules, the
     compiled kernels' wrappers, the world, the presets, ImGui's bindings) apart, where Python's collector no
     longer scans them. A full collection scanned them all and took 30 - 65 ms, several frames, at moments
-    nobody chose; now it scans only what was made since (the rewind's snapshots and the like)."""
+    nobody chose; now it scans only what was made since (the rewind's snapshots and the like). A frozen
+    object caught in a reference cycle is never freed, so what the app drops later must not form one (a
+    Simulation's views hold its tables, not the simulation)."""
     gc.collect()
     gc.freeze()
 
@@ -795,6 +797,13 @@ class App:
 
     # -- main loop ----------------------------------------------------------------------------------
     def run(self) -> int:
+        try:
+            return self._run()
+        finally:
+            if self.times.on_gc in gc.callbacks:          # (finish() removes it too; a raise skips finish)
+                gc.callbacks.remove(self.times.on_gc)
+
+    def _run(self) -> int:
         first = True
         while self.running:
             wall = self.clock.tick(0 if self.frame_dt else self.fps) / 1000.0

@@ -281,11 +281,16 @@ class Tables:
 
 
 class _Views:
+    """Named views of a simulation's tables. They hold the tables, not the simulation: without a cycle
+    between the two, a simulation dropped is freed at once, not at Python's next full collection (which
+    the app runs with its start-up objects frozen, sim's included)."""
+
     def __init__(self, sim: "Simulation"):
-        self._sim = sim
+        self._tables = sim.tables
+        self._n = sim.n
 
     def _v(self, a: np.ndarray) -> np.ndarray:
-        return a[0] if self._sim.n == 1 else a
+        return a[0] if self._n == 1 else a
 
 
 class StateView(_Views):
@@ -293,48 +298,48 @@ class StateView(_Views):
 
     @property
     def position(self):          # m, centre of mass, world (3,) or (N, 3)
-        return self._v(self._sim.tables.body_state[:, T.BS_PX:T.BS_PZ + 1])
+        return self._v(self._tables.body_state[:, T.BS_PX:T.BS_PZ + 1])
 
     @property
     def orientation(self):       # unit quaternion (w, x, y, z), body -> world
-        return self._v(self._sim.tables.body_state[:, T.BS_QW:T.BS_QZ + 1])
+        return self._v(self._tables.body_state[:, T.BS_QW:T.BS_QZ + 1])
 
     @property
     def velocity(self):          # m/s, world
-        return self._v(self._sim.tables.body_state[:, T.BS_VX:T.BS_VZ + 1])
+        return self._v(self._tables.body_state[:, T.BS_VX:T.BS_VZ + 1])
 
     def body_list(self, vehicle: int = 0) -> list[float]:
         """One vehicle's body state as plain floats: position (3), orientation (w, x, y, z), velocity (3),
         angular velocity (3), the order of the state table (read in one go: the app reads it every step)."""
-        return self._sim.tables.body_state[vehicle].tolist()
+        return self._tables.body_state[vehicle].tolist()
 
     @property
     def angular_velocity(self):  # rad/s, world
-        return self._v(self._sim.tables.body_state[:, T.BS_WX:T.BS_WZ + 1])
+        return self._v(self._tables.body_state[:, T.BS_WX:T.BS_WZ + 1])
 
     @property
     def wheel_omega(self):       # rad/s per wheel FL, FR, RL, RR; positive rolls forward
-        return self._v(self._sim.tables.wheel_state[:, :, T.WS_OMEGA])
+        return self._v(self._tables.wheel_state[:, :, T.WS_OMEGA])
 
     @property
     def wheel_steer(self):       # rad per wheel, positive turns left
-        return self._v(self._sim.tables.wheel_state[:, :, T.WS_STEER])
+        return self._v(self._tables.wheel_state[:, :, T.WS_STEER])
 
     @property
     def wheel_angle(self):       # rad spin angle per wheel in [0, 2 pi)
-        return self._v(self._sim.tables.wheel_state[:, :, T.WS_ANGLE])
+        return self._v(self._tables.wheel_state[:, :, T.WS_ANGLE])
 
     @property
     def engine_omega(self):      # rad/s
-        return self._v(self._sim.tables.drive_state[:, T.DS_OMEGA_E])
+        return self._v(self._tables.drive_state[:, T.DS_OMEGA_E])
 
     @property
     def engine_rpm(self):
-        return self._v(self._sim.tables.drive_state[:, T.DS_OMEGA_E] * RPM)
+        return self._v(self._tables.drive_state[:, T.DS_OMEGA_E] * RPM)
 
     @property
     def gear(self):              # engaged gear: -1 reverse, 0 neutral, 1.. forward
-        return self._v(self._sim.tables.drive_state[:, T.DS_GEAR].astype(int))
+        return self._v(self._tables.drive_state[:, T.DS_GEAR].astype(int))
 
 
 _WHEEL_SCALARS = {
@@ -381,7 +386,7 @@ class TelemetryView(_Views):
         """A channel's view of the telemetry table, made on first use and kept: the tables live as long as
         the simulation, and a view shows what they hold now (the app reads some 60 channels a step, and
         making each view anew cost it 0.25 ms a frame)."""
-        tables = self._sim.tables
+        tables = self._tables
         if name in _WHEEL_SCALARS:
             view = self._v(tables.wheel_telemetry[:, :, _WHEEL_SCALARS[name]])
         elif name in _WHEEL_VECTORS:
@@ -404,19 +409,19 @@ class TelemetryView(_Views):
         cols = _LIST_COLUMNS.get(names)
         if cols is None:
             cols = _LIST_COLUMNS[names] = np.array([_WHEEL_SCALARS[name] for name in names])
-        return self._sim.tables.wheel_telemetry[vehicle][:, cols].T.tolist()
+        return self._tables.wheel_telemetry[vehicle][:, cols].T.tolist()
 
     @property
     def gear(self):
-        return self._v(self._sim.tables.body_telemetry[:, T.TB_GEAR].astype(int))
+        return self._v(self._tables.body_telemetry[:, T.TB_GEAR].astype(int))
 
     @property
     def diff_lock(self):         # N m, (front, rear) locking torque
-        return self._v(self._sim.tables.body_telemetry[:, T.TB_LOCK_F:T.TB_LOCK_R + 1])
+        return self._v(self._tables.body_telemetry[:, T.TB_LOCK_F:T.TB_LOCK_R + 1])
 
     @property
     def forces(self) -> dict[str, np.ndarray]:
-        return {k: self._v(self._sim.tables.body_telemetry[:, i:i + 3]) for k, i in T.EXTERNAL_FORCES.items()}
+        return {k: self._v(self._tables.body_telemetry[:, i:i + 3]) for k, i in T.EXTERNAL_FORCES.items()}
 
 
 class Simulation:

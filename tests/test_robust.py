@@ -430,3 +430,26 @@ def test_the_hull_friction_is_held_to_what_the_substep_integrates():
         return float(np.linalg.norm(s.state.velocity))
     assert slide(True) < 1e-4
     assert slide(False) > 1e-3
+
+
+def test_a_dropped_simulation_is_freed_at_once():
+    """No reference cycle holds a Simulation (its views hold its tables, not it): dropped, it is freed by
+    its last reference, without a garbage collection. The app freezes its start-up objects, so a
+    simulation in a cycle would never be freed there; a sweep making thousands would keep their tables
+    until a collection."""
+    import gc
+    import weakref
+    car = sim.load_vehicle("hatchback")
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2, n_vehicles=4)
+        s.step(sim.Controls(throttle=0.2))
+        s.run(np.zeros((3, 4, 4)))
+        _ = (s.telemetry.Fz, s.telemetry.wheel_lists(("kappa",)), s.state.position, s.state.body_list(), s.snapshot())
+        ref = weakref.ref(s)
+        del s
+        assert ref() is None
+    finally:
+        if was:
+            gc.enable()
