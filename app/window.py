@@ -248,6 +248,12 @@ class FrameTimes:
             # shared with other work this moves much less than the wall time
             lines.append(f"  cpu time of all threads per frame: median {np.median(cpu):.2f} ms, "
                          f"p90 {np.percentile(cpu, 90):.2f}")
+        long_frames = np.flatnonzero(frame > 33.3)[:5]
+        for k in long_frames:
+            # a long frame whose CPU time is far below its wall time waited for the machine, not for the app
+            phases = ", ".join(f"{p} {self.all[p][skip + k]:.1f}" for p in PHASES[:-2] if len(self.all[p]) > skip + k)
+            cpu_k = self.all["cpu"][skip + k] if len(self.all["cpu"]) > skip + k else float("nan")
+            lines.append(f"  frame {skip + k} took {frame[k]:.1f} ms ({phases}; cpu {cpu_k:.1f} ms of all threads)")
         n, longest = self.gc_counts, self.gc_longest
         lines.append(f"  Python's garbage collections after the first frame: {n[0]} young (longest {longest[0]:.1f} "
                      f"ms), {n[1]} middle ({longest[1]:.1f} ms), {n[2]} full ({longest[2]:.1f} ms)")
