@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 
 from sim.jit import leaf, stage
-from sim.shapes import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_SURF, MASK_BITS, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, \
-    PL_SURF, box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, least_penetrated_face, \
-    sphere_misses_box
+from sim.shapes import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_SURF, MASK_BITS, PL_NX, PL_NY, PL_NZ, \
+    PL_PX, PL_PY, PL_PZ, PL_SURF, box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, \
+    least_penetrated_face, mask_end, sphere_misses_box
 from sim.query import hf_height
 from sim.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ, \
     VP_HULL_C, VP_HULL_CT, VP_HULL_CT_LIMIT, VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ, VP_HULL_K, VP_HULL_MU, \
@@ -39,7 +39,7 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle, box_mask, h
         depth = dot(n, sub((planes[i, PL_PX], planes[i, PL_PY], planes[i, PL_PZ]), p))
         if depth > best:
             best, best_n, best_surf, best_v = depth, n, int(planes[i, PL_SURF]), (0.0, 0.0, 0.0)
-    for i in range(boxes.shape[0]):
+    for i in range(mask_end(box_mask, boxes.shape[0])):
         if not in_mask(box_mask, i):
             continue
         if int(boxes[i, BX_OWNER]) == vehicle:
@@ -51,7 +51,7 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle, box_mask, h
         if depth > best:
             best, best_n, best_surf = depth, quat_rotate(q, nl), int(boxes[i, BX_SURF])
             best_v = box_surface_velocity(boxes, i, vc, c, p)
-    for i in range(hf_meta.shape[0]):
+    for i in range(mask_end(hf_mask, hf_meta.shape[0])):
         if not in_mask(hf_mask, i):
             continue
         ok, z, gx, gy = hf_height(hf_meta, hf_z, i, p[0], p[1])
@@ -169,10 +169,10 @@ def hull_boxes_near(boxes, box_mask, vehicle_params, v, pos, q, t):
 @leaf
 def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
     """True when the masks select no box (but the vehicle's own) and no heightfield: only planes to test."""
-    for i in range(boxes.shape[0]):
+    for i in range(mask_end(box_mask, boxes.shape[0])):
         if in_mask(box_mask, i) and int(boxes[i, BX_OWNER]) != vehicle:
             return False
-    for i in range(hf_meta.shape[0]):
+    for i in range(mask_end(hf_mask, hf_meta.shape[0])):
         if in_mask(hf_mask, i):
             return False
     return True

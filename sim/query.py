@@ -26,7 +26,7 @@ import math
 from sim.jit import kernel, leaf
 from sim.shapes import BX_BOUND, BX_ID, BX_OWNER, BX_SURF, HF_DX, HF_DY, HF_ID, HF_NX, HF_NY, HF_OFF, HF_OX, \
     HF_OY, HF_OZ, HF_SURF, PL_ID, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, box_centre, box_half_extents, \
-    box_pose, box_surface_velocity, in_mask, least_penetrated_face
+    box_pose, box_surface_velocity, in_mask, least_penetrated_face, mask_end
 from sim.vec import add, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, sub
 
 QUERY_RAY, QUERY_SPHERE, QUERY_DISC = 0, 1, 2
@@ -283,7 +283,7 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, 
         hit, s, p, n, vg = ray_plane(planes, i, a, d)
         best = met_first(best, hit, s, p, n, vg, int(planes[i, PL_SURF]), int(planes[i, PL_ID]), kind, r, d,
                          a_min, max_s)
-    for i in range(boxes.shape[0]):
+    for i in range(mask_end(box_mask, boxes.shape[0])):
         if not in_mask(box_mask, i) or int(boxes[i, BX_OWNER]) == vehicle:
             continue
         if segment_misses_sphere(a, d, max_s, box_centre(boxes, i, t), boxes[i, BX_BOUND] + r):
@@ -294,7 +294,7 @@ def cast(planes, boxes, hf_meta, hf_z, kind, a, d, r, l_max, a_min, t, vehicle, 
             hit, s, p, n, vg = sphere_box(boxes, i, a, d, r, l_max, t)
         best = met_first(best, hit, s, p, n, vg, int(boxes[i, BX_SURF]), int(boxes[i, BX_ID]), kind, r, d, a_min,
                          math.inf)
-    for i in range(hf_meta.shape[0]):
+    for i in range(mask_end(hf_mask, hf_meta.shape[0])):
         if not in_mask(hf_mask, i):
             continue
         hit, s, p, n, vg = ray_heightfield(hf_meta, hf_z, i, a, d, max_s)

@@ -34,6 +34,19 @@ ALL_SHAPES = -1
 
 
 @leaf
+def mask_end(mask, n):
+    """One past the last of n shapes a loop must visit for `mask`: n when some lie past MASK_BITS (those
+    are always tested), else one past the highest bit set (0 for an empty mask, n for ALL_SHAPES), so a
+    vehicle with nothing in reach loops over no shape at all."""
+    if n > MASK_BITS:
+        return n
+    end = 0
+    while end < n and (mask >> end) != 0:
+        end += 1
+    return end
+
+
+@leaf
 def in_mask(mask, i):
     """True when shape i is selected by `mask` (always true past the first MASK_BITS shapes)."""
     return i >= MASK_BITS or (mask >> i) & 1 != 0

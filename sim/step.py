@@ -43,7 +43,7 @@ import math
 
 from sim.body import body_stage, forward_speed, read_body, spin_ledger
 from sim.brakes import brake_stage, esp_stage
-from sim.broadphase import broadphase_stage
+from sim.broadphase import broadphase_stage, fresh_broad_cache
 from sim.collision import collision_stage
 from sim.contact import contact_stage
 from sim.differential import differential_stage, driveline_speed
@@ -64,13 +64,15 @@ from sim.wheel import wheel_stage
 
 @stage
 def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-            wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h, steer_targets):
+            wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h, steer_targets,
+            broad):
     """One substep of h seconds for vehicle v at time t, in the order of the wheel chain; steer_targets:
-    this step's road-wheel angles (sim/steering.py steering_targets)."""
+    this step's road-wheel angles (sim/steering.py steering_targets); broad: the broad phase's BroadCache
+    from the vehicle's last substep (sim/broadphase.py). Returns the BroadCache for its next one."""
     body = read_body(body_state, v)                                      # frozen for the whole substep
     pos, q, vel, w = body
     steering_stage(v, vehicle_params, wheel_params, steer_targets, wheel_state, wheel_scratch, h)   # rate limit
-    box_mask, hf_mask = broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t)
+    box_mask, hf_mask, broad = broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t, broad)
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
@@ -95,6 +97,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
                         tau_hull, h)                                     # static friction for still wheels
     body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
                d_h, f_hull, tau_hull, h)                                 # forces, ledger torque, integrate
+    return broad
 
 
 @leaf
@@ -134,10 +137,11 @@ def step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, 
     h = dt / substeps
     for v in range(body_state.shape[0]):
         targets = steering_targets(v, vehicle_params, controls, body_state)
+        broad = fresh_broad_cache()
         for k in range(substeps):
-            substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-                    scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes, boxes, hf_meta,
-                    hf_z, surf_mu, gravity, t0 + k * h, h, targets)
+            broad = substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state,
+                            wheel_state, scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry,
+                            planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0 + k * h, h, targets, broad)
         publish(v, wheel_telemetry)
 
 
@@ -167,12 +171,14 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
     It runs without Python's lock: `Simulation.run` gives each core a share of the vehicles."""
     h = dt / substeps
     for v in range(v0, v1):
+        broad = fresh_broad_cache()              # the broad phase's masks, kept from step to step
         for k in range(control_trace.shape[0]):
             t = t0 + k * dt
             targets = steering_targets(v, vehicle_params, control_trace[k], body_state)
             for j in range(substeps):
-                substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state, drive_state,
-                        wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes,
-                        boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h, targets)
+                broad = substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state,
+                                drive_state, wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry),
+                                body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h, targets,
+                                broad)
         if control_trace.shape[0] > 0:
             publish(v, wheel_telemetry)          # only the last step's telemetry is there to be read

@@ -163,6 +163,54 @@ def test_the_broad_phase_passes_over_a_long_box_whose_bound_but_not_itself_is_in
     assert box_mask == 1
 
 
+def test_the_kept_broad_phase_mask_holds_every_shape_a_new_one_would():
+    """The broad phase keeps its static shapes' mask while the centre of mass stays within the margin of
+    where it was made (sim/broadphase.py). Along a random walk past curbs, tilted boxes, a heightfield, a
+    turntable and a drifting box, with jumps (a reset), the masks it gives always hold every shape the
+    exact test at this position and time keeps; and it does keep them: a new static mask comes about once
+    per BROAD_MARGIN of travel, not every substep."""
+    from sim.broadphase import BROAD_MARGIN, broadphase_stage, fresh_broad_cache, shapes_within
+    from sim.tables import VP_REACH
+    s = sim.Simulation(sim.load_vehicle("hatchback"), sim.World.flat(), dt=1 / 240, substeps=1)
+    vp = s.tables.vehicle_params
+    reach = vp[0, VP_REACH]
+    rng = np.random.default_rng(11)
+    boxes = [Box("asphalt", (x, y, 0.06), (24.0, 0.35, 0.12), yaw_deg=yaw) for x, y, yaw in
+             ((0.0, 2.0, 0.0), (0.0, 7.0, 0.0), (-6.0, -3.0, 60.0))]
+    boxes += [Box("asphalt", tuple(rng.uniform(-8.0, 8.0, 3)), tuple(rng.uniform(0.2, 4.0, 3)),
+                  yaw_deg=float(rng.uniform(-180, 180)), slope_deg=float(rng.uniform(-40, 40))) for _ in range(8)]
+    boxes += [Box("asphalt", (4.0, -4.0, 0.0), (6.0, 6.0, 0.1), angular_velocity=(0.0, 0.0, 0.7)),
+              Box("asphalt", (-9.0, 0.0, 0.5), (1.0, 1.0, 1.0), velocity=(1.5, 0.0, 0.0)),
+              Box("asphalt", (0.0, -8.0, 0.5), (1.0, 1.0, 1.0), oscillation=(0.0, 3.0, 0.0), period=2.0)]
+    heights = np.zeros((41, 31))
+    field = Heightfield("asphalt", (2.0, 3.0, 0.0), (0.1, 0.1), heights)
+    _, table, hf, _, _ = world_with(planes=[Plane("asphalt")], boxes=boxes, heightfields=[field]).tables()
+    cache = fresh_broad_cache()
+    pos = np.array([0.0, 0.0, 0.5])
+    made = 0
+    for k in range(3000):
+        t = k / 240.0
+        if rng.random() < 0.003:
+            pos = rng.uniform(-10.0, 10.0, 3)                              # a reset elsewhere
+        else:
+            pos = pos + rng.normal(0.0, 0.03, 3)                           # 0.03 m a substep: 25 km/h
+        centre = tuple(float(x) for x in pos)
+        box_mask, hf_mask, new = broadphase_stage(0, vp, centre, table, hf, t, cache)
+        made += tuple(new[:3]) != tuple(cache[:3])
+        cache = new
+        want_box, want_hf = shapes_within(table, hf, centre, reach, t, 0)
+        assert box_mask & want_box == want_box and hf_mask & want_hf == want_hf, k
+    assert 20 < made < 3000 * 0.03 / BROAD_MARGIN * 2
+
+
+def test_a_loop_over_masked_shapes_ends_at_the_highest_bit():
+    from sim.shapes import ALL_SHAPES, MASK_BITS, mask_end
+    assert mask_end(0, 16) == 0
+    assert mask_end(1 << 9, 16) == 10 and mask_end((1 << 9) | 1, 16) == 10
+    assert mask_end(ALL_SHAPES, 16) == 16 and mask_end(ALL_SHAPES, 0) == 0
+    assert mask_end(0, MASK_BITS + 1) == MASK_BITS + 1                   # shapes past the bits: all of them
+
+
 def test_the_hull_box_pretest_never_passes_over_a_box_a_hull_point_is_in():
     """`hull_apart_from_box` (the hull points' bounding box against a box, on the box's axes) says "apart"
     only where no hull point is inside the box, for boxes turned any way and the body in any attitude; and
