@@ -11,7 +11,7 @@ from sim.broadphase import vehicle_reach
 from sim.differential import DIFFS
 from sim.params import Vehicle
 from sim.query import QUERY_KINDS
-from sim.parking import HOLD_STOPS
+from sim.parking import HOLD_SOLVERS, HOLD_STOPS
 from sim.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
 from sim import tables as T
 from sim.params import MF61_EXTRA
@@ -168,6 +168,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_TC_CUT] = b.tc_cut_time
     row[T.VP_TC_RESTORE] = b.tc_restore_time
     row[T.VP_HOLD_STOP] = HOLD_STOPS[b.hold_stop]
+    row[T.VP_HOLD_SOLVER] = HOLD_SOLVERS[b.hold_solver]
     row[T.VP_LATERAL_THETA] = LATERAL_THETA[car.chassis.lateral_update]
     row[T.VP_ESP_THRESHOLD] = b.esp_threshold
     row[T.VP_ESP_GAIN] = b.esp_gain

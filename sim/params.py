@@ -300,6 +300,12 @@ class Brakes:
                           "the first rule alone, seed 000's form, in which the wheels' forces against one another "
                           "(which move no contact) creep on for up to 400 rounds a substep",
                           since="hold stop")
+    hold_solver: str = text("accelerated", ("accelerated", "gradient"),
+                            "static friction's solver (docs/physics.md §11): gradient is seed 000's projected "
+                            "gradient; accelerated (the default) the same projections with momentum (restarted "
+                            "whenever it points uphill), which reaches the same least impulses in a third of the "
+                            "rounds where the contacts are badly balanced (a wheel against a curb)",
+                            since="hold solver")
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_REACH,                                 # m: the farthest a wheel's sweep or a hull point gets from the centre
                                            # of mass (the broad phase's radius, sim/broadphase.py vehicle_reach)
  VP_HOLD_STOP,                             # static friction's stop rule: HOLD_STOP_VELOCITY or _IMPULSE (parking)
+ VP_HOLD_SOLVER,                           # static friction's solver: HOLD_SOLVER_ACCELERATED or _GRADIENT (parking)
  VP_LATERAL_THETA,                         # -: where in the substep the body takes the tires' lateral force
                                            # (0: at its start, the seed's explicit form; 0.5: at its middle)
  VP_HULL_CT_LIMIT,                         # N s: the hull's friction damping at substep h is at most this / h
@@ -66,7 +67,7 @@ NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested
  VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ,       # m: its half extents (sim/collision.py clear_of_planes)
  VP_HULL_SIZE,                             # m: sum of |x| + |y| + |z| over the hull points (their rounding's size)
  VP_HULL_RADIUS,                           # m: the farthest hull point from the centre of mass (widened a little)
- VP_SCALARS) = range(80)
+ VP_SCALARS) = range(81)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios

@@ -1,8 +1,14 @@
 """Static friction for braked wheels at rest: the spec's worked numbers, then the car on a slope."""
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from sim.parking import brake_interval, contact_speeds, project_disc_interval, solve_impulses
+from sim.parking import brake_interval, contact_speeds, project_disc_interval, solve_impulses, \
+    solve_impulses_accelerated
+
+SOLVERS = {"gradient": solve_impulses, "accelerated": solve_impulses_accelerated}     # brakes.hold_solver
 
 
 def test_brake_interval_of_a_slowly_turning_wheel_excludes_zero():
@@ -18,7 +24,7 @@ def test_brake_weaker_than_the_drive_cannot_hold():
     assert lo > 0.0
 
 
-def one_axis_pair(mass, v_free, budget, velocity_stop=False):
+def one_axis_pair(mass, v_free, budget, velocity_stop=False, solver="gradient"):
     """Two wheels pushing the body along one axis, no rotation lever: K = 1/M everywhere on that axis."""
     k = np.zeros((4, 4))
     for a in (0, 2):
@@ -28,26 +34,69 @@ def one_axis_pair(mass, v_free, budget, velocity_stop=False):
     lo = np.full(2, -budget)
     hi = np.full(2, budget)
     j = np.zeros(4)
-    solve_impulses(k, c, lo, hi, np.full(2, budget), np.ones(2, dtype=np.bool_), j, velocity_stop)
+    SOLVERS[solver](k, c, lo, hi, np.full(2, budget), np.ones(2, dtype=np.bool_), j, velocity_stop)
     out = np.zeros(4)
     contact_speeds(k, c, np.ones(2, dtype=np.bool_), j, out)
     return j, out
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("velocity_stop", [False, True])     # seed 000's stop rule, and ours (brakes.hold_stop)
-def test_two_wheels_share_the_stopping_impulse(velocity_stop):
+def test_two_wheels_share_the_stopping_impulse(velocity_stop, solver):
     # M = 100 kg moving at 0.01 m/s needs -1 N s in all; with budgets of 1 each: -0.5 and -0.5
-    j, v = one_axis_pair(100.0, 0.01, 1.0, velocity_stop)
+    j, v = one_axis_pair(100.0, 0.01, 1.0, velocity_stop, solver)
     assert j[[0, 2]] == pytest.approx([-0.5, -0.5], abs=1e-6)
     assert np.abs(v).max() < 1e-7
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("velocity_stop", [False, True])
-def test_too_small_budgets_leave_the_body_sliding(velocity_stop):
+def test_too_small_budgets_leave_the_body_sliding(velocity_stop, solver):
     # budgets of 0.2 each: -0.2 and -0.2, and 0.006 m/s remain: the wheels must not count as locked
-    j, v = one_axis_pair(100.0, 0.01, 0.2, velocity_stop)
+    j, v = one_axis_pair(100.0, 0.01, 0.2, velocity_stop, solver)
     assert j[[0, 2]] == pytest.approx([-0.2, -0.2], abs=1e-9)
     assert v[0] == pytest.approx(0.006, abs=1e-9)
+
+
+def fixed_point_residual(k, c, lo, hi, budget, j):
+    """How far j is from the minimum over the discs and intervals: the largest move of one projected
+    gradient step from it (zero exactly at the minimum; eta = 1/lambda_max)."""
+    g = c + k @ j
+    eta = 1.0 / np.linalg.eigvalsh(k).max()
+    worst = 0.0
+    for i in range(4):
+        x, y = project_disc_interval(j[2 * i] - eta * g[2 * i], j[2 * i + 1] - eta * g[2 * i + 1], budget[i], lo[i],
+                                     hi[i])
+        worst = max(worst, abs(x - j[2 * i]), abs(y - j[2 * i + 1]))
+    return worst
+
+
+CURB_CASES = json.loads((Path(__file__).parent / "data" / "static_friction_at_a_curb.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", CURB_CASES, ids=lambda case: f"solve {case['solve']}")
+def test_the_accelerated_solver_reaches_the_minimum_against_a_curb(case):
+    """A wheel on a curb's edge tilts its contact plane, the body's heave and pitch enter the coupling, and
+    K's eigenvalues off its null space span a factor of about 900 (recorded from the benchmark's batch).
+    Seed 000's plain projected gradient stops at its 400 rounds short of the minimum; the accelerated one
+    (brakes.hold_solver) gets there: both are feasible, its impulses meet the minimum's fixed-point
+    condition to 1e-7 N s where the plain ones miss it by over 1e-3, and its value is the lower."""
+    k, c = np.array(case["K"]), np.array(case["c"])
+    lo, hi, budget = np.array(case["lo"]), np.array(case["hi"]), np.array(case["budget"])
+    ev = np.linalg.eigvalsh(k)
+    live = ev[ev > 1e-9 * ev.max()]
+    assert live.max() / live.min() > 500
+    active = np.ones(4, dtype=np.bool_)
+    plain, fast = np.zeros(8), np.zeros(8)
+    solve_impulses(k, c, lo, hi, budget, active, plain, True)
+    solve_impulses_accelerated(k, c, lo, hi, budget, active, fast, True)
+    for j in (plain, fast):
+        for i in range(4):
+            assert np.hypot(j[2 * i], j[2 * i + 1]) <= budget[i] * (1 + 1e-12)
+            assert lo[i] - 1e-12 <= j[2 * i] <= hi[i] + 1e-12
+    assert fixed_point_residual(k, c, lo, hi, budget, fast) < 1e-7
+    assert fixed_point_residual(k, c, lo, hi, budget, plain) > 1e-3
+    assert 0.5 * fast @ k @ fast + c @ fast < 0.5 * plain @ k @ plain + c @ plain
 
 
 def test_projection_onto_disc_and_interval():
@@ -99,13 +148,16 @@ def test_unbraked_car_is_not_held():
     assert moved > 0.5 and np.all(locked == 0.0)
 
 
-def test_both_stop_rules_hold_a_parked_car_with_its_wheels_steered_alike():
+def test_both_stop_rules_and_both_solvers_hold_a_parked_car_with_its_wheels_steered_alike():
     """The stop rules differ only in the wheels' forces against one another, which move no contact: a car
     settling from its reset with the front wheels steered (where seed 000's rule alone runs 400 rounds
-    a substep) ends where the other rule leaves it, to a micrometre, and neither lets it creep."""
+    a substep) ends where the other rule leaves it, to a micrometre, and neither lets it creep; nor does
+    either solver (brakes.hold_solver)."""
     ends = []
-    for rule in ("impulse", "velocity"):
-        car = sim.with_value(sim.load_vehicle("hatchback"), "brakes.hold_stop", rule)
+    for rule, solver in (("impulse", "gradient"), ("velocity", "gradient"), ("velocity", "accelerated"),
+                         ("impulse", "accelerated")):
+        car = sim.with_value(sim.with_value(sim.load_vehicle("hatchback"), "brakes.hold_stop", rule),
+                             "brakes.hold_solver", solver)
         s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
         s.reset(position=(3.0, -7.0, sim.rest_com_height(car)), yaw=0.4)
         s.run(np.tile([0.0, 0.0, 0.1, 0.0], (240, 1)))                 # 1 s to settle, steer held
@@ -113,4 +165,4 @@ def test_both_stop_rules_hold_a_parked_car_with_its_wheels_steered_alike():
         s.run(np.tile([0.0, 0.0, 0.1, 0.0], (1200, 1)))                # then 5 s parked
         ends.append(np.array(s.state.position))
         assert np.linalg.norm((ends[-1] - start)[:2]) < 1e-3           # along the ground (the springs settle)
-    assert np.linalg.norm(ends[0] - ends[1]) < 1e-6
+    assert max(np.linalg.norm(e - ends[0]) for e in ends) < 1e-6
