@@ -64,6 +64,19 @@ def project_disc_interval(zx, zy, b, lo, hi):
     """Nearest point to (zx, zy) with x^2 + y^2 <= b^2 and lo <= x <= hi (the interval already cut to
     [-b, b] by the caller, lo <= hi). Candidates: z itself, its radial projection when that lies inside
     the interval, and the points x = lo, x = hi with y clamped to the disc."""
+    return project_onto(zx, zy, b, lo, hi, chord_half(b, lo), chord_half(b, hi))
+
+
+@leaf
+def chord_half(b, x):
+    """Half the disc's chord at x: the largest |y| with x^2 + y^2 <= b^2 (0 outside the disc)."""
+    return math.sqrt(max(0.0, b * b - x * x))
+
+
+@leaf
+def project_onto(zx, zy, b, lo, hi, half_lo, half_hi):
+    """`project_disc_interval` with the chords at lo and hi (`chord_half`) given: they stay the same through a
+    solve, so a solver works them out once, not every round."""
     if zx * zx + zy * zy <= b * b and lo <= zx <= hi:
         return zx, zy
     best_x = 0.0
@@ -75,12 +88,14 @@ def project_disc_interval(zx, zy, b, lo, hi):
         py = zy * b / m
         if lo <= px <= hi:
             best_x, best_y, best_d = px, py, (px - zx) ** 2 + (py - zy) ** 2
-    for x in (lo, hi):
-        half = math.sqrt(max(0.0, b * b - x * x))
-        y = min(half, max(-half, zy))
-        d = (x - zx) ** 2 + (y - zy) ** 2
-        if d < best_d:
-            best_x, best_y, best_d = x, y, d
+    y = min(half_lo, max(-half_lo, zy))
+    d = (lo - zx) ** 2 + (y - zy) ** 2
+    if d < best_d:
+        best_x, best_y, best_d = lo, y, d
+    y = min(half_hi, max(-half_hi, zy))
+    d = (hi - zx) ** 2 + (y - zy) ** 2
+    if d < best_d:
+        best_x, best_y, best_d = hi, y, d
     return best_x, best_y
 
 
@@ -123,6 +138,11 @@ def solve_impulses_accelerated(k_mat, c, lo, hi, budget, active, j, velocity_sto
     g_y = np.zeros(n2)
     nxt = np.zeros(n2)                           # the next iterate and its gradient
     g_n = np.zeros(n2)
+    half_lo = np.zeros(n2 // 2)                  # the discs' chords at each interval's ends
+    half_hi = np.zeros(n2 // 2)
+    for i in range(n2 // 2):
+        half_lo[i] = chord_half(budget[i], lo[i])
+        half_hi[i] = chord_half(budget[i], hi[i])
     for a in range(n2):
         if active[a // 2]:
             g = c[a]
@@ -138,8 +158,8 @@ def solve_impulses_accelerated(k_mat, c, lo, hi, budget, active, j, velocity_sto
         for i in range(n2 // 2):
             if not active[i]:
                 continue
-            nx, ny = project_disc_interval(y[2 * i] - eta * g_y[2 * i], y[2 * i + 1] - eta * g_y[2 * i + 1],
-                                           budget[i], lo[i], hi[i])
+            nx, ny = project_onto(y[2 * i] - eta * g_y[2 * i], y[2 * i + 1] - eta * g_y[2 * i + 1], budget[i],
+                                  lo[i], hi[i], half_lo[i], half_hi[i])
             moved = max(moved, abs(nx - j[2 * i]), abs(ny - j[2 * i + 1]))
             nxt[2 * i] = nx
             nxt[2 * i + 1] = ny
@@ -193,6 +213,11 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j, velocity_stop):
     if eta <= 0.0:
         return
     grad = np.zeros(n2)
+    half_lo = np.zeros(n2 // 2)                   # the discs' chords at each interval's ends
+    half_hi = np.zeros(n2 // 2)
+    for i in range(n2 // 2):
+        half_lo[i] = chord_half(budget[i], lo[i])
+        half_hi[i] = chord_half(budget[i], hi[i])
     for it in range(MAX_ITERATIONS):
         changed = 0.0                             # the largest change of a contact speed in the last round
         for a in range(n2):                       # gradient from the same old j for every wheel
@@ -212,7 +237,7 @@ def solve_impulses(k_mat, c, lo, hi, budget, active, j, velocity_stop):
                 continue
             zx = j[2 * i] - eta * grad[2 * i]
             zy = j[2 * i + 1] - eta * grad[2 * i + 1]
-            nx, ny = project_disc_interval(zx, zy, budget[i], lo[i], hi[i])
+            nx, ny = project_onto(zx, zy, budget[i], lo[i], hi[i], half_lo[i], half_hi[i])
             moved = max(moved, abs(nx - j[2 * i]), abs(ny - j[2 * i + 1]))
             j[2 * i] = nx
             j[2 * i + 1] = ny
