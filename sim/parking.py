@@ -15,7 +15,8 @@ interval the wheel's brake and rolling resistance can hold it at zero within,
 (T_b = 0 for an unbraked wheel: only rolling resistance holds its rolling direction, so a free car on a
 slope steeper than rolling resistance allows still rolls). The solver minimises 1/2 j^T K j + c^T j over D by
 projected gradient with step 1/max_i sum_j |K_ij| (all wheels updated from the same old j), projecting
-the accumulated impulse onto disc-and-interval exactly as the spec describes. A wheel whose interval
+the accumulated impulse onto disc-and-interval exactly as the spec describes; by default with momentum
+(FISTA, restarted when a step goes uphill: brakes.hold_solver). A wheel whose interval
 misses the disc is dropped and the rest are solved again from the same frozen state, and so is an
 unbraked wheel whose final tangential speed stays above SPEED_TOLERANCE (it rolls or slides on the
 dynamic tire). A braked wheel that the solve cannot stop is not held (WS_LOCKED stays 0) but keeps its
@@ -119,16 +120,33 @@ def gradient_step(k_mat, active):
 
 
 @allocating_leaf
-def solve_impulses_accelerated(k_mat, c, lo, hi, budget, active, j, velocity_stop):
-    """`solve_impulses` with momentum (brakes.hold_solver = "accelerated", docs/physics.md §11): the
-    projected gradient step is taken from y = j_k + beta_k (j_k - j_{k-1}), beta_k = (t_{k-1} - 1) / t_k,
+def solve_impulses(k_mat, c, lo, hi, budget, active, j, velocity_stop, accelerated):
+    """Projected gradient on 1/2 j^T K j + c^T j over each active wheel's disc-and-interval.
+
+    k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel i: rows 2i along t and
+    2i+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz h; active (n,)
+    bool; j (2n,) in: start, out: the accumulated impulses (N s). Stops when no impulse moves by more
+    than IMPULSE_TOLERANCE, or with `velocity_stop` when the last round changed no contact speed c + K j
+    by more than VELOCITY_TOLERANCE, or after MAX_ITERATIONS; the caller judges the result by the
+    contact speeds it leaves (`contact_speeds`).
+
+    Why the second rule: K has rank 3 for four contacts on flat ground (the body moves in the plane), so
+    impulses along its near-null directions, wheels pushing against one another, move no contact. When
+    an interval pins the longitudinal impulses, the gradient's tiny part along such a direction makes
+    the iteration creep along it by the same step every round: 400 rounds that change the contact speeds
+    by 1e-13 m/s and the internal forces by up to 1e-2 N s (docs/physics.md §11). The speed change of a
+    round is the change of the gradient c + K j, computed anyway: the rule costs no extra product.
+
+    With `accelerated` (brakes.hold_solver = "accelerated", docs/physics.md §11) the projected gradient
+    step is taken from y = j_k + beta_k (j_k - j_{k-1}), beta_k = (t_{k-1} - 1) / t_k,
     t_k = (1 + sqrt(1 + 4 t_{k-1}^2)) / 2 (FISTA), and the momentum starts again (t = 1, y = j) whenever
     the step went uphill, g(y) . (j_{k+1} - j_k) > 0. The same projection keeps every iterate j feasible;
     the gradient at y is the same combination of the gradients at j_k and j_{k-1}, so a round costs one
-    product K j, as a plain one does. Same arguments and stop rules; where the contacts are badly balanced
-    (a wheel against a curb: K's condition near 1000 off its null space) it ends in a third of the rounds
-    and far nearer the minimum, and from j = 0 it finds the same least impulses (two equal wheels share
-    equally)."""
+    product K j either way. Where the contacts are badly balanced (a wheel against a curb: K's condition
+    near 1000 off its null space) it ends in a third of the rounds and far nearer the minimum, and from
+    j = 0 it finds the same least impulses (two equal wheels share equally). Without it, y = j_k: seed
+    000's projected gradient, round for round (each round's speed check is the next round's first step
+    in the plain form's order)."""
     n2 = c.shape[0]
     eta = gradient_step(k_mat, active)
     if eta <= 0.0:
@@ -177,71 +195,21 @@ def solve_impulses_accelerated(k_mat, c, lo, hi, budget, active, j, velocity_sto
             uphill += g_y[a] * (nxt[a] - j[a])
         t_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t_k * t_k))
         beta = (t_k - 1.0) / t_next
-        if uphill > 0.0:
+        if uphill > 0.0 or not accelerated:
             t_next = 1.0
             beta = 0.0
         for a in range(n2):
             if active[a // 2]:
-                y[a] = nxt[a] + beta * (nxt[a] - j[a])
-                g_y[a] = g_n[a] + beta * (g_n[a] - g_j[a])
+                if beta == 0.0:
+                    y[a] = nxt[a]
+                    g_y[a] = g_n[a]
+                else:
+                    y[a] = nxt[a] + beta * (nxt[a] - j[a])
+                    g_y[a] = g_n[a] + beta * (g_n[a] - g_j[a])
                 j[a] = nxt[a]
                 g_j[a] = g_n[a]
         t_k = t_next
         if moved < IMPULSE_TOLERANCE or (velocity_stop and changed < VELOCITY_TOLERANCE):
-            return
-
-
-@allocating_leaf
-def solve_impulses(k_mat, c, lo, hi, budget, active, j, velocity_stop):
-    """Projected gradient on 1/2 j^T K j + c^T j over each active wheel's disc-and-interval.
-
-    k_mat (2n, 2n), c (2n,): the coupling and the free tangential speeds (wheel i: rows 2i along t and
-    2i+1 along b); lo, hi, budget (n,): brake interval and friction budget B = mu Fz h; active (n,)
-    bool; j (2n,) in: start, out: the accumulated impulses (N s). Stops when no impulse moves by more
-    than IMPULSE_TOLERANCE, or with `velocity_stop` when the last round changed no contact speed c + K j
-    by more than VELOCITY_TOLERANCE, or after MAX_ITERATIONS; the caller judges the result by the
-    contact speeds it leaves (`contact_speeds`).
-
-    Why the second rule: K has rank 3 for four contacts on flat ground (the body moves in the plane), so
-    impulses along its near-null directions, wheels pushing against one another, move no contact. When
-    an interval pins the longitudinal impulses, the gradient's tiny part along such a direction makes
-    the iteration creep along it by the same step every round: 400 rounds that change the contact speeds
-    by 1e-13 m/s and the internal forces by up to 1e-2 N s (docs/physics.md §11). The speed change of a
-    round is the change of the gradient c + K j, computed anyway: the rule costs no extra product."""
-    n2 = c.shape[0]
-    eta = gradient_step(k_mat, active)
-    if eta <= 0.0:
-        return
-    grad = np.zeros(n2)
-    half_lo = np.zeros(n2 // 2)                   # the discs' chords at each interval's ends
-    half_hi = np.zeros(n2 // 2)
-    for i in range(n2 // 2):
-        half_lo[i] = chord_half(budget[i], lo[i])
-        half_hi[i] = chord_half(budget[i], hi[i])
-    for it in range(MAX_ITERATIONS):
-        changed = 0.0                             # the largest change of a contact speed in the last round
-        for a in range(n2):                       # gradient from the same old j for every wheel
-            if not active[a // 2]:
-                continue                          # (a dropped wheel's row is never read)
-            g = c[a]
-            for b in range(n2):
-                if active[b // 2]:
-                    g += k_mat[a, b] * j[b]
-            changed = max(changed, abs(g - grad[a]))
-            grad[a] = g
-        if velocity_stop and it > 0 and changed < VELOCITY_TOLERANCE:
-            return
-        moved = 0.0
-        for i in range(n2 // 2):
-            if not active[i]:
-                continue
-            zx = j[2 * i] - eta * grad[2 * i]
-            zy = j[2 * i + 1] - eta * grad[2 * i + 1]
-            nx, ny = project_onto(zx, zy, budget[i], lo[i], hi[i], half_lo[i], half_hi[i])
-            moved = max(moved, abs(nx - j[2 * i]), abs(ny - j[2 * i + 1]))
-            j[2 * i] = nx
-            j[2 * i + 1] = ny
-        if moved < IMPULSE_TOLERANCE:
             return
 
 
@@ -407,10 +375,8 @@ def hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_sc
         for a in range(2 * NW):
             j[a] = 0.0
         velocity_stop = vehicle_params[v, VP_HOLD_STOP] == HOLD_STOP_VELOCITY
-        if vehicle_params[v, VP_HOLD_SOLVER] == HOLD_SOLVER_GRADIENT:
-            solve_impulses(k_mat, c, lo, hi, budget, cand, j, velocity_stop)
-        else:
-            solve_impulses_accelerated(k_mat, c, lo, hi, budget, cand, j, velocity_stop)
+        solve_impulses(k_mat, c, lo, hi, budget, cand, j, velocity_stop,
+                       vehicle_params[v, VP_HOLD_SOLVER] == HOLD_SOLVER_ACCELERATED)
         contact_speeds(k_mat, c, cand, j, speeds)
         # an unbraked wheel the solve could not stop rolls (or slides) on: drop it and solve again
         rolling_on = False

@@ -5,10 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.parking import brake_interval, contact_speeds, project_disc_interval, solve_impulses, \
-    solve_impulses_accelerated
+from sim.parking import brake_interval, contact_speeds, project_disc_interval, solve_impulses
 
-SOLVERS = {"gradient": solve_impulses, "accelerated": solve_impulses_accelerated}     # brakes.hold_solver
+SOLVERS = {"gradient": False, "accelerated": True}     # brakes.hold_solver: solve_impulses' `accelerated`
 
 
 def test_brake_interval_of_a_slowly_turning_wheel_excludes_zero():
@@ -34,7 +33,7 @@ def one_axis_pair(mass, v_free, budget, velocity_stop=False, solver="gradient"):
     lo = np.full(2, -budget)
     hi = np.full(2, budget)
     j = np.zeros(4)
-    SOLVERS[solver](k, c, lo, hi, np.full(2, budget), np.ones(2, dtype=np.bool_), j, velocity_stop)
+    solve_impulses(k, c, lo, hi, np.full(2, budget), np.ones(2, dtype=np.bool_), j, velocity_stop, SOLVERS[solver])
     out = np.zeros(4)
     contact_speeds(k, c, np.ones(2, dtype=np.bool_), j, out)
     return j, out
@@ -88,8 +87,8 @@ def test_the_accelerated_solver_reaches_the_minimum_against_a_curb(case):
     assert live.max() / live.min() > 500
     active = np.ones(4, dtype=np.bool_)
     plain, fast = np.zeros(8), np.zeros(8)
-    solve_impulses(k, c, lo, hi, budget, active, plain, True)
-    solve_impulses_accelerated(k, c, lo, hi, budget, active, fast, True)
+    solve_impulses(k, c, lo, hi, budget, active, plain, True, False)
+    solve_impulses(k, c, lo, hi, budget, active, fast, True, True)
     for j in (plain, fast):
         for i in range(4):
             assert np.hypot(j[2 * i], j[2 * i + 1]) <= budget[i] * (1 + 1e-12)
