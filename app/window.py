@@ -831,9 +831,12 @@ class App:
             self.audio.update(self.session.sim, paused=self.session.paused or bool(self.session.scrub))
             self.times.add("audio", time.perf_counter() - t_audio)
             self.draw(alpha, frame_dt, rtf)
+            shot = shot_cpu = 0.0                  # the last frame's screenshot is not the frame's own time
             if self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9:
                 if self.screenshot_path:
+                    shot, shot_cpu = time.perf_counter(), time.process_time()
                     save_screenshot(self.ctx, self.size, self.screenshot_path)
+                    shot, shot_cpu = time.perf_counter() - shot, time.process_time() - shot_cpu
                 self.running = False
             swap = time.perf_counter()
             pygame.display.flip()
@@ -841,8 +844,8 @@ class App:
                 self.ctx.finish()                  # count the frame's rasterisation in its own time
             end = time.perf_counter()
             self.times.add("swap", end - swap)
-            self.times.add("frame", end - start)
-            self.times.add("cpu", time.process_time() - cpu_start)
+            self.times.add("frame", end - start - shot)
+            self.times.add("cpu", time.process_time() - cpu_start - shot_cpu)
             if not self.gc_settled:
                 settle_garbage_collector()
                 self.gc_settled = True
