@@ -7,7 +7,8 @@ in `sim/tables.py`. What each stage reads and writes (wheel_scratch columns W_*,
 stage          reads                                        writes
 steering  §2   this step's targets (controls, body speed   W_STEER
                at the step's start), WS_STEER
-broad     §5   body position, world                         the shape masks
+broad     §5   body position, world                         the shape masks (run by the step loop just
+                                                            before the substep, `broad_phase`)
 contact   §6   body pose, W_STEER, world, WS_LRAW            W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
                                                             W_SHAPE W_MU, vectors W_Q W_N W_T W_B W_C W_U W_VG
 suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ, vector W_FS (force on the body)
@@ -55,24 +56,23 @@ from sim.lanes import asin4
 from sim.parking import parking_stage
 from sim.steering import steering_stage, steering_targets
 from sim.suspension import suspension_stage
-from sim.tables import NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
+from sim.tables import BS_PX, NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
 from sim.tire import tire_stage
 from sim.watch import check_vehicles
-from sim.vec import dot, get3w
+from sim.vec import dot, get3, get3w
 from sim.wheel import wheel_stage
 
 
 @stage
 def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
             wheel_scratch, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t, h, steer_targets,
-            broad):
+            box_mask, hf_mask):
     """One substep of h seconds for vehicle v at time t, in the order of the wheel chain; steer_targets:
-    this step's road-wheel angles (sim/steering.py steering_targets); broad: the broad phase's BroadCache
-    from the vehicle's last substep (sim/broadphase.py). Returns the BroadCache for its next one."""
+    this step's road-wheel angles (sim/steering.py steering_targets); box_mask, hf_mask: the broad phase's
+    masks for this substep (`broad_phase`)."""
     body = read_body(body_state, v)                                      # frozen for the whole substep
     pos, q, vel, w = body
     steering_stage(v, vehicle_params, wheel_params, steer_targets, wheel_state, wheel_scratch, h)   # rate limit
-    box_mask, hf_mask, broad = broadphase_stage(v, vehicle_params, pos, boxes, hf_meta, t, broad)
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
@@ -97,7 +97,13 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
                         tau_hull, h)                                     # static friction for still wheels
     body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
                d_h, f_hull, tau_hull, h)                                 # forces, ledger torque, integrate
-    return broad
+
+
+@leaf
+def broad_phase(v, vehicle_params, body_state, boxes, hf_meta, t, broad):
+    """The broad phase's masks for vehicle v's next substep at time t, from its centre of mass now, and the
+    BroadCache after it (sim/broadphase.py): (box mask, heightfield mask, cache)."""
+    return broadphase_stage(v, vehicle_params, get3(body_state, v, BS_PX), boxes, hf_meta, t, broad)
 
 
 @leaf
@@ -139,9 +145,10 @@ def step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, 
         targets = steering_targets(v, vehicle_params, controls, body_state)
         broad = fresh_broad_cache()
         for k in range(substeps):
-            broad = substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state,
-                            wheel_state, scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry,
-                            planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0 + k * h, h, targets, broad)
+            box_mask, hf_mask, broad = broad_phase(v, vehicle_params, body_state, boxes, hf_meta, t0 + k * h, broad)
+            substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
+                    scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes, boxes, hf_meta,
+                    hf_z, surf_mu, gravity, t0 + k * h, h, targets, box_mask, hf_mask)
         publish(v, wheel_telemetry)
 
 
@@ -176,9 +183,9 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
             t = t0 + k * dt
             targets = steering_targets(v, vehicle_params, control_trace[k], body_state)
             for j in range(substeps):
-                broad = substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state,
-                                drive_state, wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry),
-                                body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h, targets,
-                                broad)
+                box_mask, hf_mask, broad = broad_phase(v, vehicle_params, body_state, boxes, hf_meta, t + j * h, broad)
+                substep(v, vehicle_params, wheel_params, hull_points, control_trace[k], body_state, drive_state,
+                        wheel_state, scratch_of(j, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes,
+                        boxes, hf_meta, hf_z, surf_mu, gravity, t + j * h, h, targets, box_mask, hf_mask)
         if control_trace.shape[0] > 0:
             publish(v, wheel_telemetry)          # only the last step's telemetry is there to be read
