@@ -834,6 +834,8 @@ class App:
             shot = shot_cpu = 0.0                  # the last frame's screenshot is not the frame's own time
             if self.quit_after is not None and self.session.sim.time >= self.quit_after - 1e-9:
                 if self.screenshot_path:
+                    if self.finish_frames:
+                        self.ctx.finish()          # the frame's own rasterisation stays in its time
                     shot, shot_cpu = time.perf_counter(), time.process_time()
                     save_screenshot(self.ctx, self.size, self.screenshot_path)
                     shot, shot_cpu = time.perf_counter() - shot, time.process_time() - shot_cpu
