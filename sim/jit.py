@@ -17,6 +17,24 @@ from pathlib import Path
 import numba
 from numba.core.registry import CPUDispatcher
 
+
+def _import_numba_arraymath() -> None:
+    """numba imports its NumPy implementations on the first compile or cache load, and that module asks at
+    import whether SciPy's BLAS is there, which imports all of scipy.linalg (0.2 - 0.45 s of a 1 - 2 s
+    warm start on the project machine) for the one answer it keeps: whether its inner product of
+    correlate/convolve uses BLAS. No kernel here calls those, and numba's linear algebra checks for BLAS
+    again when it is compiled, so the module is imported now with SciPy's BLAS hidden for that moment.
+    A process that has already imported scipy.linalg keeps it as it is."""
+    name = "scipy.linalg.cython_blas"
+    if JIT_DISABLED or name in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    sys.modules[name] = None                         # `import` of it raises ImportError while this stands
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if sys.modules.get(name, 0) is None:
+            del sys.modules[name]
+
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 SIM_DIR = Path(__file__).resolve().parent
 KERNEL_CONSTANTS = ("tables.py", "units.py", "jit.py")   # read by kernels though they define none
@@ -71,6 +89,7 @@ def choose_vector_math() -> str:
 
 
 VECTOR_MATH = choose_vector_math()
+_import_numba_arraymath()
 
 
 def drop_stale_cache() -> None:

@@ -159,3 +159,18 @@ def test_a_bad_trace_file_is_refused_with_one_message(tmp_path, change, message)
     with pytest.raises(sim.ConfigError, match=message):
         Trace.load(path)
     assert Trace(1 / 240, 8, "hatchback", "flat", []).control_rows().shape == (0, len(sim.CONTROL_COLUMNS))
+
+
+def test_importing_sim_leaves_scipy_unimported_and_importable():
+    """sim.jit imports numba's NumPy implementations with SciPy's BLAS hidden (warm start): SciPy is not
+    imported on the way, and a later `import scipy.linalg` still works."""
+    import subprocess
+    import sys
+    pytest.importorskip("scipy.linalg")
+    code = ("import sys, sim\n"
+            "assert 'numba.np.arraymath' in sys.modules\n"
+            "assert 'scipy.linalg' not in sys.modules, 'scipy.linalg was imported'\n"
+            "import scipy.linalg, scipy.linalg.cython_blas\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
