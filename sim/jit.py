@@ -220,12 +220,23 @@ def accessor(fn):
     return numba.njit(cache=True, error_model="numpy", inline="always")(fn)
 
 
-def _twin(fn):
+def inlined_copy(fn):
+    """A copy of the kernel `fn` that numba inlines at its IR level into the one caller that calls it
+    (typed again there, not compiled on its own). numba re-optimises and re-emits the machine code of
+    every compiled function a function calls, so a compiled level whose callees are the whole chain
+    costs a first compile as long as the chain's biggest stage: substep, under step_and_watch (`step()`),
+    is such a level. The batch kernel still calls `fn` itself. The same operations, so the same bits."""
+    if JIT_DISABLED:
+        return fn
+    return numba.njit(cache=True, error_model="numpy", inline="always")(_twin(fn.py_func, "__inlined"))
+
+
+def _twin(fn, suffix="__from_python"):
     """A copy of `fn` under another qualified name, so that numba caches its compiled form apart from
     the wrapper-less original (numba's cache index is keyed by the function's name and signature, not by
     the compile options)."""
     g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    g.__qualname__ = fn.__qualname__ + "__from_python"
+    g.__qualname__ = fn.__qualname__ + suffix
     g.__module__ = fn.__module__
     g.__doc__ = fn.__doc__
     return g

@@ -51,7 +51,7 @@ from sim.differential import differential_stage, driveline_speed
 from sim.drive import direct_drive_stage
 from sim.engine import engine_stage
 from sim.gearbox import gearbox_stage
-from sim.jit import kernel, leaf, stage, threaded_kernel
+from sim.jit import inlined_copy, kernel, leaf, stage, threaded_kernel
 from sim.lanes import asin4
 from sim.parking import parking_stage
 from sim.steering import steering_stage, steering_targets
@@ -99,6 +99,9 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
                d_h, f_hull, tau_hull, h)                                 # forces, ledger torque, integrate
 
 
+substep_of_step = inlined_copy(substep)      # step_and_watch's own copy (sim.jit.inlined_copy says why)
+
+
 @leaf
 def broad_phase(v, vehicle_params, body_state, boxes, hf_meta, t, broad):
     """The broad phase's masks for vehicle v's next substep at time t, from its centre of mass now, and the
@@ -136,31 +139,24 @@ def publish(v, wheel_telemetry):
 
 
 @kernel
-def step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-               wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
-               substeps):
-    """Advance every vehicle by one fixed step dt (s) made of `substeps` equal substeps, from time t0."""
+def step_and_watch(vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
+                   wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0,
+                   dt, substeps, watch_table, watch_on, t_end):
+    """Advance every vehicle by one fixed step dt (s) made of `substeps` equal substeps, from time t0, then
+    the watchdog's look at every vehicle at time t_end (sim/watch.py), in one call from Python (`step()`).
+    Returns the number of vehicles with a problem (0 when watch_on is False). (One kernel, not a step
+    kernel called by a watching one: numba re-optimises and re-emits the machine code of everything a
+    compiled function calls, so each level costs a first compile as long as the whole chain's last stage.)"""
     h = dt / substeps
     for v in range(body_state.shape[0]):
         targets = steering_targets(v, vehicle_params, controls, body_state)
         broad = fresh_broad_cache()
         for k in range(substeps):
             box_mask, hf_mask, broad = broad_phase(v, vehicle_params, body_state, boxes, hf_meta, t0 + k * h, broad)
-            substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-                    scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry, planes, boxes, hf_meta,
-                    hf_z, surf_mu, gravity, t0 + k * h, h, targets, box_mask, hf_mask)
+            substep_of_step(v, vehicle_params, wheel_params, hull_points, controls, body_state, drive_state,
+                            wheel_state, scratch_of(k, substeps, wheel_scratch, wheel_telemetry), body_telemetry,
+                            planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0 + k * h, h, targets, box_mask, hf_mask)
         publish(v, wheel_telemetry)
-
-
-@kernel
-def step_and_watch(vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-                   wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0,
-                   dt, substeps, watch_table, watch_on, t_end):
-    """step_batch, then the watchdog's look at every vehicle at time t_end (sim/watch.py), in one call from
-    Python: the app's path. Returns the number of vehicles with a problem (0 when watch_on is False)."""
-    step_batch(vehicle_params, wheel_params, hull_points, controls, body_state, drive_state, wheel_state,
-               wheel_scratch, wheel_telemetry, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu, gravity, t0, dt,
-               substeps)
     if not watch_on:
         return 0
     return check_vehicles(body_state, wheel_state, body_telemetry, watch_table, gravity, t_end)
@@ -172,7 +168,7 @@ def run_vehicles(vehicle_params, wheel_params, hull_points, control_trace, body_
                  substeps, v0, v1):
     """Advance vehicles v0 .. v1-1 by len(control_trace) steps; control_trace[k] holds the controls (N, CT_N)
     of step k. Each vehicle runs all its steps before the next one starts (its state stays in the cache);
-    the vehicles do not act on one another, so this is bit for bit what step_batch gives step by step (the
+    the vehicles do not act on one another, so this is bit for bit what step_and_watch gives step by step (the
     camber, which only people read, is published after the last step, the only one whose telemetry is left
     to read).
     It runs without Python's lock: `Simulation.run` gives each core a share of the vehicles."""

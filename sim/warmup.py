@@ -24,10 +24,12 @@ import numba
 
 from sim.jit import needs_compile
 
-# kernels a single car does not call (batches and parallel runs compile when first used)
-BATCH_ONLY = ("run_vehicles", "normalise_trace")
-# what the helper leaves to the main process: these contain the whole chain, compiled there anyway
-HELPER_SKIPS = ("step_and_watch", "step_batch", "substep")
+# kernels a single car does not call (batches and parallel runs compile when first used; `step()` runs its
+# own inlined copy of substep, sim.jit.inlined_copy)
+BATCH_ONLY = ("run_vehicles", "normalise_trace", "substep")
+# what the helper leaves to the main process: it contains the whole chain, compiled there anyway (the
+# helper's last piece of work is the batch's substep, while the main process compiles this)
+HELPER_SKIPS = ("step_and_watch",)
 
 
 def kernels() -> list:
