@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 import threading
 import time
@@ -87,6 +88,18 @@ def has_docking(saved: str) -> bool:
     default is built; an empty section taken for the user's would leave every panel floating over the 3D
     view."""
     return "[Docking]" in saved and "DockId=" in saved
+
+
+CENTRAL_NODE = re.compile(r"^\s*Dock(?:Space|Node)\s+ID=(0x[0-9A-Fa-f]+)\b[^\n]*\bCentralNode=1\b", re.M)
+DOCKED_INTO = re.compile(r"^DockId=(0x[0-9A-Fa-f]+)\b", re.M)
+
+
+def covers_the_view(saved: str) -> bool:
+    """Whether a saved layout docks a panel into the dockspace's central node, the place of the 3D view:
+    then the car is hidden behind tabs from the first frame (a layout saved that way, by a drag or a run
+    that stopped half way, came back on every start). Such a layout is not kept; the default is built."""
+    central = set(CENTRAL_NODE.findall(saved))
+    return any(node in central for node in DOCKED_INTO.findall(saved))
 
 
 class SceneTarget:
@@ -307,6 +320,11 @@ class App:
         if layout_problem:
             print(f"contactpatch: {layout_problem}", file=sys.stderr)
             self.startup_notice = layout_problem
+        covered = has_docking(saved) and covers_the_view(saved)
+        if covered:
+            self.startup_notice = (f"{self.ini}: the saved layout put panels over the 3D view; the default layout "
+                                   f"is back (View > Layout for another)")
+            print(f"contactpatch: {self.startup_notice}", file=sys.stderr)
         self.gui_renderer = ModernGLRenderer(self.ctx, nearest=software_renderer(self.ctx))
         if sim.warmup.needed():
             self.compile_screen()                # a cold first start: show what it is doing
@@ -353,7 +371,7 @@ class App:
         self.overlay.visible = overlay
         self.gc_settled = False                     # settle_garbage_collector after the first frame
         self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
-        self.overlay.layout_request = None if has_docking(saved) else "auto"
+        self.overlay.layout_request = None if has_docking(saved) and not covered else "auto"
         self.overlay.map_panel = self.map_panel
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)

@@ -126,15 +126,59 @@ def brake_and_turn_with_overlay(shot: str, data_home: str, size=(1280, 720)):
     return [int(x) for x in app.overlay.monitor.states], (vx, vy, vw, vh), car_px
 
 
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
-def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path, size):
+# a layout with three panels docked as tabs into the dockspace's central node, over the 3D view (saved so
+# on a run of this machine: it came back on every start until the app refused it)
+COVERING_LAYOUT = """[Window][Map]
+Pos=0,19
+Size=1280,701
+Collapsed=0
+DockId=0x08BD597D,0
+
+[Window][Plan view]
+Pos=0,19
+Size=1280,701
+Collapsed=0
+DockId=0x08BD597D,1
+
+[Window][Test drives]
+Pos=0,19
+Size=1280,701
+Collapsed=0
+DockId=0x08BD597D,2
+
+[Window][Telemetry]
+Pos=0,20
+Size=32,35
+Collapsed=0
+
+[Docking][Data]
+DockSpace ID=0x08BD597D Window=0x1BBC0F80 Pos=0,19 Size=1280,701 CentralNode=1 Selected=0x55B716CB
+"""
+
+
+def test_a_layout_is_kept_only_when_it_docks_panels_and_leaves_the_3d_view_free():
+    from app.window import covers_the_view, has_docking
+    assert has_docking(COVERING_LAYOUT) and covers_the_view(COVERING_LAYOUT)
+    nested = ("[Window][Tuning]\nDockId=0x00000007,0\n\n[Docking][Data]\nDockSpace ID=0x08BD597D Split=X\n"
+              "  DockNode ID=0x00000007 Parent=0x08BD597D SizeRef=319,720\n"
+              "  DockNode ID=0x00000005 Parent=0x08BD597D SizeRef=548,478 CentralNode=1\n")
+    assert has_docking(nested) and not covers_the_view(nested)
+    assert covers_the_view(nested.replace("DockId=0x00000007", "DockId=0x00000005"))
+    assert not has_docking("[Window][Debug##Default]\nPos=60,60\n\n[Docking][Data]\n")
+
+
+@pytest.mark.parametrize("size, saved", [((1280, 720), "hidden"), ((1920, 1080), None), ((1280, 720), "covering")])
+def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path, size, saved):
     from render.arrows import ARROW_COLORS
     from sim.diagnosis import SATURATED
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / f"e2e-overlay-{size[0]}x{size[1]}.png"
-    if size == (1280, 720):      # what a run with the panels hidden saves: no panel docked, so not the user's own
+    shot = ARTIFACTS / f"e2e-overlay-{size[0]}x{size[1]}-{saved}.png"
+    if saved:
+        # what a run with the panels hidden saves (no panel docked, so not the user's own), or a layout whose
+        # panels cover the 3D view: both give the default layout
         (tmp_path / "contactpatch").mkdir()
         (tmp_path / "contactpatch" / "imgui.ini").write_text(
+            COVERING_LAYOUT if saved == "covering" else
             "[Window][Debug##Default]\nPos=60,60\nSize=400,400\nCollapsed=0\n\n[Docking][Data]\n")
     states, (vx, vy, vw, vh), (cx, cy) = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path),
                                                           size)
