@@ -25,8 +25,8 @@ from app.session import Session, Trace
 from sim.files import data_dir
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
 from render.arrows import force_arrows, on_screen_scale
-from render.mathx import quat_matrix
-from render.scene import SceneRenderer
+from render.mathx import gl, look_at, perspective, quat_matrix, rot_axis, scale
+from render.scene import SceneRenderer, instance
 from imgui_bundle import imgui, implot
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
 from app.sound import Audio
@@ -359,6 +359,7 @@ class App:
         self.rtf_window: deque[tuple[float, float]] = deque(maxlen=120)
         self.times = FrameTimes()
         self.finish_frames = False                 # wait for each frame to be drawn (benchmark)
+        self.reference = 0.0                       # the benchmark's reference frame (ms), reference_frames
         self.overlay_age = float("inf")            # s of frame time since the overlay was last built
         self.overlay_wanted = True                 # input the overlay took: build it this frame
         self.pending_regions: list[list[tuple[int, int, int, int]]] = []   # panel regions the last build still owes
@@ -870,8 +871,53 @@ class App:
                 settle_garbage_collector()
                 self.gc_settled = True
                 gc.callbacks.append(self.times.on_gc)
+        if self.finish_frames:
+            self.reference = self.reference_frames()
         self.finish()
         return 0
+
+    def reference_frames(self, n: int = 230, skip: int = 30) -> float:
+        """The benchmark's reference, drawn in the same window after its frames: issue 11's prototype (a lit
+        cube turning, one ImGui window of text and an ImPlot line of 200 points), each frame drawn and
+        finished like the benchmark's. Returns the median frame time (ms) of the last n - skip. The
+        renderer's speed moves between machines and hours; the benchmark's frame over this one does less."""
+        ctx, (w, h) = self.ctx, self.size
+        eye = np.array([3.0, -4.0, 2.5])
+        proj = perspective(60.0, w / max(h, 1), 0.1, 100.0)
+        vp = proj @ look_at(eye, (0.0, 0.0, 0.0))
+        xs = np.linspace(0.0, 10.0, 200)
+        times = []
+        for k in range(n):
+            start = time.perf_counter()
+            ctx.screen.use()
+            ctx.viewport = (0, 0, w, h)
+            ctx.scissor = None
+            ctx.enable_only(moderngl.DEPTH_TEST)
+            ctx.clear(0.62, 0.74, 0.88, 1.0, depth=1.0)
+            prog = self.scene.prog
+            prog["u_vp"].write(gl(vp))
+            prog["u_eye"].value = tuple(float(v) for v in eye)
+            self.scene.cube.draw("reference", instance(rot_axis("z", 0.02 * k) @ scale((2.0, 2.0, 2.0)),
+                                                       (0.8, 0.25, 0.2)))
+            io = imgui.get_io()
+            io.display_size = self.size
+            io.delta_time = 1.0 / 60.0
+            imgui.new_frame()
+            imgui.set_next_window_pos((20, 20), imgui.Cond_.always)
+            imgui.set_next_window_size((420, 320), imgui.Cond_.always)
+            imgui.begin("reference frame", None, imgui.WindowFlags_.no_saved_settings)
+            imgui.text(f"frame {k}")
+            imgui.text("a lit cube, this window and one plot")
+            if implot.begin_plot("line", (-1, -1)):
+                implot.plot_line("sin", xs, np.sin(xs + 0.05 * k))
+                implot.end_plot()
+            imgui.end()
+            imgui.render()
+            self.gui_renderer.render(imgui.get_draw_data())
+            pygame.display.flip()
+            ctx.finish()
+            times.append(time.perf_counter() - start)
+        return float(np.median(times[skip:])) * 1e3
 
     def finish(self) -> None:
         if self.times.on_gc in gc.callbacks:

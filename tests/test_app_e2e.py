@@ -2,6 +2,7 @@
 checks on its pixels. The screenshots are kept in artifacts/ (CONTACTPATCH_ARTIFACTS overrides)."""
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -213,6 +214,8 @@ def test_benchmark_prints_the_frame_time_and_where_it_goes(tmp_path):
     for phase in ("physics", "scene", "overlay", "gui render", "swap"):
         assert f"  {phase}" in text
     assert "garbage collections after the first frame" in text
+    ref = re.search(r"reference frame .*: median ([0-9.]+) ms; this run's median frame is ([0-9.]+) x that", text)
+    assert ref and float(ref.group(1)) > 0.0 and float(ref.group(2)) > 0.0, text
 
 
 def handbrake_turn(shot: str):
