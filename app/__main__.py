@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{' (built at most every 1/30 s, its panels drawn a fifth a frame)' if window.target.keeps else ''}"
                   "; each frame waits until it is drawn")
             print(window.times.report())
-            reference = getattr(window, "reference", None)
+            reference = window.reference
             frame = window.times.all["frame"][30:]
             if reference and frame:
                 print(f"  reference frame (issue 11's prototype: a lit cube, one ImGui window, one ImPlot line; "

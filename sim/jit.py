@@ -222,10 +222,11 @@ def accessor(fn):
 
 def inlined_copy(fn):
     """A copy of the kernel `fn` that numba inlines at its IR level into the one caller that calls it
-    (typed again there, not compiled on its own). numba re-optimises and re-emits the machine code of
-    every compiled function a function calls, so a compiled level whose callees are the whole chain
-    costs a first compile as long as the chain's biggest stage: substep, under step_and_watch (`step()`),
-    is such a level. The batch kernel still calls `fn` itself. The same operations, so the same bits."""
+    (typed again there, not compiled on its own). numba links the module of every compiled function a
+    function calls into its own and re-optimises and re-emits the machine code of all of it, so each
+    compiled level above the whole chain makes the chain's machine code once more on a first run: substep
+    under step_and_watch (`step()`) was such a level. The batch kernel still calls `fn` itself. The same
+    operations, so the same bits."""
     if JIT_DISABLED:
         return fn
     return numba.njit(cache=True, error_model="numpy", inline="always")(_twin(fn.py_func, "__inlined"))

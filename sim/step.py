@@ -146,7 +146,8 @@ def step_and_watch(vehicle_params, wheel_params, hull_points, controls, body_sta
     the watchdog's look at every vehicle at time t_end (sim/watch.py), in one call from Python (`step()`).
     Returns the number of vehicles with a problem (0 when watch_on is False). (One kernel, not a step
     kernel called by a watching one: numba re-optimises and re-emits the machine code of everything a
-    compiled function calls, so each level costs a first compile as long as the whole chain's last stage.)"""
+    compiled function calls, so each nested level made the whole chain's machine code once more on a
+    first run; sim.jit.inlined_copy.)"""
     h = dt / substeps
     for v in range(body_state.shape[0]):
         targets = steering_targets(v, vehicle_params, controls, body_state)
