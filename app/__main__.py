@@ -41,16 +41,16 @@ def benchmark_trace(seconds: float, substeps: int, vehicle: str, world: str):
     return Trace(1.0 / 240.0, substeps, vehicle, world, rows)
 
 
-DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 substeps to 1 % (sim.validation)
+DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 substeps to 1 % (sim.lab.validation)
 
 
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
     if args_in[:1] in (["test"], ["compare"]):        # headless: test drives, or the model lab's comparison
         if args_in[0] == "test":
-            from sim.manoeuvres import cli
+            from sim.lab.drives import cli
         else:
-            from sim.models import cli
+            from sim.lab.families import cli
         try:
             return cli(args_in[1:])
         except BrokenPipeError:                      # the output went to `head` or a closed pager
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     import pygame
     from app.window import App, data_dir
     from config import CONFIG_DIR
-    from sim.files import clean_stale_temps
+    from sim.model.files import clean_stale_temps
     # what saves interrupted by a kill left behind (presets, worlds, the folder started in, the app's data
     # and the user's saved presets in it)
     for folder in {CONFIG_DIR / "vehicles", CONFIG_DIR / "worlds", CONFIG_DIR, Path.cwd(), data_dir(),

@@ -29,7 +29,7 @@ import sim
 from app.input import load_bindings
 from app.session import Trace, ground_height
 from config import CONFIG_DIR
-from sim import params as P
+from sim.model import params as P
 from ui import layout
 
 LAYOUT = ("[Window][Tuning]\nPos=10,120\nSize=400,450\nCollapsed=0\n\n[Window][Telemetry]\nPos=860,30\n"

@@ -17,7 +17,7 @@ from pygame._sdl2 import controller as sdl_controller
 
 import sim
 from config import CONFIG_DIR
-from sim import files
+from sim.model import files
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
 ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "esp", "reset", "pause", "step", "slow_motion", "camera", "help",

@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 import sim
-import sim.logs
+import sim.lab.logs
 from app.loop import FixedStepLoop
 from app.trace import TRACE_COLUMNS, TRACE_FORMAT, Trace  # noqa: F401  (where the app and tests look for them)
 from render.interp import Pose, blend, capture
@@ -64,14 +64,14 @@ class BranchReference:
     dt: float = 0.0
     forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
     label: str = "original run"          # what the run is, in the plots' legends
-    log: "sim.logs.TelemetryLog | None" = None   # its telemetry log, when it has one (a test drive's)
+    log: "sim.lab.logs.TelemetryLog | None" = None   # its telemetry log, when it has one (a test drive's)
 
     def times(self) -> np.ndarray:
         return (self.start + 1 + np.arange(len(self.poses))) * self.dt
 
 
 def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchReference:
-    """A logged, replayable run (sim.logs.TelemetryLog(replayable=True)) as a branch reference: it is driven
+    """A logged, replayable run (sim.lab.logs.TelemetryLog(replayable=True)) as a branch reference: it is driven
     again in a scratch simulation (no watchdog) for its poses and speeds, step by step after its start."""
     inputs = log.inputs
     start, rows = inputs.for_vehicle(vehicle)
@@ -84,7 +84,7 @@ def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchRefe
         poses.append(capture(scratch))
         v = scratch.state.velocity
         speeds.append(float(np.linalg.norm(v)))
-        forward.append(float(np.dot(v, sim.logs.body_frame(scratch.state.orientation)[:, 0])))
+        forward.append(float(np.dot(v, sim.lab.logs.body_frame(scratch.state.orientation)[:, 0])))
     return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label, log)
 
 
@@ -128,7 +128,7 @@ class Session:
         self.on_jump: list[Callable[[], None]] = []      # the state jumped (scrub, reset, back from a blow-up)
         self.on_truncate: list[Callable[[float], None]] = []   # the future after this time is forgotten
         self.pause_reason = ""                          # why the session paused by itself ("" otherwise)
-        self.telemetry_log: sim.logs.TelemetryLog | None = None   # recording the telemetry while driving
+        self.telemetry_log: sim.lab.logs.TelemetryLog | None = None   # recording the telemetry while driving
         self.reference: BranchReference | None = None    # the run a branch replay departed from
         self.rewind = Rewind(self.sim, 30.0)
         self.scrub = 0                                  # steps back from the newest while inspecting the past
@@ -311,7 +311,7 @@ class Session:
             poses.append(capture(scratch))
             speeds.append(float(np.linalg.norm(scratch.state.velocity)))
             forward.append(float(np.dot(scratch.state.velocity,
-                                        sim.logs.body_frame(scratch.state.orientation)[:, 0])))
+                                        sim.lab.logs.body_frame(scratch.state.orientation)[:, 0])))
         start = self.sim.steps
         self.resume_from_scrub()
         self.replay = Trace(self.sim.dt, self.sim.substeps, self.vehicle_name, self.world_name, rows)
@@ -321,7 +321,7 @@ class Session:
 
     # -- watching a test drive ---------------------------------------------------------------------
     def watch_drive(self, result, other=None, other_label: str = "") -> str:
-        """Drive a test drive's run (a sim.manoeuvres Result) again here, bit for bit, in its own world: the
+        """Drive a test drive's run (a sim.lab.drives Result) again here, bit for bit, in its own world: the
         recorded driver's inputs are replayed from the state after its first step, so every panel, plot and
         the rewind work on it as on a drive by hand. `other` (the same drive of other parameters) is the
         ghost car and the reference of the plots. Returns "" or why not; `leave_drive` goes back."""
@@ -398,13 +398,13 @@ class Session:
     # -- telemetry logs ----------------------------------------------------------------------------
     def start_telemetry_log(self) -> None:
         """Record every channel at LOG_RATE rows per second from the next step (bounded: LOG_MAX_MINUTES)."""
-        self.telemetry_log = sim.logs.TelemetryLog(every=max(1, round(1.0 / (self.sim.dt * LOG_RATE))))
-        self.recorded_log: sim.logs.TelemetryLog | None = None
+        self.telemetry_log = sim.lab.logs.TelemetryLog(every=max(1, round(1.0 / (self.sim.dt * LOG_RATE))))
+        self.recorded_log: sim.lab.logs.TelemetryLog | None = None
 
     def stop_telemetry_log(self) -> None:
         self.recorded_log, self.telemetry_log = self.telemetry_log, None
 
-    def rewind_log(self, seconds: float | None = None) -> "sim.logs.TelemetryLog":
+    def rewind_log(self, seconds: float | None = None) -> "sim.lab.logs.TelemetryLog":
         """The rewind buffer's last `seconds` (all of it by default) as a telemetry log, one row per stored
         step, read from the stored states and telemetry (nothing is simulated again)."""
         n = len(self.rewind)
@@ -412,7 +412,7 @@ class Session:
             n = min(n, int(round(seconds / self.sim.dt)))
         scratch = sim.Simulation(self.sim.vehicle, self.world, dt=self.sim.dt, substeps=self.sim.substeps,
                                  watchdog=False, check_stability=False)
-        log = sim.logs.TelemetryLog()
+        log = sim.lab.logs.TelemetryLog()
         for back in range(n - 1, -1, -1):
             snap = self.rewind.snaps[self.rewind.index(back)]
             scratch.restore(snap)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import sim
+
 RATE = 44100          # samples per second
 BLOCK = 1024          # samples per block (23 ms)
 NOISE_SECONDS = 2.0   # length of the looped, pre-filtered noise beds
@@ -163,7 +165,7 @@ def sound_state(s, controls=None, previous_loads: np.ndarray | None = None) -> t
         slide = math.hypot(tread - ground, float(tel.vy[i])) if grounded else 0.0
         scrub = grounded and abs(ground) > 1.0 and (abs(tread) < 0.1 * abs(ground) or abs(tread) > 1.5 * abs(ground))
         wheels.append(WheelSound(demand, slide, scrub))
-    static = car.chassis.mass * 9.81 / 4.0
+    static = car.chassis.mass * sim.GRAVITY / 4.0
     thumps = []
     if previous_loads is not None:
         jump = (fz - previous_loads) / static

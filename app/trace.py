@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import sim
-from sim import files
+from sim.model import files
 
 TRACE_FORMAT = "contactpatch-trace-2"
 TRACE_COLUMNS = sim.CONTROL_COLUMNS + ("reset",)

@@ -18,11 +18,10 @@ import numpy as np
 import pygame
 
 import sim
-from sim.diagnosis import static_loads
-from app.features import bounds, features
+from sim.model.features import bounds, features
 from app.input import Input, load_bindings
 from app.session import Session, Trace
-from sim.files import data_dir
+from sim.model.files import data_dir
 from render.camera import ChaseCamera, FreeCamera, OrbitCamera
 from render.arrows import force_arrows, on_screen_scale
 from render.mathx import gl, look_at, perspective, quat_matrix, rot_axis, scale
@@ -717,7 +716,7 @@ class App:
         vx, vy, vw, vh = self.view_rect()
         aspect = vw / max(vh, 1)
         car = self.session.sim
-        reference = float(np.mean(static_loads(car.vehicle))) / 1000.0
+        reference = float(np.mean(sim.static_loads(car.vehicle))) / 1000.0
         scale, widen = on_screen_scale(self.overlay.arrow_scale, float(np.linalg.norm(cam.eye - pose.position)),
                                        reference)
         arrows = force_arrows(car.telemetry, self.overlay.arrows, scale, widen) if self.overlay.arrows_on else ()

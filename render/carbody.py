@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 import sim
-from sim.diagnosis import static_loads
 
 # paints, indexed by crc32(name) % 8 (hatchback -> red, boxster_s -> yellow)
 PAINTS = ((0.10, 0.42, 0.22), (0.12, 0.28, 0.66), (0.92, 0.45, 0.10), (0.86, 0.86, 0.84),
@@ -54,7 +53,7 @@ def shape_key(car: sim.Vehicle) -> tuple:
 def rest_lengths(car: sim.Vehicle) -> tuple[float, float]:
     """Suspension length (m) of the front and the rear axle with the car standing still on level ground:
     l0 less the static load over the spring rate, within the suspension's travel."""
-    loads = static_loads(car)
+    loads = sim.static_loads(car)
     out = []
     for load, sus in ((loads[0], car.front_suspension), (loads[2], car.rear_suspension)):
         out.append(float(np.clip(sus.l0 - load / sus.k, sus.l_min, sus.l_max)))

@@ -3,16 +3,17 @@
 `sim` imports only numpy, numba and the standard library (plus tomlkit for saving presets). It never
 reads a clock, draws, or imports pygame / moderngl / imgui.
 """
-from sim.params import ConfigError, Vehicle, atomic_write_bytes, get_value, load_vehicle, save_vehicle, validate, \
+from sim.model.params import ConfigError, Vehicle, atomic_write_bytes, get_value, load_vehicle, save_vehicle, validate, \
     with_value
-from sim.world import World, load_world
+from sim.model.world import World, load_world
 from sim import advisor, warmup
 from sim.simulation import BlowUp, CONTROL_COLUMNS, CONTROL_DEFAULTS, MAX_DT, MAX_SUBSTEPS, NO_GEAR, Controls, \
     Simulation, Snapshot
-from sim.pack import SWITCHES, WheelGeometry, rest_com_height, wheel_geometry
-from sim.steering import approach as _approach
-from sim.tables import WHEEL_NAMES
-from sim.units import KMH, RAD_S_PER_RPM, RPM
+from sim.model.pack import SWITCHES
+from sim.model.geometry import WheelGeometry, rest_com_height, static_loads, wheel_geometry
+from sim.kernel.steering import approach as _approach
+from sim.kernel.tables import WHEEL_NAMES
+from sim.kernel.units import GRAVITY, KMH, RAD_S_PER_RPM, RPM
 
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report
 approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain Python (from Python, a call into
@@ -22,4 +23,4 @@ __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate",
            "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
            "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
            "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
-           "KMH", "SWITCHES"]
+           "KMH", "GRAVITY", "SWITCHES", "static_loads"]

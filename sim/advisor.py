@@ -33,14 +33,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.files import ConfigError
-from sim.pack import hull_points, wheel_geometry
-from sim.diagnosis import static_loads
-from sim.params import Vehicle, field_info, get_value, with_value
-from sim.tire import slip_stiffnesses
+from sim.model.files import ConfigError
+from sim.model.geometry import hull_points, wheel_geometry
+from sim.model.geometry import static_loads
+from sim.model.params import Vehicle, field_info, get_value, with_value
+from sim.model.handling import slip_stiffnesses
 
-G = 9.81
-BUMP_STOP = 11.0          # the spring with the bump stop engaged: k + 10 k (sim/suspension.py)
+from sim.kernel.suspension import BUMP_STOP_FACTOR
+from sim.kernel.units import GRAVITY as G
+BUMP_STOP = 1.0 + BUMP_STOP_FACTOR   # the spring with the bump stop engaged: k + BUMP_STOP_FACTOR k
 REQUIRED_MARGIN = 1.25    # a part is called stable when its limit is this many times what it asks
 INERTIA_NAMES = ("chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inertia_yaw")
 
@@ -133,7 +134,7 @@ def blame(mode: np.ndarray, part_parameter: str) -> str:
 
 
 def lateral_implicit(car: Vehicle, tire) -> bool:
-    """Whether the body takes this tire's lateral force implicitly (sim/body.py lateral_implicit): with
+    """Whether the body takes this tire's lateral force implicitly (sim/kernel/body.py lateral_implicit): with
     chassis.lateral_update = "midpoint", for the curves whose slope the tire stage knows (linear, magic,
     simple, mf96, mf61) with the reference slip form. Then the tire's sideways damping near rest has no stability
     limit (the trapezoidal rule is A-stable); the other families keep it."""
@@ -176,7 +177,7 @@ def hull_friction_limit(car: Vehicle) -> float:
     return FRICTION_CAP / hull_friction_mode(car)[0]
 
 
-# the hull points that can press on the ground at once, and along which direction (sim/pack.py's order)
+# the hull points that can press on the ground at once, and along which direction (sim/model/pack.py's order)
 HULL_GROUPS = (("floor", (0, 1, 2, 3), 2), ("roof", (8, 9, 10, 11), 2), ("left side", (0, 2, 4, 6, 8, 10, 12), 1),
                ("right side", (1, 3, 5, 7, 9, 11, 13), 1), ("front bumper", (4, 5), 0), ("rear bumper", (6, 7), 0))
 

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.params import Tire, Vehicle
-from sim.tables import NW, WHEEL_NAMES
-from sim.tire import MF96_FIELDS, TIRE_MODELS, combined_limit, mf96_coefficients, mf_coefficient_block, mf_pure, \
-    raw_force
+from sim.model.params import Tire, Vehicle
+from sim.kernel.tables import NW, WHEEL_NAMES
+from sim.kernel.tire import MF96_FIELDS, TIRE_MODELS, combined_limit, mf96_coefficients, mf_pure, raw_force
+from sim.model.geometry import static_loads
+from sim.model.handling import mf_coefficient_block
 
 NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "low use", "grip", "saturated")
@@ -106,13 +107,6 @@ def peak_slips(tire: Tire, mu_fz: float, fz: float | None = None) -> tuple[float
         bx, cx, _, ex, by, cy, _, ey = mf96_factors(tire, max(mu, 1e-6), load)
         return magic_peak(round(bx, 4), cx, round(ex, 6)), magic_peak(round(by, 4), cy, round(ey, 6))
     return mu_fz / tire.ck, mu_fz / tire.ca
-
-
-def static_loads(car: Vehicle, gravity: float = 9.81) -> np.ndarray:
-    """Per-wheel static load M g b / L / 2 (front) and the rest / 2 (rear), N."""
-    m = car.chassis.mass * gravity
-    front = m * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase
-    return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
 
 
 _LOADS: dict[int, tuple[Vehicle, np.ndarray]] = {}
@@ -252,7 +246,7 @@ def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> 
     out = np.empty(len(slips))
     model = TIRE_MODELS[tire.model]
     if tire.model in ("chaos", "avs"):
-        # force-request wheels (sim/wheel.py): chaos is rigid along its rolling direction (any slip is the
+        # force-request wheels (sim/kernel/wheel.py): chaos is rigid along its rolling direction (any slip is the
         # full mu Fz) with -ca alpha sideways up to mu Fz; avs shows kappa 0.1 at a full longitudinal slip
         # and takes sqrt(alpha / its peak angle) of mu_y Fz sideways
         s_ = np.asarray(slips, dtype=float)

@@ -22,18 +22,21 @@ from typing import Sequence
 import numba
 import numpy as np
 
-from sim import advisor, watch
-from sim import tables as T
-from sim.contact import spin_axis
-from sim.gearbox import driven_radius, total_ratio
-from sim.jit import announce_compile
-from sim.pack import SWITCHES, WheelGeometry, apply_switches, pack_vehicle, wheel_geometry
-from sim.params import Vehicle, validate
-from sim.rows import normalise_trace
-from sim.step import run_vehicles, step_and_watch
-from sim.units import RPM
-from sim.vec import quat_rotate
-from sim.world import World
+from sim import advisor
+
+from sim.kernel import watch
+from sim.kernel import tables as T
+from sim.kernel.contact import spin_axis
+from sim.kernel.gearbox import driven_radius, total_ratio
+from sim.kernel.jit import announce_compile
+from sim.model.pack import SWITCHES, apply_switches, pack_vehicle
+from sim.model.geometry import WheelGeometry, wheel_geometry
+from sim.model.params import Vehicle, validate
+from sim.kernel.control_rows import normalise_trace
+from sim.kernel.step import run_vehicles, step_and_watch
+from sim.kernel.units import RPM
+from sim.kernel.vec import quat_rotate
+from sim.model.world import World
 
 MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)
 MAX_SUBSTEPS = 1000
@@ -262,7 +265,7 @@ def max_power(car: Vehicle) -> float:
 
 
 class Tables:
-    """The packed arrays of N vehicles (`sim/tables.py` describes every column)."""
+    """The packed arrays of N vehicles (`sim/kernel/tables.py` describes every column)."""
 
     def __init__(self, n: int):
         self.vehicle_params = np.zeros((n, T.VP_N))
@@ -285,9 +288,9 @@ class _Views:
     between the two, a simulation dropped is freed at once, not at Python's next full collection (which
     the app runs with its start-up objects frozen, sim's included)."""
 
-    def __init__(self, sim: "Simulation"):
-        self._tables = sim.tables
-        self._n = sim.n
+    def __init__(self, owner: "Simulation"):
+        self._tables = owner.tables
+        self._n = owner.n
 
     def _v(self, a: np.ndarray) -> np.ndarray:
         return a[0] if self._n == 1 else a
@@ -530,7 +533,8 @@ class Simulation:
 
     def _pack(self, i: int, car: Vehicle) -> None:
         t = self.tables
-        pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i])
+        pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i],
+                     hull_friction_limit=advisor.hull_friction_limit(car), gravity=self.world.gravity)
         off = getattr(self, "_switched_off", {}).get(i)
         if off:
             apply_switches(off, t.vehicle_params[i], t.wheel_params[i])
@@ -538,7 +542,7 @@ class Simulation:
     def set_switches(self, index: int | None = None, **on: bool) -> None:
         """Kill switches (the model lab's, seed 001): turn parts of the physics off or on again for every
         vehicle (or only `index`), from the next step, without touching the parameters: friction,
-        suspension, anti_roll, aero, rolling, drive, brakes (sim.pack.SWITCHES says what each covers),
+        suspension, anti_roll, aero, rolling, drive, brakes (sim.model.pack.SWITCHES says what each covers),
         e.g. set_switches(friction=False). Unknown names raise ValueError."""
         for name in on:
             if name not in SWITCHES:
@@ -650,7 +654,7 @@ class Simulation:
         car = self.params[v]
         geometry = wheel_geometry(car)
         sus = (car.front_suspension, car.front_suspension, car.rear_suspension, car.rear_suspension)
-        # 2 cm above the bump stops: a wheel must meet the ground above l_min to take it up (sim/contact.py)
+        # 2 cm above the bump stops: a wheel must meet the ground above l_min to take it up (sim/kernel/contact.py)
         reach = max(geometry.radius[i] + sus[i].l_min - geometry.anchor[i][2] for i in range(T.NW)) + 0.02
         hull = -float(np.min(self.tables.hull_points[v, :, 2]))
         return float(hit.P[2]) + max(reach, hull)

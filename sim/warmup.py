@@ -10,7 +10,7 @@ numba compiles on one core. On a machine with more, a cold `warm_up()` starts a 
 compiles the same kernels from the other end of the chain (the body, the parking solve, the collision
 stage first) and writes them to the cache, where this process finds them when its own compile reaches
 them. The helper learns the argument types to compile for from one step of the same car run as plain
-Python with every kernel noting its argument types (`sim.jit.plain`), which takes a third of a second.
+Python with every kernel noting its argument types (`sim.kernel.jit.plain`), which takes a third of a second.
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numba
 
-from sim.jit import needs_compile
+from sim.kernel.jit import needs_compile
 
 # kernels a single car does not call (batches and parallel runs compile when first used; `step()` runs its
-# own inlined copy of substep, sim.jit.inlined_copy)
+# own inlined copy of substep, sim.kernel.jit.inlined_copy)
 BATCH_ONLY = ("run_vehicles", "normalise_trace", "substep")
 # what the helper leaves to the main process: it contains the whole chain, compiled there anyway (the
 # helper's last piece of work is the batch's substep, while the main process compiles this)
@@ -47,7 +47,7 @@ def kernels() -> list:
 
 def needed() -> bool:
     """True when the next single-car step would compile rather than load cached machine code."""
-    from sim.step import step_and_watch
+    from sim.kernel.step import step_and_watch
     return needs_compile(step_and_watch)
 
 
@@ -108,10 +108,10 @@ def compile_backwards(calls: list[tuple[str, str, tuple]]) -> int:
 
 def drive_one_step() -> None:
     """A throwaway car on flat ground: reset, one step, the watchdog."""
-    from sim.params import Vehicle
-    from sim.pack import rest_com_height
+    from sim.model.params import Vehicle
+    from sim.model.geometry import rest_com_height
     from sim.simulation import Controls, Simulation
-    from sim.world import World
+    from sim.model.world import World
     car = Vehicle()
     s = Simulation(car, World.flat(), dt=1.0 / 240.0, substeps=2, check_stability=False)
     s.reset(position=(0.0, 0.0, rest_com_height(car)))
@@ -121,13 +121,13 @@ def drive_one_step() -> None:
 
 def main(argv: list[str]) -> int:
     if argv == ["--record"]:               # NUMBA_DISABLE_JIT=1, CONTACTPATCH_RECORD_TYPES=1: see recorded_types
-        from sim import jit
+        from sim.kernel import jit
         drive_one_step()
         calls = [(m, q, sig) for (m, q), sigs in jit.RECORDED.items() for sig in sigs]
         sys.stdout.buffer.write(pickle.dumps(calls))
         return 0
     if argv == ["--helper"]:               # see warm_up
-        import sim  # noqa: F401  (every physics module, so the recorded names resolve)
+        import sim.simulation  # noqa: F401  (every physics module, so the recorded names resolve)
         compile_backwards(recorded_types())
         return 0
     warm_up()

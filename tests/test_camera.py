@@ -173,7 +173,7 @@ def test_the_drawn_car_covers_its_wheels_and_its_hull(cars, name):
     assert hi[1] - lo[1] >= 2 * track + carbody.tire_width(max(rf, rr)) - 1e-9
     # the body's length and height are the collision hull's; its width stays inside the wheels' planes
     body = shape.vertices[:, :3]
-    hull = sim.pack.hull_points(car)
+    hull = sim.model.geometry.hull_points(car)
     for axis in (0, 2):
         assert body[:, axis].min() == pytest.approx(hull[:, axis].min(), abs=3e-3)
         assert body[:, axis].max() == pytest.approx(hull[:, axis].max(), abs=3e-3)

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import sim
-from sim.diagnosis import COMBINED, GRIP, LOCKED, LOW, NO_LOAD, OVERBRAKED, SATURATED, SLIDING, SPINNING, \
-    GripMonitor, classify, diagnose, magic_peak, static_loads
+from sim.diagnosis import COMBINED, GRIP, LOCKED, LOW, NO_LOAD, OVERBRAKED, SATURATED, SLIDING, SPINNING, GripMonitor, \
+    classify, diagnose, magic_peak
+from sim.model.geometry import static_loads
 
 
 def tel(**kw):

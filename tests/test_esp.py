@@ -1,4 +1,4 @@
-"""Stability control (ESP, sim/brakes.py, docs/physics.md §3.1): the asked-for yaw rate, which wheel it
+"""Stability control (ESP, sim/kernel/brakes.py, docs/physics.md §3.1): the asked-for yaw rate, which wheel it
 brakes, and what it does in the sine with dwell and in steady straight driving."""
 import math
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import sim
-from sim import manoeuvres as M
-from sim.brakes import esp_reference, esp_wheel
-from sim.driver import Driver, OpenLoop, SpeedPI
-from sim.pack import understeer_coefficient
+from sim.lab import drives as M
+from sim.kernel.brakes import esp_reference, esp_wheel
+from sim.lab.driver import Driver, OpenLoop, SpeedPI
+from sim.model.handling import understeer_coefficient
 
 
 def test_the_asked_for_yaw_rate_is_the_single_track_models_within_the_grip():

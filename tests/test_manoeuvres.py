@@ -1,4 +1,4 @@
-"""Test drives (sim.manoeuvres) driven by the driver model, their figures against physics, telemetry
+"""Test drives (sim.lab.drives) driven by the driver model, their figures against physics, telemetry
 logs, before/after comparison, and the `contactpatch test` command line."""
 import csv
 import subprocess
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import sim
-from sim import manoeuvres as M
-from sim import validation as V
-from sim.logs import TelemetryLog
+from sim.lab import drives as M
+from sim.lab import validation as V
+from sim.lab.logs import TelemetryLog
 
 
 def linear(car):

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import sim
-from sim import manoeuvres as M
+from sim.lab import drives as M
 from sim.diagnosis import peak_slips, tire_curve
-from sim.tire import MF96_FIELDS, MODEL_SIMPLE, longitudinal_force, lateral_force, mf96_pure, mf96_weights
+from sim.kernel.tire import MF96_FIELDS, MODEL_SIMPLE, longitudinal_force, lateral_force, mf96_pure, mf96_weights
 
 # a 1996-style set with every load term non-zero (not a real tire: chosen so the numbers are easy)
 P = dict(pcx1=1.6, pdx1=1.0, pdx2=-0.1, pex1=0.2, pex2=0.1, pkx1=20.0, pkx2=5.0, pkx3=-0.5,
@@ -90,12 +90,12 @@ def test_a_vehicle_file_from_before_the_mf96_model_still_loads(tmp_path):
     """A saved tuning written before the mf96 coefficients existed loads (with their defaults, unused by
     its magic tires); a file missing any older key is still refused by name."""
     import re
-    text = (sim.params.PRESET_DIR / "hatchback.toml").read_text()
+    text = (sim.model.params.PRESET_DIR / "hatchback.toml").read_text()
     old = "\n".join(ln for ln in text.split("\n") if not re.match(r"^(p[cdekh][xy]\d|r[bc][xy]\d) =", ln))
     assert "pkx1" not in old
     (tmp_path / "old.toml").write_text(old)
     car = sim.load_vehicle(tmp_path / "old.toml")
-    assert car.front_tire.model == "magic" and car.front_tire.pkx1 == sim.params.Tire().pkx1
+    assert car.front_tire.model == "magic" and car.front_tire.pkx1 == sim.model.params.Tire().pkx1
     (tmp_path / "broken.toml").write_text(old.replace("\nbx = ", "\n# bx = ", 1))
     with pytest.raises(sim.ConfigError, match=r"\[front_tire\] is missing bx"):
         sim.load_vehicle(tmp_path / "broken.toml")
@@ -107,7 +107,7 @@ def test_the_fgear_spring_with_preload_and_asymmetric_damping():
     xdot -0.1 m/s with c_rebound 5000: - 500 = 3000 N. Past l_min by 0.01 m the 10 k bump stop adds
     3000 N, and the travel limit's damping (stop_c 20000) another 2000 N while compressing at 0.1 m/s.
     Fz = Fs a (a = 0.8 here)."""
-    from sim.suspension import fgear_force
+    from sim.kernel.suspension import fgear_force
     stop_k = 300000.0                                            # 10 k
     assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, 0.1, 0.15, 0.2, 1.0, 0.0, stop_k) == (3800.0, 3800.0)
     assert fgear_force(30000.0, 2000.0, 3000.0, 5000.0, 0.0, 0.05, -0.1, 0.15, 0.2, 1.0, 0.0, stop_k)[0] == 3000.0
@@ -141,7 +141,7 @@ def test_a_preloaded_fgear_suspension_sags_less_by_preload_over_k():
 
 
 def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys):
-    from sim import models
+    from sim.lab import families as models
     car = sim.load_vehicle("hatchback")
     fg = models.variant(car, "fgear")
     for axle in ("front", "rear"):
@@ -161,9 +161,9 @@ def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys
 def test_the_fixed_state_reads_each_family_own_curve():
     """Fx at kappa 0.1 at the static front load: the magic curve D mu Fz sin(C atan(B k - E (B k - atan B k)))
     with the hatchback's B 12.54, C 1.5175, E -0.165, mu 1.063 x load factor."""
-    from sim import models
-    from sim.diagnosis import static_loads
-    from sim.tire import load_factor
+    from sim.lab import families as models
+    from sim.model.geometry import static_loads
+    from sim.kernel.tire import load_factor
     car = sim.load_vehicle("hatchback")
     t = car.front_tire
     fz = float(static_loads(car)[0])
@@ -177,7 +177,7 @@ def test_the_relaxation_lag_is_the_exact_first_order_response():
     """tau dFy/dt + Fy = Fy_steady with tau = lambda / max(|vx|, v_min): from 0 toward a steady 1000 N at
     20 m/s with lambda 0.5 m (tau 25 ms), n substeps of 1/480 s keep exp(-n h / tau) of the gap; after
     one tau of time (the car has rolled lambda) the force is 1000 (1 - 1/e) = 632.1 N."""
-    from sim.tire import relax_keep
+    from sim.kernel.tire import relax_keep
     h, n = 1.0 / 480.0, 12                                        # 12 substeps = 25 ms = tau
     fy = 0.0
     for _ in range(n):
@@ -251,8 +251,8 @@ def test_an_mf61_point_with_camber_and_pressure():
     Fy = -2645.39 sin(1.4 atan 0.600467) + 29.99 = -1786.85 N. At alpha 0 the camber thrust is 149.88 N,
     toward the lean. Longitudinal: mu_x = 1.0 (1 - 0.01) = 0.99, Kx = 3000 x 20 x 1.02 = 61200, Bx = 12.8788,
     at kappa 0.1: phi = 1.212417, Fx = 2970 sin(1.6 atan 1.212417) = 2931.59 N."""
-    from sim.params import MF61_EXTRA
-    from sim.tire import mf61_pure
+    from sim.model.params import MF61_EXTRA
+    from sim.kernel.tire import mf61_pure
     extra = dict(pdx3=0.0, pex3=0.0, pex4=0.0, ppx1=0.2, ppx2=0.0, ppx3=-0.1, ppx4=0.0, pdy3=0.5, pey3=0.0,
                  pey4=0.0, pey5=0.0, pky3=0.3, pky4=2.0, pky5=0.0, pky6=1.0, pky7=0.0, ppy1=-0.5, ppy2=0.0,
                  ppy3=-0.2, ppy4=0.1, ppy5=0.0, pvy3=0.2, pvy4=0.0, pressure=242000.0, nominal_pressure=220000.0)
@@ -276,8 +276,8 @@ FAMILY_NAMES = ["reference", "simple", "mf96", "mf61", "fgear", "chaos", "avs"]
 def test_every_family_closes_total_angular_momentum_in_flight(family):
     """In the air, whatever the inputs, the body's, wheels' and engine's angular momentum adds up to what it
     was (a drift under 1e-9 of it per second): no family's parts make or lose spin."""
-    from sim import models
-    from sim.world import Surface, World
+    from sim.lab import families as models
+    from sim.model.world import Surface, World
     car = models.variant(sim.load_vehicle("hatchback"), family)
     s = sim.Simulation(car, World("void", [Surface("asphalt", 1.0)]), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, 100.0), speed=25.0)
@@ -296,7 +296,7 @@ def test_every_family_gives_the_same_physics_at_any_frame_rate_and_never_a_negat
     the proving ground's bumps and curbs no wheel's load is ever negative; an airborne wheel has none."""
     import math as m
     from app.session import Session
-    from sim import models
+    from sim.lab import families as models
     car = models.variant(sim.load_vehicle("hatchback"), family)
     rng = np.random.default_rng(5)
     n = 480
@@ -328,8 +328,8 @@ def test_the_chaos_wheel_requests_torque_over_radius_and_scales_back_onto_the_bl
     -ca alpha = -4000 N and the request 3000 N against mu Fz_tire = 1.0 x (0.5 x 2000 + 0.5 x 4000) = 3000 N
     (load_ratio 0.5, load 2000 N, static 4000 N), both are scaled by 3000 / 5000 = 0.6: 1800 N and -2400 N,
     and the wheel, cut back, spins up by h (T - rho Fx) / Iw instead of rolling with the ground."""
-    from sim import tables as T
-    from sim.wheel import chaos_request, chaos_wheel
+    from sim.kernel import tables as T
+    from sim.kernel.wheel import chaos_request, chaos_wheel
     assert chaos_request(300.0, 0.0, 0.3, 10.0) == (pytest.approx(1000.0), 0.0)
     assert chaos_request(0.0, 900.0, 0.3, 10.0)[0] == pytest.approx(-3000.0)
     assert chaos_request(100.0, 900.0, 0.3, 0.0)[0] == 0.0
@@ -353,7 +353,7 @@ def test_a_chaos_car_brakes_at_the_peak_and_coasts_without_its_wheels_inertia():
     ABS takes v^2 / (2 mu g) (within 1 %); and its longitudinal force is the torque over the radius with the
     wheel rolling by kinematics, so coasting it decelerates by F / m, not F / (m + sum Iw / r^2): 4.4 %
     more than the reference's coast-down figure for the hatchback."""
-    from sim import models
+    from sim.lab import families as models
     car = models.variant(sim.load_vehicle("hatchback"), "chaos")
     r = M.braking(car, abs_on=False)
     assert r.value("time with a wheel locked") > 1.0
@@ -371,7 +371,7 @@ def test_the_avs_slips_follow_their_targets_over_time_and_shape_the_forces():
     of the sideways speed (0.02 m/s over the 0.05 m/s ramp: 0.4), halfway at half the blend speed. Forces:
     (0.5, 0.5) is inside the unit circle, so Fx = 3000 x 1.0 x 0.5 = 1500 N and Fy = -3000 x 0.9 x sqrt(0.5)
     = -1909.19 N; (0.8, 0.8) is normalised to (0.707107, 0.707107) first: 2121.32 and -3000 x 0.9 x sqrt(0.707107) = -2270.42 N."""
-    from sim.wheel import avs_follow, avs_forces, avs_targets
+    from sim.kernel.wheel import avs_follow, avs_forces, avs_targets
     s = 0.0
     for _ in range(10):
         s = avs_follow(s, 1.0, 0.005, 0.05)
@@ -392,13 +392,13 @@ def test_the_avs_suspension_converts_its_units_and_supports_past_full_compressio
     """AVS gives its spring in N/mm, damping in N s/mm and travel in cm: 35 N/mm is k = 35000 N/m, 2.5 N s/mm
     is c = 2500 N s/m, 25 cm of travel from l0 = 0.40 m puts full compression at l_min = 0.15 m, and its
     over-compression support of 350 N/mm pushes 3500 N per cm past it. At rest each corner sags F / k."""
-    from sim import tables as T
-    from sim.pack import pack_vehicle
+    from sim.kernel import tables as T
+    from sim.model.pack import pack_vehicle
     car = sim.load_vehicle("hatchback")
     for axle in ("front_suspension", "rear_suspension"):
         car = sim.with_value(car, f"{axle}.model", "avs")
     row, wheels, hull = np.zeros(T.VP_N), np.zeros((4, T.WP_N)), np.zeros((14, 3))
-    pack_vehicle(car, row, wheels, hull)
+    pack_vehicle(car, row, wheels, hull, hull_friction_limit=sim.advisor.hull_friction_limit(car), gravity=9.81)
     sus = car.front_suspension
     assert wheels[0, T.WP_K] == 35000.0 and wheels[0, T.WP_C] == 2500.0 and wheels[0, T.WP_C_REBOUND] == 2500.0
     assert wheels[0, T.WP_LMIN] == pytest.approx(min(sus.l0, sus.l_max) - 0.25)
@@ -413,7 +413,7 @@ def test_fgear_slips_start_from_the_speed_difference_and_are_clipped_at_low_spee
     """kappa = (rho omega - vx) / (|vx| + eps), alpha = atan(vy / (|vx| + eps)): rho 0.3 m, omega 40 rad/s,
     vx 10 m/s, vy 1 m/s, eps 1 m/s -> (12 - 10) / 11 = 0.181818 and atan(1 / 11) = 0.090660 rad; at 0.1 m/s
     with omega 10 and vy 2 they would be 2.64 and 1.07 rad: clipped to 1 and 45 degrees."""
-    from sim.tire import slip_fgear
+    from sim.kernel.tire import slip_fgear
     k, a = slip_fgear(0.3, 40.0, 10.0, 1.0, 1.0)
     assert k == pytest.approx(2.0 / 11.0) and a == pytest.approx(math.atan(1.0 / 11.0))
     assert slip_fgear(0.3, 10.0, 0.1, 2.0, 1.0) == (1.0, pytest.approx(math.pi / 4))
@@ -424,7 +424,7 @@ def test_the_chaos_wheel_on_a_lateral_curve_corners_like_the_reference():
     """Chaos offers a cornering stiffness or a lateral slip curve. On the presets' Magic Formula lateral
     curve the torque-request wheel reaches the reference's circle limit within 1.5 %: its lower limit with
     the stiffness (0.66 g) comes from that linear lateral law, not from the torque request."""
-    from sim import models
+    from sim.lab import families as models
     car = sim.load_vehicle("hatchback")
     chaos = models.variant(car, "chaos")
     for axle in ("front_tire", "rear_tire"):

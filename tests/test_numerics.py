@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from sim.vec import quat_from_rotvec, quat_matrix, quat_normalize, quat_rotate, quat_rotate_inv
+from sim.kernel.vec import quat_from_rotvec, quat_matrix, quat_normalize, quat_rotate, quat_rotate_inv
 
 ULP1 = np.spacing(1.0)
 
@@ -52,12 +52,12 @@ def test_the_rotation_matrix_is_the_quaternion_sandwich():
 
 
 def test_the_magic_formula_lanes_are_the_scalar_formula():
-    """The four wheels' two curves evaluated at once (sim/lanes.py, compiled with this machine's vector maths)
+    """The four wheels' two curves evaluated at once (sim/kernel/lanes.py, compiled with this machine's vector maths)
     give the scalar formula's force and slope, lane by lane, to a few roundings; from Python, exactly."""
     from numba import njit
 
-    from sim.lanes import magic_formula_lanes
-    from sim.tire import magic_formula_and_slope
+    from sim.kernel.lanes import magic_formula_lanes
+    from sim.kernel.tire import magic_formula_and_slope
 
     lanes = njit(lambda b, c, d, e, s: magic_formula_lanes(b, c, d, e, s))
     scalar = magic_formula_and_slope.py_func
@@ -79,11 +79,11 @@ def test_the_magic_formula_lanes_are_the_scalar_formula():
 
 
 def test_the_slip_angle_lanes_are_atan2():
-    """Four slip angles at once (sim/lanes.py atan2_4) are math.atan2's, to a few roundings compiled and
+    """Four slip angles at once (sim/kernel/lanes.py atan2_4) are math.atan2's, to a few roundings compiled and
     exactly from Python, over the angles a tire meets and the quadrants it does not."""
     from numba import njit
 
-    from sim.lanes import atan2_4
+    from sim.kernel.lanes import atan2_4
 
     lanes = njit(lambda y, x: atan2_4(y, x))
     rng = np.random.default_rng(7)
@@ -103,7 +103,7 @@ def test_the_vector_maths_can_be_narrowed(tmp_path):
     import os
     import subprocess
     import sys
-    code = "import sim.jit; print(sim.jit.VECTOR_MATH)"
+    code = "import sim.kernel.jit; print(sim.kernel.jit.VECTOR_MATH)"
     for asked, allowed in (("scalar", {"scalar"}), ("avx2", {"avx2", "scalar"})):
         env = dict(os.environ, CONTACTPATCH_VECTOR_MATH=asked, NUMBA_CACHE_DIR=str(tmp_path))
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import sim
-from sim import tables as L
-from sim.steering import ackermann_angles, steer_angles
+from sim.kernel import tables as L
+from sim.kernel.steering import ackermann_angles, steer_angles
 
 G = 9.81
 
@@ -128,7 +128,7 @@ def test_a_shift_keeps_engine_and_wheel_speeds_continuous():
 def test_reverse_drives_the_car_backwards():
     car = sim.load_vehicle("hatchback")
     s = launched(car, 3.0, gear=-1)
-    fwd = sim.vec.quat_rotate(tuple(s.state.orientation), (1.0, 0.0, 0.0))
+    fwd = sim.kernel.vec.quat_rotate(tuple(s.state.orientation), (1.0, 0.0, 0.0))
     assert np.dot(s.state.velocity, fwd) < -2.0
     assert s.telemetry.gear == -1
 
@@ -208,7 +208,7 @@ def test_direct_drive_mode_still_drives_both_ways_and_fades_at_its_speed_limit()
     back = launched(car, 2.0, throttle=-1.0)
     assert back.state.velocity[0] < -3.0
     # in the air a driven wheel spins up to max_wheel_speed and no further
-    s = sim.Simulation(car, sim.World("void", [sim.world.Surface("asphalt", 1.0)]), dt=1 / 240, substeps=8)
+    s = sim.Simulation(car, sim.World("void", [sim.model.world.Surface("asphalt", 1.0)]), dt=1 / 240, substeps=8)
     s.reset(position=(0.0, 0.0, 50.0))
     s.run(np.tile([1.0, 0.0, 0.0, 0.0], (240 * 3, 1)))
     assert s.state.wheel_omega[2] == pytest.approx(car.drive.max_wheel_speed, rel=0.01)

@@ -12,7 +12,7 @@ from imgui_bundle import imgui
 
 import sim
 from app.session import Session
-from sim import params as P
+from sim.model import params as P
 from ui.overlay import NUMBER_FORMAT, Overlay, config_presets, typed_number
 
 PRESETS = ["hatchback", "boxster_s"]

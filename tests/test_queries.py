@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim.world import Box, Heightfield, Plane, Surface, World, bumps
+from sim.model.world import Box, Heightfield, Plane, Surface, World, bumps
 
 DOWN = (0.0, 0.0, -1.0)
 
@@ -97,7 +97,7 @@ def test_turntable_surface_velocity_is_v_plus_w_cross_r():
     assert h.v_ground == pytest.approx((0.0, 0.6, 0.0))          # (0, 0, 0.3) x (2, 0, 0)
     # the box turns: at t = pi/2 / 0.3 a corner that was at +x, +y sits at -x, +y
     c, q, v = w.box_pose(0, math.pi / 2 / 0.3)
-    rot = sim.vec.quat_rotate(tuple(q), (1.0, 0.0, 0.0))
+    rot = sim.kernel.vec.quat_rotate(tuple(q), (1.0, 0.0, 0.0))
     assert rot == pytest.approx((0.0, 1.0, 0.0), abs=1e-12)
 
 
@@ -146,8 +146,8 @@ def test_the_broad_phase_passes_over_a_long_box_whose_bound_but_not_itself_is_in
     """A 24 m curb's bounding sphere has a 12 m radius: a car whose centre is 5 m beside its middle is
     inside that sphere but out of a 3 m reach of the curb itself, so the broad phase leaves the curb out;
     2.9 m beside it, in. The body collision's test with the hull's sphere answers the same way."""
-    from sim.broadphase import shapes_within
-    from sim.collision import hull_boxes
+    from sim.kernel.broadphase import shapes_within
+    from sim.kernel.collision import hull_boxes
     curb = Box("asphalt", (0.0, 0.0, 0.06), (24.0, 0.35, 0.12))
     w = world_with(planes=[Plane("asphalt")], boxes=[curb])
     _, boxes, hf, _, _ = w.tables()
@@ -165,12 +165,12 @@ def test_the_broad_phase_passes_over_a_long_box_whose_bound_but_not_itself_is_in
 
 def test_the_kept_broad_phase_mask_holds_every_shape_a_new_one_would():
     """The broad phase keeps its static shapes' mask while the centre of mass stays within the margin of
-    where it was made (sim/broadphase.py). Along a random walk past curbs, tilted boxes, a heightfield, a
+    where it was made (sim/kernel/broadphase.py). Along a random walk past curbs, tilted boxes, a heightfield, a
     turntable and a drifting box, with jumps (a reset), the masks it gives always hold every shape the
     exact test at this position and time keeps; and it does keep them: a new static mask comes about once
     per BROAD_MARGIN of travel, not every substep."""
-    from sim.broadphase import BROAD_MARGIN, broadphase_stage, fresh_broad_cache, shapes_within
-    from sim.tables import VP_REACH
+    from sim.kernel.broadphase import BROAD_MARGIN, broadphase_stage, fresh_broad_cache, shapes_within
+    from sim.kernel.tables import VP_REACH
     s = sim.Simulation(sim.load_vehicle("hatchback"), sim.World.flat(), dt=1 / 240, substeps=1)
     vp = s.tables.vehicle_params
     reach = vp[0, VP_REACH]
@@ -204,7 +204,7 @@ def test_the_kept_broad_phase_mask_holds_every_shape_a_new_one_would():
 
 
 def test_a_loop_over_masked_shapes_ends_at_the_highest_bit():
-    from sim.shapes import ALL_SHAPES, MASK_BITS, mask_end
+    from sim.kernel.shapes import ALL_SHAPES, MASK_BITS, mask_end
     assert mask_end(0, 16) == 0
     assert mask_end(1 << 9, 16) == 10 and mask_end((1 << 9) | 1, 16) == 10
     assert mask_end(ALL_SHAPES, 16) == 16 and mask_end(ALL_SHAPES, 0) == 0
@@ -215,8 +215,8 @@ def test_the_hull_box_pretest_never_passes_over_a_box_a_hull_point_is_in():
     """`hull_apart_from_box` (the hull points' bounding box against a box, on the box's axes) says "apart"
     only where no hull point is inside the box, for boxes turned any way and the body in any attitude; and
     it does say so where it saves the work: the car standing on a 0.1 m patch, or beside a curb."""
-    from sim.collision import deepest_penetration, hull_apart_from_box
-    from sim.vec import quat_from_rotvec, quat_rotate
+    from sim.kernel.collision import deepest_penetration, hull_apart_from_box
+    from sim.kernel.vec import quat_from_rotvec, quat_rotate
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
     vp, hull = s.tables.vehicle_params, s.tables.hull_points

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import sim
-import sim.tables as T
+import sim.kernel.tables as T
 from app import fuzz
-from sim.params import with_value
+from sim.model.params import with_value
 
 HATCH = sim.load_vehicle("hatchback")
 
@@ -265,7 +265,7 @@ def test_a_save_keeps_the_file_mode_and_stale_temps_are_cleaned(tmp_path):
     other = tmp_path / ".notes.txt.a1b2c3d4.tmp"               # another program's temp file
     other.write_text("theirs")
     os.utime(other, (0, 0))
-    assert sim.files.clean_stale_temps(tmp_path) == [stale]
+    assert sim.model.files.clean_stale_temps(tmp_path) == [stale]
     assert not stale.exists() and other.exists() and path.exists()
 
 
@@ -299,7 +299,7 @@ def test_recording_memory_stays_bounded():
 def test_a_car_on_its_bump_stops_rolls_onto_a_low_step():
     """A surface a few centimetres nearer than the last contact is a step the tire rolls onto, even with
     the wheel already on its bump stop (a surface more than a wheel radius nearer is a wall)."""
-    from sim.world import Box, Plane, Surface, World
+    from sim.model.world import Box, Plane, Surface, World
     fs = HATCH.front_suspension
     load = HATCH.chassis.mass * 9.81 * (HATCH.chassis.com_x - HATCH.rear_axle.x) / HATCH.wheelbase / 2
     soft = with_value(HATCH, "front_suspension.k", load / (fs.l0 - fs.l_min + 0.03))   # rests past l_min
@@ -352,14 +352,14 @@ def test_the_warm_up_helper_is_told_the_types_the_compiled_chain_uses():
     """The helper compiles each stage for the argument types one step run as Python recorded: every stage
     of the substep the warm-up car runs is among them (it has a gearbox, so not the direct drive), and at
     the top (called from Python) they are the types the compiled code was made for."""
-    import sim.step
+    import sim.kernel.step
     sim.warmup.warm_up()
     calls = sim.warmup.recorded_types()
     names = {name for _, name, _ in calls}
-    stages = {n for n in sim.step.substep.py_func.__code__.co_names if n.endswith("_stage")}
+    stages = {n for n in sim.kernel.step.substep.py_func.__code__.co_names if n.endswith("_stage")}
     assert len(stages) >= 14 and stages - {"direct_drive_stage"} <= names
     top = [sig for _, name, sig in calls if name == "step_and_watch"]
-    assert top and tuple(top[0]) in [tuple(s) for s in sim.step.step_and_watch.signatures]
+    assert top and tuple(top[0]) in [tuple(s) for s in sim.kernel.step.step_and_watch.signatures]
 
 
 @pytest.mark.parametrize("n", [1, 3])
@@ -371,18 +371,18 @@ def test_a_telemetry_channel_read_once_shows_each_new_step(n):
     kappa, fz, q = s.telemetry.kappa, s.telemetry.Fz, s.telemetry.Q
     s.run(np.tile([1.0, 0.0, 0.0, 0.0], (120, 1)))
     t = s.tables.wheel_telemetry
-    assert np.array_equal(np.asarray(kappa).reshape(n, 4), t[:, :, sim.tables.W_KAPPA])
-    assert np.array_equal(np.asarray(fz).reshape(n, 4), t[:, :, sim.tables.W_FZ])
-    assert np.all(t[:, :, sim.tables.W_FZ] > 0)
-    assert np.array_equal(np.asarray(q).reshape(n, 4, 3), t[:, :, sim.tables.W_QX:sim.tables.W_QX + 3])
+    assert np.array_equal(np.asarray(kappa).reshape(n, 4), t[:, :, sim.kernel.tables.W_KAPPA])
+    assert np.array_equal(np.asarray(fz).reshape(n, 4), t[:, :, sim.kernel.tables.W_FZ])
+    assert np.all(t[:, :, sim.kernel.tables.W_FZ] > 0)
+    assert np.array_equal(np.asarray(q).reshape(n, 4, 3), t[:, :, sim.kernel.tables.W_QX:sim.kernel.tables.W_QX + 3])
     rpm = s.telemetry.rpm
     s.run(np.tile([1.0, 0.0, 0.0, 0.0], (60, 1)))
     assert np.all(np.asarray(s.telemetry.rpm) != np.asarray(rpm)) or n > 1   # a number for one car, read anew
-    assert np.array_equal(np.ravel(s.telemetry.rpm), s.tables.body_telemetry[:, sim.tables.TB_RPM])
+    assert np.array_equal(np.ravel(s.telemetry.rpm), s.tables.body_telemetry[:, sim.kernel.tables.TB_RPM])
 
 
 def test_a_batch_trace_is_normalised_as_every_other_path_reads_controls():
-    """Simulation.run's trace goes through one compiled pass (sim/rows.py); it gives exactly what
+    """Simulation.run's trace goes through one compiled pass (sim/kernel/control_rows.py); it gives exactly what
     normalise_rows gives (numpy, the rules' definition), with the defaults and the broadcast over the
     vehicles, and names the step and column of a value that is not a finite number."""
     from sim.simulation import CONTROL_DEFAULTS, control_rows, normalise_rows

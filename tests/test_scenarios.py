@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import sim
-from sim import tables as L
-from sim.body import integrate_body
-from sim.world import Surface, World
+from sim.kernel import tables as L
+from sim.kernel.body import integrate_body
+from sim.model.world import Surface, World
 
 G = 9.81
 
@@ -122,7 +122,7 @@ def test_gyroscopic_term_matches_euler_equations():
     dt = 1e-6
     _, q1, _, w1 = integrate_body((0.0, 0.0, 0.0), q, (0.0, 0.0, 0.0), tuple(w_body), (0.0, 0.0, 0.0),
                                   (0.0, 0.0, 0.0), 1.0, tuple(inertia), dt)
-    w1_body = np.array(sim.vec.quat_rotate_inv(q1, w1))
+    w1_body = np.array(sim.kernel.vec.quat_rotate_inv(q1, w1))
     expected = -np.cross(w_body, inertia * w_body) / inertia
     assert (w1_body - w_body) / dt == pytest.approx(expected, rel=1e-4)
 

@@ -112,7 +112,7 @@ def test_compare_mode_drives_variants_with_the_same_inputs_and_resyncs_them_afte
     """A variant that is the car itself stays bit for bit on the car (same inputs, same physics, whatever
     else is stepped beside it); another model family drifts away; a reset puts every variant back on the
     car; at most three ride along."""
-    from sim import models
+    from sim.lab import families as models
     car = sim.load_vehicle("hatchback")
     s = Session(car, sim.World.flat(), substeps=2)
     assert s.add_companion("same", car) == ""

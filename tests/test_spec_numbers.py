@@ -3,12 +3,12 @@ import math
 
 import pytest
 
-from sim.body import integrate_body
-from sim.contact import contact_point, rolling_arm, support_radius, suspension_length, tire_frame
-from sim.query import QUERY_DISC, QUERY_SPHERE
-from sim.suspension import compression, compression_rate, suspension_force
-from sim.tire import MODEL_LINEAR, combined_limit, raw_force, slip
-from sim.wheel import wheel_spin
+from sim.kernel.body import integrate_body
+from sim.kernel.contact import contact_point, rolling_arm, support_radius, suspension_length, tire_frame
+from sim.kernel.query import QUERY_DISC, QUERY_SPHERE
+from sim.kernel.suspension import compression, compression_rate, suspension_force
+from sim.kernel.tire import MODEL_LINEAR, combined_limit, raw_force, slip
+from sim.kernel.wheel import wheel_spin
 
 UP = (0.0, 0.0, 1.0)
 DOWN = (0.0, 0.0, -1.0)

@@ -166,7 +166,7 @@ def test_scripted_single_drive_hash():
 # a round changes no contact speed by more than 1e-10 m/s (brakes.hold_stop = "velocity"); with
 # hold_stop = "impulse" the code gives the earlier f62876f3... / 3fb7e0b9... exactly (tested below).
 # Changed again by issue 11, in rounding only: every rotation by a quaternion goes through its matrix
-# (sim/vec.py quat_matrix), not the quaternion sandwich (was 02f4fe0d... / 1678f6b5..., and f62876f3... /
+# (sim/kernel/vec.py quat_matrix), not the quaternion sandwich (was 02f4fe0d... / 1678f6b5..., and f62876f3... /
 # 3fb7e0b9... with the impulse rule; the single car ends its 60 s where it did to 1e-8 m). And again, in
 # rounding only: the body's rotation from its series, the normalisation by a Newton step, the inverse
 # inertia by reciprocals (docs/physics.md §12; was d1ae3d9e... / 2867cbe0... and 3067cae3... / 21239fcc...).
@@ -174,20 +174,20 @@ def test_scripted_single_drive_hash():
 # 43dabf61... / ff20d55f... and b1a2ea52... / eba92945...; the single car, at 8 substeps, ends its 60 s
 # 5 cm from where it did).
 # The slip angles' and the Magic Formula's arc tangents, sines and cosines go to glibc's vector maths where
-# this machine has it (sim/lanes.py, sim.jit.VECTOR_MATH): each kind gives its own last bits, so each has its hashes (batch,
+# this machine has it (sim/kernel/lanes.py, sim.kernel.jit.VECTOR_MATH): each kind gives its own last bits, so each has its hashes (batch,
 # single, batch and single with the impulse rule). "scalar" is the maths library lane by lane (when the
 # lanes came: the code before them, bit for bit).
 # Changed deliberately by issue 11: the body takes the tires' lateral force mid-substep (chassis.lateral_update
 # = "midpoint", docs/physics.md §12); with "explicit" the code gave the earlier hashes bit for bit (on avx512
 # 8f97053c... / f8b053a8...). Then, in rounding only: the steering's angles without the turn's radius and
 # their arc tangents four at once, the sines and cosines of the road-wheel angles and the camber's arc sines
-# four at once (sim/steering.py, sim/contact.py, sim/step.py publish; was 9bd4ae49... / f92d2627... on
+# four at once (sim/kernel/steering.py, sim/kernel/contact.py, sim/kernel/step.py publish; was 9bd4ae49... / f92d2627... on
 # avx512, and 8f97053c... / f8b053a8... explicit). Each kind: batch, single; batch and single with the impulse
 # rule; batch and single with the explicit lateral update.
 # Then, in rounding only: the wheel update, the engine and the slip ratio by reciprocals (one division where
 # there were two or three), 1 / a shared by the suspension length and its rate, 1 / h in the suspension stage
 # (was 7c7cc115... / bfa475d9... on avx512; the single car ends its 60 s within 1e-11 m of
-# where it did). The divisions done four at a time (sim/lanes.py div4) left every hash as it was.
+# where it did). The divisions done four at a time (sim/kernel/lanes.py div4) left every hash as it was.
 # The world, not the code, changed the batch hashes last: the proving ground's slopes and ramp became
 # solid wedges (config/worlds/proving_ground.toml; the fourth car drives up the 20 degree hill). The
 # single car's hashes, and the code's, are as they were (batch was 157bcba4... / 4d8b07cb... /
@@ -224,7 +224,7 @@ HASHES = {
              "e9d44b8de2d15d96e61241c9a45c65d9de7dc51caa345886c8f5db7b24b1eaa4"),
 }
 (BATCH_HASH, SINGLE_HASH, BATCH_HASH_IMPULSE_STOP, SINGLE_HASH_IMPULSE_STOP, BATCH_HASH_EXPLICIT,
- SINGLE_HASH_EXPLICIT, BATCH_HASH_GRADIENT, SINGLE_HASH_GRADIENT) = HASHES[sim.jit.VECTOR_MATH]
+ SINGLE_HASH_EXPLICIT, BATCH_HASH_GRADIENT, SINGLE_HASH_GRADIENT) = HASHES[sim.kernel.jit.VECTOR_MATH]
 
 
 def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkeypatch):

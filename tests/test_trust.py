@@ -1,6 +1,6 @@
 """Issue 9: the model neither invents nor loses force. A parked car stays put, a free one rolls as gravity
 and rolling resistance say, anti-roll bars make no grip, results do not depend on the substep count, a
-launch does not hunt gears. The figures come from sim/validation.py's drives (`python -m sim.validation`
+launch does not hunt gears. The figures come from sim/lab/validation.py's drives (`python -m sim.lab.validation`
 prints them all); the expected values are physics, not what the code printed."""
 import functools
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim import validation as V
+from sim.lab import validation as V
 
 PRESETS = ("hatchback", "boxster_s")
 
@@ -90,7 +90,7 @@ def test_the_seed_explicit_update_chatters_where_the_implicit_one_does_not():
 def test_implicit_wheel_update_meets_its_own_force():
     """With the tire force linearised in the spin, the wheel's balance Iw (omega' - omega) / h =
     T_drive - rho Fx - T_brake holds with the returned force, and at a zero slope it is the seed's step."""
-    from sim.wheel import wheel_spin, wheel_spin_implicit
+    from sim.kernel.wheel import wheel_spin, wheel_spin_implicit
     omega, t_drive, t_brake, rho, fx, k, iw, h = 20.0, 300.0, 50.0, 0.3, 2000.0, 900.0, 1.0, 0.01
     w1, tb, fx1 = wheel_spin_implicit(omega, t_drive, t_brake, rho, fx, k, iw, h)
     assert iw * (w1 - omega) / h == pytest.approx(t_drive - rho * fx1 - tb, rel=1e-12)
@@ -101,7 +101,7 @@ def test_implicit_wheel_update_meets_its_own_force():
 
 
 def test_magic_formula_slope_is_its_derivative():
-    from sim.tire import magic_formula, magic_formula_slope
+    from sim.kernel.tire import magic_formula, magic_formula_slope
     for s in (-0.5, -0.05, 0.0, 0.03, 0.12, 0.4):
         d = 1e-6
         numeric = (magic_formula(11.0, 1.65, 4000.0, 0.3, s + d) - magic_formula(11.0, 1.65, 4000.0, 0.3, s - d)) / (2 * d)
@@ -134,8 +134,8 @@ def test_traction_control_trims_smoothly():
 def test_the_automatic_does_not_shift_back_within_its_hold_time():
     """Just after an upshift, road and engine below the downshift speed would ask for a downshift: the
     gearbox refuses it for shift_hold seconds, then allows it."""
-    from sim import tables as T
-    from sim.gearbox import automatic_target
+    from sim.kernel import tables as T
+    from sim.kernel.gearbox import automatic_target
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat())
     tables = s.tables

@@ -7,7 +7,7 @@ import pytest
 from imgui_bundle import imgui
 
 import sim
-import sim.manoeuvres
+import sim.lab.drives
 from app.session import Session
 from ui.overlay import CHANNELS, STATE_COLORS, Overlay
 from sim.diagnosis import SATURATED
@@ -48,15 +48,15 @@ def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
     imgui.new_frame()
     imgui.set_next_window_size((400, 8800))
     imgui.begin("Tuning")
-    for gname in sim.params.GROUP_TYPES:
+    for gname in sim.model.params.GROUP_TYPES:
         imgui.set_next_item_open(True)
         if imgui.collapsing_header(gname):
-            for f in sim.params.fields(sim.params.GROUP_TYPES[gname]):
+            for f in sim.model.params.fields(sim.model.params.GROUP_TYPES[gname]):
                 o.field_editor(o.params, gname, f)
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
-    expected = [f"{g}.{f.name}" for g, t in sim.params.GROUP_TYPES.items() for f in sim.params.fields(t)]
+    expected = [f"{g}.{f.name}" for g, t in sim.model.params.GROUP_TYPES.items() for f in sim.model.params.fields(t)]
     assert built == expected
 
 
@@ -82,7 +82,7 @@ def test_an_edit_reaches_the_sim_at_the_next_step_and_an_invalid_one_is_refused(
     assert s.sim.vehicle.front_suspension.k == k0                     # not yet: between steps
     s.frame(1 / 60, lambda dt: sim.Controls())
     assert s.sim.vehicle.front_suspension.k == 50000.0
-    assert s.sim.tables.wheel_params[0, 0, sim.tables.WP_K] == 50000.0
+    assert s.sim.tables.wheel_params[0, 0, sim.kernel.tables.WP_K] == 50000.0
     why = o.apply("front_suspension.k", -3.0)
     assert "[100, 1e+07] N/m" in why and "front_suspension.k" in why
     s.frame(1 / 60, lambda dt: sim.Controls())
@@ -198,7 +198,7 @@ def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui)
     o.stability_section()
     imgui.set_next_item_open(True)
     if imgui.collapsing_header("chassis"):
-        for f in sim.params.fields(sim.params.GROUP_TYPES["chassis"]):
+        for f in sim.model.params.fields(sim.model.params.GROUP_TYPES["chassis"]):
             o.field_editor(o.params, "chassis", f)                        # the refusal and its button, no crash
     imgui.end()
     imgui.render()
@@ -519,12 +519,12 @@ def test_a_test_drive_runs_from_the_panel_against_the_loaded_preset(gui):
     thread, and shows both with their difference: a stiffer front spring sags less."""
     s, o = make()
     o.apply("front_suspension.k", 2.0 * s.sim.vehicle.front_suspension.k)
-    o.drive_index = list(sim.manoeuvres.SUITE).index("settle")
+    o.drive_index = list(sim.lab.drives.SUITE).index("settle")
     o.drive_compare = True
     o.start_drive("settle")
     o.drive_thread.join(timeout=120)
     after, before = o.drive_result
-    rows = {name: (a, b, d) for name, a, b, d, _ in sim.manoeuvres.compare(before, after)}
+    rows = {name: (a, b, d) for name, a, b, d, _ in sim.lab.drives.compare(before, after)}
     a, b, d = rows["sag front"]
     assert d < 0.0 and b == pytest.approx(a / 2.0, rel=0.05)      # twice the rate, half the sag
     o.show["Test drives"] = True
@@ -539,7 +539,7 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
     watching."""
     from ui.overlay import log_channel
     s, o = make()
-    run = sim.manoeuvres.step_steer(sim.load_vehicle("hatchback"), seconds=3.0)
+    run = sim.lab.drives.step_steer(sim.load_vehicle("hatchback"), seconds=3.0)
     assert s.watch_drive(run, run, "same run") == ""
     o.drive_result = (run, run)
     for _ in range(120):

@@ -6,7 +6,7 @@ import math
 
 from imgui_bundle import imgui
 
-from app.features import Feature
+from sim.model.features import Feature
 
 
 def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_xy, car_yaw: float,

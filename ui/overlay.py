@@ -18,9 +18,10 @@ from imgui_bundle import imgui, implot
 
 import sim
 from sim import advisor
-from sim import manoeuvres, models
-from sim import params as P
-from sim.files import data_dir
+from sim.lab import drives as manoeuvres
+from sim.lab import families as models
+from sim.model import params as P
+from sim.model.files import data_dir
 from sim.diagnosis import CAUSE_SHORT, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
     diagnose, force_was_cut, tire_curve
 
@@ -92,13 +93,13 @@ CHANNELS = {"speed": ("km/h", 1, "speed along the heading"),
             "yaw rate": ("deg/s", 1, "how fast the car turns about its vertical axis"),
             "a long": ("g", 1, "longitudinal acceleration in the car's frame (+ forward)"),
             "a lat": ("g", 1, "lateral acceleration in the car's frame (+ left)")}
-G = 9.81
+G = sim.GRAVITY
 MIN_SPAN = {"km/h": 2.0, "rpm": 200.0, "N": 200.0, "-": 0.02, "deg": 1.0, "deg/s": 2.0, "g": 0.05}
 MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot
 
 
 def log_channel(log, name: str) -> np.ndarray | None:
-    """A plot channel (CHANNELS, in its display unit) read from a telemetry log (sim.logs), (rows, width);
+    """A plot channel (CHANNELS, in its display unit) read from a telemetry log (sim.lab.logs), (rows, width);
     None if the log lacks it."""
     wheels = lambda c: np.column_stack([log.column(f"{c} {w}") for w in sim.WHEEL_NAMES])  # noqa: E731
     try:
@@ -195,7 +196,7 @@ class History:
             return rows[:, self.T], rows[:, self.RPM:self.RPM + 1]
         if name == "steer":
             return rows[:, self.T], np.degrees(0.5 * (rows[:, self.STEER] + rows[:, self.STEER + 1]))[:, None]
-        # the car's frame: x = R^T x_world with R's columns the body axes (sim.logs.body_frame, per sample)
+        # the car's frame: x = R^T x_world with R's columns the body axes (sim.lab.logs.body_frame, per sample)
         w_, x, y, z = (rows[:, self.Q + c] for c in range(4))
         axes = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w_ * z), 2 * (x * z - w_ * y)], -1),
                          np.stack([2 * (x * y - w_ * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w_ * x)], -1),
@@ -826,7 +827,7 @@ class Overlay:
                     session.remove_companion(family)
 
     def drives_panel(self, w, h):
-        """Test drives (sim.manoeuvres) of the car as tuned now, run in a worker thread (the window keeps
+        """Test drives (sim.lab.drives) of the car as tuned now, run in a worker thread (the window keeps
         drawing); with "against the loaded preset" the same drive of the preset as loaded runs too, and
         the figures are shown side by side with their difference."""
         if self.begin("Test drives"):

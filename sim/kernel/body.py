@@ -1,0 +1,247 @@
+"""The rigid body (docs/physics.md §12): the wrench of every external force, the angular-momentum ledger
+of the spinning wheels and engine rotor, and the integration (seed 004).
+
+Linear: semi-implicit Euler, v' = v + h F / M, x' = x + h v' over a substep of h seconds.
+Angular: the body's angular momentum about its centre of mass, L = (R I R^T) w, is advanced by the
+torque, L' = L + h tau, and the new angular velocity is recovered with the inertia of the new
+orientation, w' = (R' I R'^T)^-1 L'. Written in the body frame this is Euler's equation
+I w_dot = tau_b - w x (I w): the gyroscopic term is carried exactly, and in free flight L is conserved to
+rounding (no energy creep from an explicit w x (I w) term).
+The orientation turns by the exact rotation exp(w_mid h) with w_mid = (R I R^T)^-1 L' (the new momentum
+with the old inertia, the semi-implicit choice), then is renormalised.
+
+With chassis.lateral_update = "midpoint" (the default) the tires' lateral forces are first taken halfway
+through the substep's velocity change, linearised in the contacts' sideways speed (`lateral_implicit`);
+"explicit" leaves every force at the substep's start, as above.
+
+The ledger: the wheels' spin momentum Hw = Iw omega u and the rotor's He = Ie omegaE uEngine belong to the
+car too. Internal torques (drive, brake, clutch) only move momentum between them and the body, so the
+body's torque is the external one minus their change: tau = sum (Q - com) x F - (sum dHw + dHe) / h.
+"""
+from __future__ import annotations
+
+from sim.kernel.aero import downforce, drag_force
+from sim.kernel.jit import leaf, stage
+from sim.kernel.tables import BS_PX, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_WX, DS_HEX, DS_OMEGA_E, NW, TB_DOWNFORCE_X, \
+    TB_DRAG_X, TB_GRAVITY_X, TB_HBODY_X, TB_HENGINE_X, TB_HTOTAL_X, TB_HWHEELS_X, TB_ROLLING_X, TB_SUSPENSION_X, \
+    TB_TIRE_X, VP_AREA, VP_CD, VP_CLA_F, VP_CLA_R, VP_IE, VP_IXX, VP_IYY, VP_IZZ, VP_MASS, VP_RHO, VP_UEX, VP_XF, \
+    VP_XR, VP_LATERAL_THETA, W_BX, W_FRX, W_FSX, W_FTX, W_FY, W_GROUNDED, W_KY, W_LOCKED, W_OMEGA_NEXT, \
+    W_NX, W_QX, W_UX, W_VX, WP_IW, WS_HX
+from sim.kernel.vec import add, cross, dot, get3, get3w, madd, quat_axis_x, quat_axis_z, quat_from_rotvec, quat_matrix, \
+    quat_mul, quat_normalize, quat_rotate, scale, set3, set3w, solve_spd4, sub, world_inertia_apply, world_inertia_solve
+
+NO_SKIP = (False, False, False, False)
+
+
+@leaf
+def read_body(body_state, v):
+    """The body state of vehicle v as tuples: (position (m), orientation (w,x,y,z), velocity (m/s),
+    angular velocity (rad/s)), all world. Every stage of a substep reads this same frozen copy."""
+    return (get3(body_state, v, BS_PX),
+            (body_state[v, BS_QW], body_state[v, BS_QX], body_state[v, BS_QY], body_state[v, BS_QZ]),
+            get3(body_state, v, BS_VX), get3(body_state, v, BS_WX))
+
+
+@leaf
+def forward_speed(q, vel):
+    """The velocity vel (m/s, world) along the body's heading x."""
+    return dot(vel, quat_axis_x(q))
+
+
+@leaf
+def inertia_of(vehicle_params, v):
+    """Principal moments (Ixx, Iyy, Izz) in the body frame (kg m^2)."""
+    return (vehicle_params[v, VP_IXX], vehicle_params[v, VP_IYY], vehicle_params[v, VP_IZZ])
+
+
+@leaf
+def integrate_body(pos, q, vel, w, force, tau, mass, inertia, h):
+    """Advance one step. pos (m), q (w,x,y,z), vel (m/s), w (rad/s), force (N), tau (N m), all world;
+    mass (kg); inertia: principal moments (Ixx, Iyy, Izz) in the body frame (kg m^2); h (s).
+    Returns (pos', q', vel', w')."""
+    vel_new = madd(vel, force, h / mass)
+    pos_new = madd(pos, vel_new, h)
+    l_new = madd(world_inertia_apply(q, inertia, w), tau, h)
+    w_mid = world_inertia_solve(q, inertia, l_new)
+    q_new = quat_normalize(quat_mul(quat_from_rotvec(scale(w_mid, h)), q))
+    w_new = world_inertia_solve(q_new, inertia, l_new)
+    return pos_new, q_new, vel_new, w_new
+
+
+@stage
+def wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, skip_tire):
+    """Total external force and torque about the centre of mass from the frozen state (N, N m, world):
+    gravity, drag, downforce, each wheel's suspension, tire and rolling force at its contact Q, and the
+    hull's collision wrench. The tire and rolling forces of wheel i are left out when skip_tire[i] (the
+    parking solve replaces them). Returns (force, torque, (gravity, drag, downforce, rolling, suspension,
+    tire)) with the named forces for the telemetry."""
+    pos, q, vel, w = body
+    mass = vehicle_params[v, VP_MASS]
+    rho_air = vehicle_params[v, VP_RHO]
+    f_gravity = (0.0, 0.0, -mass * gravity)
+    f_drag = drag_force(rho_air, vehicle_params[v, VP_CD], vehicle_params[v, VP_AREA], vel)
+    z_body = quat_axis_z(q)
+    x_body = quat_axis_x(q)
+    vx_air = dot(vel, x_body)
+    df_front = downforce(rho_air, vehicle_params[v, VP_CLA_F], vx_air, z_body)
+    df_rear = downforce(rho_air, vehicle_params[v, VP_CLA_R], vx_air, z_body)
+    tau = add(cross(scale(x_body, vehicle_params[v, VP_XF]), df_front),
+              cross(scale(x_body, vehicle_params[v, VP_XR]), df_rear))
+    tau = add(tau, tau_hull)
+    f_susp = (0.0, 0.0, 0.0)
+    f_tire = (0.0, 0.0, 0.0)
+    f_roll = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        fs = get3w(wheel_scratch, v, i, W_FSX)
+        ft = (0.0, 0.0, 0.0)
+        fr = (0.0, 0.0, 0.0)
+        if not skip_tire[i]:
+            ft = get3w(wheel_scratch, v, i, W_FTX)
+            fr = get3w(wheel_scratch, v, i, W_FRX)
+        f_susp = add(f_susp, fs)
+        f_tire = add(f_tire, ft)
+        f_roll = add(f_roll, fr)
+        # contact forces act at Q: torque (Q - com) x F
+        tau = add(tau, cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), add(add(fs, ft), fr)))
+    f_down = add(df_front, df_rear)
+    force = add(add(add(f_gravity, f_drag), add(f_down, f_roll)), add(add(f_susp, f_tire), f_hull))
+    return force, tau, (f_gravity, f_drag, f_down, f_roll, f_susp, f_tire)
+
+
+@leaf
+def lateral_row(wheel_scratch, v, i, pos, m, inv_i, w, dv0, dw0b, theta, h):
+    """Wheel i's part of the implicit lateral update: (active, b, r x b (world), r x b in the body frame,
+    the same scaled by I^-1, 1 / (theta h k), rhs) with b its lateral axis, r = Q - com, k = W_KY,
+    m = R(q) as rows and inv_i = 1 / (Ixx, Iyy, Izz). rhs = -(b . dv0 + (r x b) . dw0 + drift) is the
+    lateral contact speed the explicit step would add (dw0b: dw0 in the body frame), with the drift
+    h (w x b) . v_c = h w . (b x v_c) as b turns with the body; b x v_c = vn t - vx n, of which the drift
+    keeps -vx n (vn, the contact's speed along the normal, is the suspension's, and small). Inactive (no
+    damping, airborne, or held by static friction, whose force the parking solve set): zeros."""
+    k = wheel_scratch[v, i, W_KY]
+    zero = (0.0, 0.0, 0.0)
+    if not (k > 0.0) or wheel_scratch[v, i, W_GROUNDED] == 0.0 or wheel_scratch[v, i, W_LOCKED] != 0.0:
+        return False, zero, zero, zero, zero, 1.0, 0.0
+    b = get3w(wheel_scratch, v, i, W_BX)
+    rb = cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), b)
+    rbb = (m[0][0] * rb[0] + m[1][0] * rb[1] + m[2][0] * rb[2],      # R^T (r x b)
+           m[0][1] * rb[0] + m[1][1] * rb[1] + m[2][1] * rb[2],
+           m[0][2] * rb[0] + m[1][2] * rb[1] + m[2][2] * rb[2])
+    yb = (rbb[0] * inv_i[0], rbb[1] * inv_i[1], rbb[2] * inv_i[2])
+    drift = -h * wheel_scratch[v, i, W_VX] * dot(w, get3w(wheel_scratch, v, i, W_NX))
+    return True, b, rb, rbb, yb, 1.0 / (theta * h * k), -(dot(b, dv0) + dot(rbb, dw0b) + drift)
+
+
+@leaf
+def coupling(b_i, rbb_i, b_j, yb_j, inv_mass):
+    """g_i^T M^-1 g_j with g = (b, r x b): how a lateral impulse at wheel j moves wheel i's contact
+    sideways (1/kg); 0 when either takes no part (its row's vectors are zero)."""
+    return dot(b_i, b_j) * inv_mass + dot(rbb_i, yb_j)
+
+
+@leaf
+def correct(wheel_scratch, v, i, b, f):
+    """Add the implicit update's lateral force f (N, along b) to wheel i's W_FY and W_FTX."""
+    if f != 0.0:
+        wheel_scratch[v, i, W_FY] += f
+        set3w(wheel_scratch, v, i, W_FTX, madd(get3w(wheel_scratch, v, i, W_FTX), b, f))
+
+
+@stage
+def lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h):
+    """The tires' lateral force taken halfway (theta) through the substep's velocity change (docs/physics.md
+    §12): each grounded wheel's lateral force is linearised in its contact's lateral speed,
+    Fy(u') = Fy(u) - k (g . du + drift) with k = W_KY and g = (b, r x b), and the body's velocity change
+    du = h M^-1 F + M^-1 sum g p is solved with the corrections p_i = -theta h k_i (g_i . du + drift_i)
+    (N s) as one 4x4 system, (G^T M^-1 G + diag(1 / (theta h k))) p = -(G^T du0 + drift), du0 = h M^-1 F
+    the explicit change. Returns the force and torque with the corrections (N, N m, world) and the
+    corrections' sum, and adds each wheel's to its W_FY and W_FTX (the force the body takes). M: the
+    mass and the world inertia at q."""
+    m = quat_matrix(q)
+    inv_i = (1.0 / inertia[0], 1.0 / inertia[1], 1.0 / inertia[2])
+    inv_mass = 1.0 / mass
+    dv0 = scale(force, h * inv_mass)
+    dw0b = (h * inv_i[0] * (m[0][0] * tau[0] + m[1][0] * tau[1] + m[2][0] * tau[2]),   # h I^-1 R^T tau
+            h * inv_i[1] * (m[0][1] * tau[0] + m[1][1] * tau[1] + m[2][1] * tau[2]),
+            h * inv_i[2] * (m[0][2] * tau[0] + m[1][2] * tau[1] + m[2][2] * tau[2]))
+    i0 = v - v            # the wheel indices as plain integers: a literal 0..3 would make numba compile
+    i1, i2, i3 = i0 + 1, i0 + 2, i0 + 3   # lateral_row and correct once for each of them
+    a0, b0, w0, rb0, y0, d0, r0 = lateral_row(wheel_scratch, v, i0, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a1, b1, w1, rb1, y1, d1, r1 = lateral_row(wheel_scratch, v, i1, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a2, b2, w2, rb2, y2, d2, r2 = lateral_row(wheel_scratch, v, i2, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    a3, b3, w3, rb3, y3, d3, r3 = lateral_row(wheel_scratch, v, i3, pos, m, inv_i, w, dv0, dw0b, theta, h)
+    if not (a0 or a1 or a2 or a3):
+        return force, tau, (0.0, 0.0, 0.0)
+    mat = (coupling(b0, rb0, b0, y0, inv_mass) + d0, coupling(b0, rb0, b1, y1, inv_mass),
+           coupling(b0, rb0, b2, y2, inv_mass), coupling(b0, rb0, b3, y3, inv_mass),
+           coupling(b1, rb1, b1, y1, inv_mass) + d1, coupling(b1, rb1, b2, y2, inv_mass),
+           coupling(b1, rb1, b3, y3, inv_mass),
+           coupling(b2, rb2, b2, y2, inv_mass) + d2, coupling(b2, rb2, b3, y3, inv_mass),
+           coupling(b3, rb3, b3, y3, inv_mass) + d3)                  # an inactive row: (0 .. 1 .. 0), rhs 0
+    p = solve_spd4(mat, (r0, r1, r2, r3))
+    inv_h = 1.0 / h
+    f0, f1, f2, f3 = p[0] * inv_h, p[1] * inv_h, p[2] * inv_h, p[3] * inv_h
+    df = add(add(scale(b0, f0), scale(b1, f1)), add(scale(b2, f2), scale(b3, f3)))
+    dtau = add(add(scale(w0, f0), scale(w1, f1)), add(scale(w2, f2), scale(w3, f3)))
+    correct(wheel_scratch, v, i0, b0, f0)
+    correct(wheel_scratch, v, i1, b1, f1)
+    correct(wheel_scratch, v, i2, b2, f2)
+    correct(wheel_scratch, v, i3, b3, f3)
+    return add(force, df), add(tau, dtau), df
+
+
+@stage
+def spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wheel_scratch):
+    """The change of the wheels' and the rotor's spin momentum this substep, sum dHw + dHe (N m s,
+    world), from the spin-updated speeds W_OMEGA_NEXT and the new engine speed; commits Hw and He.
+    Hw = Iw omega u (u turns with the body and the steering); He = Ie omegaE uEngine."""
+    d_h = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        h_new = scale(get3w(wheel_scratch, v, i, W_UX), wheel_params[v, i, WP_IW] * wheel_scratch[v, i, W_OMEGA_NEXT])
+        d_h = add(d_h, sub(h_new, get3w(wheel_state, v, i, WS_HX)))
+        set3w(wheel_state, v, i, WS_HX, h_new)
+    u_engine = quat_rotate(q, get3(vehicle_params, v, VP_UEX))
+    he_new = scale(u_engine, vehicle_params[v, VP_IE] * drive_state[v, DS_OMEGA_E])
+    d_h = add(d_h, sub(he_new, get3(drive_state, v, DS_HEX)))
+    set3(drive_state, v, DS_HEX, he_new)
+    return d_h
+
+
+@stage
+def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
+               d_h, f_hull, tau_hull, h):
+    """Sum the external forces and torques, take the ledger's dH/h off the torque, integrate one
+    substep h (s) and commit the body state; record the named forces and the angular momenta."""
+    pos, q, vel, w = body
+    mass = vehicle_params[v, VP_MASS]
+    inertia = inertia_of(vehicle_params, v)
+    force, tau, named = wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, NO_SKIP)
+    tau = madd(tau, d_h, -1.0 / h)                                   # ledger: minus (sum dHw + dHe)/h
+    f_tire_implicit = (0.0, 0.0, 0.0)
+    theta = vehicle_params[v, VP_LATERAL_THETA]
+    if theta > 0.0:                                                  # the tires' lateral force mid-substep
+        force, tau, f_tire_implicit = lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h)
+    pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
+    set3(body_state, v, BS_PX, pos)
+    body_state[v, BS_QW] = q[0]
+    body_state[v, BS_QX] = q[1]
+    body_state[v, BS_QY] = q[2]
+    body_state[v, BS_QZ] = q[3]
+    set3(body_state, v, BS_VX, vel)
+    set3(body_state, v, BS_WX, w)
+    f_gravity, f_drag, f_down, f_roll, f_susp, f_tire = named
+    set3(body_telemetry, v, TB_GRAVITY_X, f_gravity)
+    set3(body_telemetry, v, TB_DRAG_X, f_drag)
+    set3(body_telemetry, v, TB_DOWNFORCE_X, f_down)
+    set3(body_telemetry, v, TB_ROLLING_X, f_roll)
+    set3(body_telemetry, v, TB_SUSPENSION_X, f_susp)
+    set3(body_telemetry, v, TB_TIRE_X, add(f_tire, f_tire_implicit))
+    # angular momentum about the centre of mass: body, wheel spin, engine rotor, and their sum
+    h_body = world_inertia_apply(q, inertia, w)
+    h_wheels = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        h_wheels = add(h_wheels, get3w(wheel_state, v, i, WS_HX))
+    h_engine = get3(drive_state, v, DS_HEX)
+    set3(body_telemetry, v, TB_HBODY_X, h_body)
+    set3(body_telemetry, v, TB_HWHEELS_X, h_wheels)
+    set3(body_telemetry, v, TB_HENGINE_X, h_engine)
+    set3(body_telemetry, v, TB_HTOTAL_X, add(add(h_body, h_wheels), h_engine))

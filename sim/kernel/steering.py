@@ -1,0 +1,90 @@
+"""Steering (docs/physics.md §2): the driver's steer input -> a road-wheel angle per wheel.
+
+The input sets the path curvature; Ackermann geometry gives the inner and outer angles; the largest
+angle shrinks with speed; each angle moves toward its target no faster than the steering rate.
+"""
+from __future__ import annotations
+
+import math
+
+from sim.kernel.jit import leaf, stage
+from sim.kernel.lanes import atan4, div4
+from sim.kernel.tables import BS_VX, BS_VY, BS_VZ, CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, \
+    VP_STEER_RATE, VP_TRACK_F, VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
+
+
+@leaf
+def approach(value, target, step):
+    """value moved toward target by at most step (>= 0)."""
+    if value < target:
+        return min(target, value + step)
+    return max(target, value - step)
+
+
+@leaf
+def ackermann_angles(wheelbase, track, radius):
+    """Inner and outer road-wheel angles (rad) for a turn of radius R (m, > W/2) about the rear axle's
+    midpoint: atan(L / (R - W/2)) and atan(L / (R + W/2))."""
+    return math.atan(wheelbase / (radius - track / 2.0)), math.atan(wheelbase / (radius + track / 2.0))
+
+
+@leaf
+def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_speed):
+    """Road-wheel angles (left, right) in rad for a steering input in [-1, 1] (positive turns left).
+
+    The input sets the path curvature linearly, up to the curvature at which the inner wheel reaches
+    max_angle; above `limit_speed` (m/s; 0 = no limit) that largest angle shrinks as
+    max_angle / (1 + (v / limit_speed)^2). `ackermann` blends the Ackermann angles (1) with parallel
+    steering at the bicycle angle atan(L / R) (0).
+
+    The turn's radius is R = R_min / |s| with R_min = L / tan(top) + W / 2, and `ackermann_angles`'
+    arguments L / (R -+ W / 2) are written as L |s| T / (L + T W/2 (1 -+ |s|)) with T = tan(top) (the same
+    numbers without R: divisions side by side instead of four in a row, done as one vector division); the
+    arc tangents are taken together (sim/kernel/lanes.py div4, atan4)."""
+    s = min(1.0, max(-1.0, steer))
+    if s == 0.0 or max_angle <= 0.0:
+        return 0.0, 0.0
+    top = max_angle
+    if limit_speed > 0.0:
+        top = max_angle / (1.0 + (speed / limit_speed) ** 2)
+    t = math.tan(top)
+    m = abs(s)
+    num = wheelbase * m * t
+    half = t * (track / 2.0)
+    blend = ackermann != 1.0 or not wheelbase > 0.0
+    # the three divisions side by side in one vector instruction (sim/kernel/lanes.py div4, the same bits)
+    inner, outer, mean, _ = atan4(div4((num, num, num if blend else 0.0, 0.0),
+                                       (wheelbase + half * (1.0 - m), wheelbase + half * (1.0 + m),
+                                        wheelbase + half if blend else 1.0, 1.0)))
+    if blend:
+        # (full Ackermann, the default: with L > 0, inner, outer and mean are all positive, or all nan, and
+        # 1 x inner + 0 x mean is inner exactly)
+        inner = ackermann * inner + (1.0 - ackermann) * mean
+        outer = ackermann * outer + (1.0 - ackermann) * mean
+    if s > 0.0:                                               # left turn: the left wheel is inside
+        return inner, outer
+    return -outer, -inner
+
+
+@leaf
+def steering_targets(v, vehicle_params, controls, body_state):
+    """The road-wheel angles (left, right) the driver's input asks for this step (rad): the input and the
+    speed at the start of the step (the input is the step's; the speed limit on the lock is the driver's
+    aid, not a dynamic of the substeps), so they are worked out once a step (`sim.kernel.step`)."""
+    vx, vy, vz = body_state[v, BS_VX], body_state[v, BS_VY], body_state[v, BS_VZ]
+    speed = math.sqrt(vx * vx + vy * vy + vz * vz)
+    return steer_angles(controls[v, CT_STEER], vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
+                        vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN], speed,
+                        vehicle_params[v, VP_STEER_LIMIT_V])
+
+
+@stage
+def steering_stage(v, vehicle_params, wheel_params, targets, wheel_state, wheel_scratch, h):
+    """Each wheel's road-wheel angle for this substep (W_STEER), moved toward this step's target
+    (`steering_targets`: left, right) from the last committed angle by at most the steering rate; h:
+    substep (s)."""
+    left, right = targets
+    rate = vehicle_params[v, VP_STEER_RATE]
+    for i in range(NW):
+        target = (left if i % 2 == 0 else right) * wheel_params[v, i, WP_STEERS]
+        wheel_scratch[v, i, W_STEER] = approach(wheel_state[v, i, WS_STEER], target, rate * h)

@@ -1,0 +1,153 @@
+"""Suspension (docs/physics.md §7): compression, its rate, the spring-damper force and the wheel load.
+
+    x    = max(0, l0 - l)                                       compression (m)
+    xdot = (rEffDot - dot(nDot, C - Q) - vn) / a                compression rate (m/s)
+    Fs   = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + F_bar)   along -d, on the body (N)
+    Fz   = Fs a                                                 the load the tire may use (N)
+
+What the body receives (per axle, `suspension.force_along`): "normal" (default) the ground's push Fz n at
+the contact, so the only force in the contact plane is the tire's friction-limited one; "axis" the
+seed's literal -Fs d, whose part in the contact plane is not limited by friction (a pitched or rolled
+body leans on it).
+"""
+from __future__ import annotations
+
+import math
+
+from sim.kernel.jit import leaf, stage
+from sim.kernel.query import QUERY_DISC
+from sim.kernel.tables import NW, W_A, W_CX, W_INV_A, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, \
+    W_STEER, W_UX, W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, \
+    WS_NX, WS_SHAPE, WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C, WP_STOP_K
+from sim.kernel.vec import add, cross, dot, get3w, quat_axis_z, quat_rotate, scale, set3w, sub
+
+BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
+A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
+ALONG_NORMAL, ALONG_AXIS = 0, 1
+FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
+SUS_REFERENCE, SUS_FGEAR, SUS_CHAOS, SUS_AVS = 0, 1, 2, 3
+SUSPENSION_MODELS = {"reference": SUS_REFERENCE, "fgear": SUS_FGEAR, "chaos": SUS_CHAOS, "avs": SUS_AVS}
+
+
+@leaf
+def support_fade(s, a, r):
+    """How much of the suspension force the ground can take, 0..1: all of it until the anchor is within
+    one wheel radius of the contact plane (s < r, the wheel deep in the body) or the suspension axis is
+    within twice A_MIN of lying in it (a < 2 A_MIN); then linearly less, to none at s = 0 or a = A_MIN,
+    where the body collision takes over. Without the fade the force would jump from nothing to the bump
+    stop's full push where the query starts to count, and a body crossing that line would gain energy
+    (docs/physics.md §14). Both factors are 1 unless s < r or a < 2 A_MIN, so the common case needs no
+    division."""
+    if s >= r and a >= 2.0 * A_MIN:
+        return 1.0
+    return max(0.0, min(1.0, s / r)) * max(0.0, min(1.0, (a - A_MIN) / A_MIN))
+
+
+@leaf
+def compression(l0, l):
+    """x = max(0, l0 - l) (m)."""
+    return max(0.0, l0 - l)
+
+
+@leaf
+def r_eff_rate(r, nu, nu_dot):
+    """rEffDot = -r nu nuDot / sqrt(1 - nu^2) for the disc, nu = dot(n, u) (m/s)."""
+    q = 1.0 - nu * nu
+    if q <= 1.0e-12:
+        return 0.0
+    return -r * nu * nu_dot / math.sqrt(q)
+
+
+@leaf
+def compression_rate(inv_a, vn, r_eff_dot, n_dot, c, q_contact):
+    """xdot = (rEffDot - dot(nDot, C - Q) - vn) / a, given inv_a = 1 / a (the contact stage's W_INV_A: one
+    division per wheel for the length and the rate).
+
+    vn: velocity of the wheel centre (body motion, length frozen) minus the ground velocity at Q, along n.
+    With a sphere (rEffDot = 0) on a fixed plane (nDot = 0) this is the spec's xdot = -vn / a.
+    The rate comes from velocities, never from differencing x, so a jump of contact (a step, a new
+    surface) does not produce a damping spike; only the n history used for nDot is reset there."""
+    return (r_eff_dot - dot(n_dot, sub(c, q_contact)) - vn) * inv_a
+
+
+@leaf
+def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
+    """Fs = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + f_bar); Fz = Fs a.
+
+    f_bar: anti-roll bar force on this wheel (N, + compresses). Returns (Fs, Fz) in N."""
+    fs = max(0.0, k * x + c * x_dot + BUMP_STOP_FACTOR * k * max(0.0, l_min - l_raw) + f_bar)
+    return fs, fs * a
+
+
+@leaf
+def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a, f_bar, stop_k):
+    """FGear's spring-damper (docs/models.md): Fs = max(0, preload + k x + c xdot + stop_k p + stop_c max(0,
+    xdot) [p > 0] + f_bar) with c = c_bump while compressing (xdot > 0) and c_rebound while extending,
+    p = max(0, lMin - l_raw) the bump stop's compression (stop_k = 10 k; AVS' support rate), stop_c the
+    travel limit's damping (0 = off). Chaos and AVS use it too. Returns (Fs, Fz) in N."""
+    c = c_bump if x_dot > 0.0 else c_rebound
+    past = max(0.0, l_min - l_raw)
+    stop = stop_k * past + (stop_c * max(0.0, x_dot) if past > 0.0 else 0.0)
+    fs = max(0.0, preload + k * x + c * x_dot + stop + f_bar)
+    return fs, fs * a
+
+
+@stage
+def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
+    """Compression rate, suspension force Fs, load Fz = Fs a and the force on the body for each wheel; the anti-roll
+    bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); h: substep (s).
+    Reads the contact columns and this substep's road-wheel angle; writes W_XDOT, W_FS, W_FZ, W_FSX."""
+    pos, q, vel, w = body
+    z_body = quat_axis_z(q)
+    inv_h = 1.0 / h
+    for i in range(NW):
+        steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) * inv_h
+        if wheel_scratch[v, i, W_GROUNDED] == 0.0:
+            wheel_scratch[v, i, W_XDOT] = 0.0
+            wheel_scratch[v, i, W_FS] = 0.0
+            wheel_scratch[v, i, W_FZ] = 0.0
+            set3w(wheel_scratch, v, i, W_FSX, (0.0, 0.0, 0.0))
+            continue
+        a = wheel_scratch[v, i, W_A]
+        c = get3w(wheel_scratch, v, i, W_CX)
+        qc = get3w(wheel_scratch, v, i, W_QX)
+        n = get3w(wheel_scratch, v, i, W_NX)
+        u = get3w(wheel_scratch, v, i, W_UX)
+        vg = get3w(wheel_scratch, v, i, W_VGX)
+        # vn: wheel centre velocity from body motion (length frozen) minus ground velocity at Q, along n
+        vn = dot(n, sub(add(vel, cross(w, sub(c, pos))), vg))
+        # nDot from the contact plane's history; reset (zero) when the contact shape changed
+        n_dot = (0.0, 0.0, 0.0)
+        if wheel_state[v, i, WS_SHAPE] == wheel_scratch[v, i, W_SHAPE]:
+            n_dot = scale(sub(n, get3w(wheel_state, v, i, WS_NX)), inv_h)
+        r_eff_dot = 0.0
+        if int(wheel_params[v, i, WP_QUERY]) == QUERY_DISC:
+            # uDot from body rotation and steering about the body's z axis
+            u_dot = add(cross(w, u), scale(cross(z_body, u), steer_rate))
+            nu = dot(n, u)
+            r_eff_dot = r_eff_rate(wheel_params[v, i, WP_R], nu, dot(n_dot, u) + dot(n, u_dot))
+        # xdot = (rEffDot - nDot.(C-Q) - vn) / a
+        x_dot = compression_rate(wheel_scratch[v, i, W_INV_A], vn, r_eff_dot, n_dot, c, qc)
+        j = int(wheel_params[v, i, WP_PARTNER])
+        f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
+        # the bump stop compresses at most one wheel radius past l_min; deeper is the body collision's
+        l_raw = max(wheel_scratch[v, i, W_LRAW], wheel_params[v, i, WP_LMIN] - wheel_params[v, i, WP_R])
+        if int(wheel_params[v, i, WP_SUS_MODEL]) != SUS_REFERENCE:    # fgear; chaos (packed: no preload, no stop)
+            fs, fz = fgear_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD], wheel_params[v, i, WP_C],
+                                 wheel_params[v, i, WP_C_REBOUND], wheel_params[v, i, WP_STOP_C],
+                                 wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
+                                 wheel_params[v, i, WP_STOP_K])
+        else:
+            fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X],
+                                      x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
+        fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])
+        fs *= fade
+        fz *= fade
+        wheel_scratch[v, i, W_XDOT] = x_dot
+        wheel_scratch[v, i, W_FS] = fs
+        wheel_scratch[v, i, W_FZ] = fz
+        if int(wheel_params[v, i, WP_ALONG]) == ALONG_NORMAL:
+            set3w(wheel_scratch, v, i, W_FSX, scale(n, fz))             # the ground's push Fz n
+        else:
+            d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
+            set3w(wheel_scratch, v, i, W_FSX, scale(d, -fs))            # the seed's -Fs d

@@ -1,0 +1,97 @@
+"""The watchdog's per-vehicle checks (docs/physics.md §16), compiled: one call looks at every vehicle, so
+checking after each step costs about as much as a substep, not a pile of numpy calls.
+
+Codes: OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY (the first that applies, in that order).
+"""
+from __future__ import annotations
+
+import math
+
+from sim.kernel.jit import kernel, leaf
+from sim.kernel.tables import BS_N, BS_PZ, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_VY, BS_VZ, BS_WX, BS_WY, BS_WZ, \
+    TB_HULL_DEPTH, WS_N
+from sim.kernel.vec import quat_rotate_inv
+
+OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY = range(6)
+
+
+# the watch table, one row per vehicle (Simulation keeps it; the kernel updates the last five columns)
+(WT_MASS, WT_IXX, WT_IYY, WT_IZZ,          # kg, kg m^2
+ WT_RADIUS,                                # m: the smaller wheel radius (how deep the body may sink)
+ WT_RATE,                                  # W: how fast the energy budget grows
+ WT_SLACK,                                 # J: the budget's standing allowance
+ WT_E0, WT_T0,                             # J, s: the sliding budget's base and when it was taken
+ WT_DEEP_SINCE,                            # s: since when the body is deeper than WT_RADIUS (NaN: it is not)
+ WT_CODE, WT_VALUE,                        # the verdict and the figure that shows it
+ WT_N) = range(13)
+
+MAX_SPEED = 150.0         # m/s: faster than any car here
+MAX_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
+DEEP_TIME = 0.5           # s: a body deeper in the ground than a wheel radius for this long has sunk in
+
+
+@leaf
+def vehicle_energy(body_state, v, table, gravity):
+    """Kinetic (translation and body rotation) plus gravitational energy of vehicle v (J)."""
+    b = body_state[v]
+    q = (b[BS_QW], b[BS_QX], b[BS_QY], b[BS_QZ])
+    wb = quat_rotate_inv(q, (b[BS_WX], b[BS_WY], b[BS_WZ]))
+    v2 = b[BS_VX] * b[BS_VX] + b[BS_VY] * b[BS_VY] + b[BS_VZ] * b[BS_VZ]
+    rot = 0.5 * (table[v, WT_IXX] * wb[0] * wb[0] + table[v, WT_IYY] * wb[1] * wb[1] + table[v, WT_IZZ] * wb[2] * wb[2])
+    return 0.5 * table[v, WT_MASS] * v2 + rot + table[v, WT_MASS] * gravity * b[BS_PZ]
+
+
+@kernel
+def energies(body_state, table, gravity, out):
+    for v in range(body_state.shape[0]):
+        out[v] = vehicle_energy(body_state, v, table, gravity)
+
+
+@kernel
+def check_vehicles(body_state, wheel_state, body_telemetry, table, gravity, time):
+    """Look at every vehicle: WT_CODE (OK or the first problem) and WT_VALUE (the figure that shows it:
+    speed, spin, depth, or the energy above the budget). Slides the energy budget (WT_E0 at WT_T0: it grows
+    at WT_RATE and never stays above the energy the car has) and tracks since when each body has been
+    deeper than a wheel radius. Returns the number of vehicles with a problem."""
+    sick = 0
+    for v in range(body_state.shape[0]):
+        t = table[v]
+        finite = True
+        for j in range(BS_N):
+            if not math.isfinite(body_state[v, j]):
+                finite = False
+        for i in range(wheel_state.shape[1]):
+            for j in range(WS_N):
+                if not math.isfinite(wheel_state[v, i, j]):
+                    finite = False
+        b = body_state[v]
+        speed = math.sqrt(b[BS_VX] * b[BS_VX] + b[BS_VY] * b[BS_VY] + b[BS_VZ] * b[BS_VZ])
+        spin = math.sqrt(b[BS_WX] * b[BS_WX] + b[BS_WY] * b[BS_WY] + b[BS_WZ] * b[BS_WZ])
+        energy = vehicle_energy(body_state, v, table, gravity)
+        supplied = t[WT_E0] + t[WT_RATE] * (time - t[WT_T0])
+        budget = supplied + t[WT_SLACK]
+        t[WT_E0] = min(supplied, energy)               # energy lost is not credited to a later gain
+        t[WT_T0] = time
+        depth = body_telemetry[v, TB_HULL_DEPTH]
+        if depth > t[WT_RADIUS]:
+            if not t[WT_DEEP_SINCE] <= time:           # NaN: not deep until now
+                t[WT_DEEP_SINCE] = time
+        else:
+            t[WT_DEEP_SINCE] = math.nan
+        code = OK
+        value = 0.0
+        if not finite:
+            code = NOT_FINITE
+        elif speed > MAX_SPEED:
+            code, value = TOO_FAST, speed
+        elif spin > MAX_SPIN:
+            code, value = SPINNING, spin
+        elif depth > t[WT_RADIUS] and time - t[WT_DEEP_SINCE] >= DEEP_TIME:
+            code, value = SUNK, depth
+        elif energy > budget:
+            code, value = ENERGY, energy - budget
+        t[WT_CODE] = code
+        t[WT_VALUE] = value
+        if code != OK:
+            sick += 1
+    return sick

@@ -1,0 +1,85 @@
+"""What the parameters say about where things are: the wheel mounts (`wheel_geometry`), the body's collision
+points (`hull_points`), the height the car rests at (`rest_com_height`) and the static wheel loads
+(`static_loads`). Body frame, relative to the centre of mass, SI units."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.kernel import tables as T
+from sim.kernel.units import GRAVITY
+from sim.model.params import Vehicle
+
+DRIVEN = {"rwd": (0.0, 0.0, 1.0, 1.0), "fwd": (1.0, 1.0, 0.0, 0.0), "awd": (1.0, 1.0, 1.0, 1.0)}
+
+
+@dataclass(frozen=True)
+class WheelGeometry:
+    """Where the four wheels (FL, FR, RL, RR) hang on the body, body frame relative to the centre of mass.
+
+    anchor (4, 3) m: suspension anchor A; axis (4, 3): unit suspension axis d (points down); radius (4,) m;
+    camber (4,) rad: the axle's rotation about body x (side-signed: negative camber tilts the top inward);
+    steers (4,) bool; driven (4,) bool. The wheel centre is anchor + l axis for the suspension length l."""
+    anchor: np.ndarray
+    axis: np.ndarray
+    radius: np.ndarray
+    camber: np.ndarray
+    steers: np.ndarray
+    driven: np.ndarray
+
+
+def wheel_geometry(car: Vehicle) -> WheelGeometry:
+    ch = car.chassis
+    com = np.array([ch.com_x, ch.com_y, ch.com_z])
+    anchor = np.zeros((T.NW, 3))
+    camber = np.zeros(T.NW)
+    radius = np.zeros(T.NW)
+    for i in range(T.NW):
+        front = i < 2
+        left = i % 2 == 0
+        axle = car.front_axle if front else car.rear_axle
+        sus = car.front_suspension if front else car.rear_suspension
+        anchor[i] = np.array([axle.x, axle.half_track if left else -axle.half_track, axle.anchor_z]) - com
+        gamma = math.radians(sus.camber_deg)
+        camber[i] = -gamma if left else gamma      # the left axle turns by -camber about x, the right by +camber
+        radius[i] = (car.front_tire if front else car.rear_tire).radius
+    axis = np.tile([0.0, 0.0, -1.0], (T.NW, 1))
+    driven = np.array(DRIVEN[car.drive.layout]) > 0.0
+    return WheelGeometry(anchor, axis, radius, camber, np.array([True, True, False, False]), driven)
+
+
+def hull_points(car: Vehicle) -> np.ndarray:
+    """The 14 body-collision points (T.NHULL, 3), body frame relative to the centre of mass (m): the floor
+    between the axles (so slopes and ramps do not catch the overhangs), bumpers at a third of the body
+    height, a narrower roof, and the sides at mid height."""
+    ch = car.chassis
+    hl, hw = ch.length / 2, ch.width / 2
+    z0, z1 = ch.floor_z, ch.floor_z + ch.height
+    zb = z0 + ch.height / 3
+    xf, xr = car.front_axle.x, car.rear_axle.x
+    pts = [(xf, hw, z0), (xf, -hw, z0), (xr, hw, z0), (xr, -hw, z0),
+           (hl, hw, zb), (hl, -hw, zb), (-hl, hw, zb), (-hl, -hw, zb),
+           (0.6 * hl, 0.9 * hw, z1), (0.6 * hl, -0.9 * hw, z1), (-0.6 * hl, 0.9 * hw, z1), (-0.6 * hl, -0.9 * hw, z1),
+           (0.0, hw, (z0 + z1) / 2), (0.0, -hw, (z0 + z1) / 2)]
+    assert len(pts) == T.NHULL
+    return np.array(pts) - np.array([ch.com_x, ch.com_y, ch.com_z])
+
+
+def rest_com_height(car: Vehicle) -> float:
+    """Height of the centre of mass above flat ground with both axles at their rest length l0 (m):
+    a spawn height from which the car settles a few centimetres without a drop."""
+    ch = car.chassis
+    zs = []
+    for axle, sus, tire in ((car.front_axle, car.front_suspension, car.front_tire),
+                            (car.rear_axle, car.rear_suspension, car.rear_tire)):
+        zs.append(tire.radius + min(sus.l0, sus.l_max) + ch.com_z - axle.anchor_z)
+    return max(zs)
+
+
+def static_loads(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
+    """Per-wheel static load M g b / L / 2 (front) and the rest / 2 (rear), N."""
+    m = car.chassis.mass * gravity
+    front = m * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase
+    return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
