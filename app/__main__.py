@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     import pygame
+
     from app.window import App, data_dir
     from config import CONFIG_DIR
     from sim.model.files import clean_stale_temps

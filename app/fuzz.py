@@ -11,7 +11,8 @@ that stayed physical, the blow-ups (a speed above MAX_SPEED or anything higher t
 the runs the watchdog flagged otherwise (mostly energy gained beyond the engine's power), each also
 counted among the cars that use the seed's literal suspension.force_along = "axis" on an axle: its
 in-plane push is not limited by friction and feeds energy in by construction (the advisor notes it, the
-watchdog names it). With force_along = "normal" the blow-ups must be 0. The tests run small seeded samples of both (tests/test_robust.py).
+watchdog names it). With force_along = "normal" the blow-ups must be 0. The tests run small seeded samples of
+both (tests/test_robust.py).
 """
 from __future__ import annotations
 

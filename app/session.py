@@ -5,8 +5,8 @@ The window (app/window.py) feeds it frame times and controls; tests drive it dir
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class BranchReference:
     dt: float = 0.0
     forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
     label: str = "original run"          # what the run is, in the plots' legends
-    log: "sim.lab.logs.TelemetryLog | None" = None   # its telemetry log, when it has one (a test drive's)
+    log: sim.lab.logs.TelemetryLog | None = None   # its telemetry log, when it has one (a test drive's)
 
     def times(self) -> np.ndarray:
         return (self.start + 1 + np.arange(len(self.poses))) * self.dt
@@ -210,7 +210,7 @@ class Session:
             c.sim.restore(snap)
             c.sim.set_params(c.car)               # its own parameters again from the next step
 
-    def companion_poses(self) -> list[tuple[Pose, "sim.Vehicle", "sim.WheelGeometry", tuple]]:
+    def companion_poses(self) -> list[tuple[Pose, sim.Vehicle, sim.WheelGeometry, tuple]]:
         return [(capture(c.sim), c.sim.vehicle, c.sim.wheel_geometry(), c.color) for c in self.companions]
 
     def request_reset(self) -> None:
@@ -404,7 +404,7 @@ class Session:
     def stop_telemetry_log(self) -> None:
         self.recorded_log, self.telemetry_log = self.telemetry_log, None
 
-    def rewind_log(self, seconds: float | None = None) -> "sim.lab.logs.TelemetryLog":
+    def rewind_log(self, seconds: float | None = None) -> sim.lab.logs.TelemetryLog:
         """The rewind buffer's last `seconds` (all of it by default) as a telemetry log, one row per stored
         step, read from the stored states and telemetry (nothing is simulated again)."""
         n = len(self.rewind)

@@ -171,7 +171,8 @@ def sound_state(s, controls=None, previous_loads: np.ndarray | None = None) -> t
         jump = (fz - previous_loads) / static
         thumps = [float(min(1.0, j / 2.0)) for j in jump if j > 0.6]
     speed = float(np.linalg.norm(s.state.velocity))
-    limiter = car.drive.mode == "engine" and rpm >= e.redline_rpm - 30.0 and (controls is None or controls.throttle > 0.2)
+    limiter = car.drive.mode == "engine" and rpm >= e.redline_rpm - 30.0 and \
+        (controls is None or controls.throttle > 0.2)
     return SoundState(rpm, max(0.0, load), int(e.cylinders), limiter, speed, wheels, thumps), fz.copy()
 
 

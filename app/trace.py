@@ -159,12 +159,12 @@ class Trace:
         files.atomic_write_bytes(path, "".join(parts).encode())
 
     @classmethod
-    def load(cls, path) -> "Trace":
+    def load(cls, path) -> Trace:
         data = files.read_json(path, "trace", MAX_TRACE_BYTES)
         return files.build(path, "trace", lambda: cls.from_dict(data, str(path)))
 
     @classmethod
-    def from_dict(cls, data, path: str) -> "Trace":
+    def from_dict(cls, data, path: str) -> Trace:
         fmt = data.get("format") if isinstance(data, dict) else None
         if fmt not in (TRACE_FORMAT, "contactpatch-trace-1"):
             raise sim.ConfigError(f"{path}: format = {fmt!r} is not allowed; expected {TRACE_FORMAT!r} "

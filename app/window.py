@@ -16,21 +16,21 @@ from pathlib import Path
 import moderngl
 import numpy as np
 import pygame
+from imgui_bundle import imgui, implot
 
 import sim
-from sim.model.features import bounds, features
 from app.input import Input, load_bindings
 from app.session import Session, Trace
-from sim.model.files import data_dir
-from render.camera import ChaseCamera, FreeCamera, OrbitCamera
+from app.sound import Audio
 from render.arrows import force_arrows, on_screen_scale
+from render.camera import ChaseCamera, FreeCamera, OrbitCamera
 from render.mathx import gl, look_at, perspective, quat_matrix, rot_axis, scale
 from render.scene import SceneRenderer, instance
-from imgui_bundle import imgui, implot
-from ui.backend import ModernGLRenderer, PygameInput, configure_io
-from app.sound import Audio
 from render.skids import SkidMarks
+from sim.model.features import bounds, features
+from sim.model.files import data_dir
 from ui import layout
+from ui.backend import ModernGLRenderer, PygameInput, configure_io
 from ui.map import draw_map
 from ui.overlay import Overlay
 

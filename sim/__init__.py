@@ -3,17 +3,34 @@
 `sim` imports only numpy, numba and the standard library (plus tomlkit for saving presets). It never
 reads a clock, draws, or imports pygame / moderngl / imgui.
 """
-from sim.model.params import ConfigError, Vehicle, atomic_write_bytes, get_value, load_vehicle, save_vehicle, validate, \
-    with_value
-from sim.model.world import World, load_world
 from sim import advisor, warmup
-from sim.simulation import BlowUp, CONTROL_COLUMNS, CONTROL_DEFAULTS, MAX_DT, MAX_SUBSTEPS, NO_GEAR, Controls, \
-    Simulation, Snapshot
-from sim.model.pack import SWITCHES
-from sim.model.geometry import WheelGeometry, rest_com_height, static_loads, wheel_geometry
 from sim.kernel.steering import approach as _approach
 from sim.kernel.tables import WHEEL_NAMES
 from sim.kernel.units import GRAVITY, KMH, RAD_S_PER_RPM, RPM
+from sim.model.geometry import WheelGeometry, rest_com_height, static_loads, wheel_geometry
+from sim.model.pack import SWITCHES
+from sim.model.params import (
+           ConfigError,
+           Vehicle,
+           atomic_write_bytes,
+           get_value,
+           load_vehicle,
+           save_vehicle,
+           validate,
+           with_value,
+)
+from sim.model.world import World, load_world
+from sim.simulation import (
+           CONTROL_COLUMNS,
+           CONTROL_DEFAULTS,
+           MAX_DT,
+           MAX_SUBSTEPS,
+           NO_GEAR,
+           BlowUp,
+           Controls,
+           Simulation,
+           Snapshot,
+)
 
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report
 approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain Python (from Python, a call into

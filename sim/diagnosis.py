@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.model.params import Tire, Vehicle
-from sim.kernel.tables import NW, WHEEL_NAMES
-from sim.kernel.tire import MF96_FIELDS, TIRE_MODELS, combined_limit, mf96_coefficients, mf_pure, raw_force
+from sim.kernel.tables import MF96_FIELDS, NW, WHEEL_NAMES
+from sim.kernel.tire import TIRE_MODELS, combined_limit, mf96_coefficients, mf_pure, raw_force
 from sim.model.geometry import static_loads
 from sim.model.handling import mf_coefficient_block
+from sim.model.params import Tire, Vehicle
 
 NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "low use", "grip", "saturated")

@@ -16,26 +16,25 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numba
 import numpy as np
 
 from sim import advisor
-
-from sim.kernel import watch
 from sim.kernel import tables as T
+from sim.kernel import watch
 from sim.kernel.contact import spin_axis
+from sim.kernel.control_rows import normalise_trace
 from sim.kernel.gearbox import driven_radius, total_ratio
 from sim.kernel.jit import announce_compile
-from sim.model.pack import SWITCHES, apply_switches, pack_vehicle
-from sim.model.geometry import WheelGeometry, wheel_geometry
-from sim.model.params import Vehicle, validate
-from sim.kernel.control_rows import normalise_trace
 from sim.kernel.step import run_vehicles, step_and_watch
 from sim.kernel.units import RPM
 from sim.kernel.vec import quat_rotate
+from sim.model.geometry import WheelGeometry, wheel_geometry
+from sim.model.pack import SWITCHES, apply_switches, pack_vehicle
+from sim.model.params import Vehicle, validate
 from sim.model.world import World
 
 MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)
@@ -163,7 +162,7 @@ class Controls:
                 1.0 if self.esp else 0.0)
 
     @classmethod
-    def from_row(cls, row) -> "Controls":
+    def from_row(cls, row) -> Controls:
         """Controls from the first len(row) of CONTROL_COLUMNS (normalised as `normalise_rows` does); the
         columns not given keep their defaults."""
         if len(row) > T.CT_N:
@@ -229,7 +228,7 @@ class Snapshot:
     wheel_telemetry: np.ndarray | None = None
     body_telemetry: np.ndarray | None = None
 
-    def vehicle(self, i: int) -> "Snapshot":
+    def vehicle(self, i: int) -> Snapshot:
         """The snapshot of vehicle `i` alone (to continue it in a simulation of one vehicle)."""
         cut = (lambda a: None if a is None else a[i:i + 1].copy())  # noqa: E731
         return Snapshot(self.time, self.steps, cut(self.body_state), cut(self.drive_state), cut(self.wheel_state),
@@ -288,7 +287,7 @@ class _Views:
     between the two, a simulation dropped is freed at once, not at Python's next full collection (which
     the app runs with its start-up objects frozen, sim's included)."""
 
-    def __init__(self, owner: "Simulation"):
+    def __init__(self, owner: Simulation):
         self._tables = owner.tables
         self._n = owner.n
 

@@ -23,6 +23,7 @@ def pytest_sessionstart(session):
 def gui():
     """A headless ImGui and ImPlot context with a renderer that draws nothing (the overlay's tests)."""
     from imgui_bundle import imgui, implot
+
     from ui.backend import NullRenderer, configure_io
     ctx = imgui.create_context()
     plot_ctx = implot.create_context()

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 import pygame
+import pytest
 
 import sim
 from render.mathx import project
@@ -276,6 +276,7 @@ def overlay_between_redraws(data_home: str):
     return built, shown, app.view_rect()
 
 
+@pytest.mark.slow
 def test_the_panels_are_built_at_12_hz_at_60_frames_and_drawn_a_region_a_frame(tmp_path):
     """On a software renderer, at 60 frames a second the overlay is built every fifth frame (its five
     regions); the top of the left column is drawn on the frame of the build, its bottom on the next, the
@@ -312,6 +313,7 @@ def panels_region_by_region_and_whole(data_home: str):
     view's rectangle (GL)."""
     os.environ["XDG_DATA_HOME"] = data_home
     from imgui_bundle import imgui
+
     from app.session import Trace
     from app.window import App
     app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(960, 540),
@@ -353,6 +355,7 @@ def objects_a_full_collection_scans():
     """Child process: a short drive; what Python's collector holds apart (frozen) and what a full
     collection still scans."""
     import gc
+
     from app.window import App
     app = App(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), size=(640, 360), frame_dt=1 / 60,
               quit_after=0.5, overlay=True, sound=False)

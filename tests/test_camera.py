@@ -4,7 +4,6 @@ same at any frame rate, and snaps to a car that jumps. Then the car's drawn shap
 from __future__ import annotations
 
 import math
-
 import zlib
 
 import numpy as np

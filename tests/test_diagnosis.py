@@ -5,8 +5,21 @@ import numpy as np
 import pytest
 
 import sim
-from sim.diagnosis import COMBINED, GRIP, LOCKED, LOW, NO_LOAD, OVERBRAKED, SATURATED, SLIDING, SPINNING, GripMonitor, \
-    classify, diagnose, magic_peak
+from sim.diagnosis import (
+    COMBINED,
+    GRIP,
+    LOCKED,
+    LOW,
+    NO_LOAD,
+    OVERBRAKED,
+    SATURATED,
+    SLIDING,
+    SPINNING,
+    GripMonitor,
+    classify,
+    diagnose,
+    magic_peak,
+)
 from sim.model.geometry import static_loads
 
 

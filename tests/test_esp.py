@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import sim
-from sim.lab import drives as M
 from sim.kernel.brakes import esp_reference, esp_wheel
+from sim.lab import drives as M
 from sim.lab.driver import Driver, OpenLoop, SpeedPI
 from sim.model.handling import understeer_coefficient
 

@@ -149,7 +149,8 @@ def test_bad_binding_names_file_and_key(tmp_path):
     with pytest.raises(sim.ConfigError, match=r"b\.toml: keys\.throttle = 'upp' is not allowed"):
         load_bindings(p)
     p.write_text('[rates]\npedal_rise = -1\n')
-    with pytest.raises(sim.ConfigError, match=r"rates\.pedal_rise = -1 is not allowed; expected a number in \[0\.1, 100\]"):
+    with pytest.raises(sim.ConfigError,
+                       match=r"rates\.pedal_rise = -1 is not allowed; expected a number in \[0\.1, 100\]"):
         load_bindings(p)
 
 
@@ -157,6 +158,7 @@ def test_cruise_control_and_steering_hold_keep_a_steady_circle():
     """Accelerate, switch the cruise control on (K), steer left for 0.1 s and hold the wheel (H), let go
     of every key: the car then circles at the set speed, on a radius that stays put (v / yaw rate)."""
     import numpy as np
+
     import sim
     from render.mathx import quat_matrix
     inp = Input()

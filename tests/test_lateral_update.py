@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import sim
-from sim.kernel.body import lateral_implicit
-from sim.lab.validation import sine_steer
 from sim.kernel import tables as T
+from sim.kernel.body import lateral_implicit
 from sim.kernel.vec import quat_matrix, solve_spd4
+from sim.lab.validation import sine_steer
 
 DT = 1 / 240
 

@@ -28,6 +28,7 @@ def test_step_steer_yaw_gain_matches_the_single_track_model_on_linear_tires():
     assert 0.05 < r.value("response time") < 1.0
 
 
+@pytest.mark.slow
 def test_circle_lateral_limit_matches_the_constant_radius_run_within_one_percent():
     car = sim.load_vehicle("boxster_s")
     by_hand = V.skidpad_limit(car, substeps=M.SUBSTEPS)          # the validation's closed-loop skidpad

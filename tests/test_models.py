@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import sim
-from sim.lab import drives as M
 from sim.diagnosis import peak_slips, tire_curve
-from sim.kernel.tire import MF96_FIELDS, MODEL_SIMPLE, longitudinal_force, lateral_force, mf96_pure, mf96_weights
+from sim.kernel.tables import MF96_FIELDS
+from sim.kernel.tire import MODEL_SIMPLE, lateral_force, longitudinal_force, mf96_pure, mf96_weights
+from sim.lab import drives as M
 
 # a 1996-style set with every load term non-zero (not a real tire: chosen so the numbers are easy)
 P = dict(pcx1=1.6, pdx1=1.0, pdx2=-0.1, pex1=0.2, pex2=0.1, pkx1=20.0, pkx2=5.0, pkx3=-0.5,
@@ -161,9 +162,9 @@ def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys
 def test_the_fixed_state_reads_each_family_own_curve():
     """Fx at kappa 0.1 at the static front load: the magic curve D mu Fz sin(C atan(B k - E (B k - atan B k)))
     with the hatchback's B 12.54, C 1.5175, E -0.165, mu 1.063 x load factor."""
+    from sim.kernel.tire import load_factor
     from sim.lab import families as models
     from sim.model.geometry import static_loads
-    from sim.kernel.tire import load_factor
     car = sim.load_vehicle("hatchback")
     t = car.front_tire
     fz = float(static_loads(car)[0])
@@ -251,7 +252,7 @@ def test_an_mf61_point_with_camber_and_pressure():
     Fy = -2645.39 sin(1.4 atan 0.600467) + 29.99 = -1786.85 N. At alpha 0 the camber thrust is 149.88 N,
     toward the lean. Longitudinal: mu_x = 1.0 (1 - 0.01) = 0.99, Kx = 3000 x 20 x 1.02 = 61200, Bx = 12.8788,
     at kappa 0.1: phi = 1.212417, Fx = 2970 sin(1.6 atan 1.212417) = 2931.59 N."""
-    from sim.model.params import MF61_EXTRA
+    from sim.kernel.tables import MF61_EXTRA
     from sim.kernel.tire import mf61_pure
     extra = dict(pdx3=0.0, pex3=0.0, pex4=0.0, ppx1=0.2, ppx2=0.0, ppx3=-0.1, ppx4=0.0, pdy3=0.5, pey3=0.0,
                  pey4=0.0, pey5=0.0, pky3=0.3, pky4=2.0, pky5=0.0, pky6=1.0, pky7=0.0, ppy1=-0.5, ppy2=0.0,
@@ -295,6 +296,7 @@ def test_every_family_gives_the_same_physics_at_any_frame_rate_and_never_a_negat
     """The same inputs at 30 and 144 frames a second end in bit-identical states (the fixed step), and on
     the proving ground's bumps and curbs no wheel's load is ever negative; an airborne wheel has none."""
     import math as m
+
     from app.session import Session
     from sim.lab import families as models
     car = models.variant(sim.load_vehicle("hatchback"), family)
@@ -370,7 +372,8 @@ def test_the_avs_slips_follow_their_targets_over_time_and_shape_the_forces():
     = 450 / (3000 x 0.3 x 1.0) = 0.5; lateral at speed alpha / peak = 0.07 / 0.14 = 0.5, at rest the sign
     of the sideways speed (0.02 m/s over the 0.05 m/s ramp: 0.4), halfway at half the blend speed. Forces:
     (0.5, 0.5) is inside the unit circle, so Fx = 3000 x 1.0 x 0.5 = 1500 N and Fy = -3000 x 0.9 x sqrt(0.5)
-    = -1909.19 N; (0.8, 0.8) is normalised to (0.707107, 0.707107) first: 2121.32 and -3000 x 0.9 x sqrt(0.707107) = -2270.42 N."""
+    = -1909.19 N; (0.8, 0.8) is normalised to (0.707107, 0.707107) first: 2121.32 and
+    -3000 x 0.9 x sqrt(0.707107) = -2270.42 N."""
     from sim.kernel.wheel import avs_follow, avs_forces, avs_targets
     s = 0.0
     for _ in range(10):
@@ -420,6 +423,7 @@ def test_fgear_slips_start_from_the_speed_difference_and_are_clipped_at_low_spee
     assert slip_fgear(0.3, 0.0, 0.1, -2.0, 1.0) == (pytest.approx(-0.1 / 1.1), pytest.approx(-math.pi / 4))
 
 
+@pytest.mark.slow
 def test_the_chaos_wheel_on_a_lateral_curve_corners_like_the_reference():
     """Chaos offers a cornering stiffness or a lateral slip curve. On the presets' Magic Formula lateral
     curve the torque-request wheel reaches the reference's circle limit within 1.5 %: its lower limit with

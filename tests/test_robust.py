@@ -282,7 +282,7 @@ def test_a_damaged_layout_file_gets_a_message_and_the_default_layout(tmp_path):
 
 
 def test_recording_memory_stays_bounded():
-    from app.trace import RowStore, TRACE_COLUMNS
+    from app.trace import TRACE_COLUMNS, RowStore
     store = RowStore(len(TRACE_COLUMNS))
     rng = np.random.default_rng(1)
     rows = rng.uniform(-1.0, 1.0, (RowStore.CHUNK * (RowStore.MEMORY_CHUNKS + 5) + 17, len(TRACE_COLUMNS)))

@@ -174,14 +174,16 @@ def test_scripted_single_drive_hash():
 # 43dabf61... / ff20d55f... and b1a2ea52... / eba92945...; the single car, at 8 substeps, ends its 60 s
 # 5 cm from where it did).
 # The slip angles' and the Magic Formula's arc tangents, sines and cosines go to glibc's vector maths where
-# this machine has it (sim/kernel/lanes.py, sim.kernel.jit.VECTOR_MATH): each kind gives its own last bits, so each has its hashes (batch,
+# this machine has it (sim/kernel/lanes.py, sim.kernel.jit.VECTOR_MATH): each kind gives its own last bits,
+# so each has its hashes (batch,
 # single, batch and single with the impulse rule). "scalar" is the maths library lane by lane (when the
 # lanes came: the code before them, bit for bit).
 # Changed deliberately by issue 11: the body takes the tires' lateral force mid-substep (chassis.lateral_update
 # = "midpoint", docs/physics.md §12); with "explicit" the code gave the earlier hashes bit for bit (on avx512
 # 8f97053c... / f8b053a8...). Then, in rounding only: the steering's angles without the turn's radius and
 # their arc tangents four at once, the sines and cosines of the road-wheel angles and the camber's arc sines
-# four at once (sim/kernel/steering.py, sim/kernel/contact.py, sim/kernel/step.py publish; was 9bd4ae49... / f92d2627... on
+# four at once (sim/kernel/steering.py, sim/kernel/contact.py, sim/kernel/step.py publish; was 9bd4ae49... /
+# f92d2627... on
 # avx512, and 8f97053c... / f8b053a8... explicit). Each kind: batch, single; batch and single with the impulse
 # rule; batch and single with the explicit lateral update.
 # Then, in rounding only: the wheel update, the engine and the slip ratio by reciprocals (one division where

@@ -104,7 +104,8 @@ def test_magic_formula_slope_is_its_derivative():
     from sim.kernel.tire import magic_formula, magic_formula_slope
     for s in (-0.5, -0.05, 0.0, 0.03, 0.12, 0.4):
         d = 1e-6
-        numeric = (magic_formula(11.0, 1.65, 4000.0, 0.3, s + d) - magic_formula(11.0, 1.65, 4000.0, 0.3, s - d)) / (2 * d)
+        numeric = (magic_formula(11.0, 1.65, 4000.0, 0.3, s + d) -
+                   magic_formula(11.0, 1.65, 4000.0, 0.3, s - d)) / (2 * d)
         assert magic_formula_slope(11.0, 1.65, 4000.0, 0.3, s) == pytest.approx(numeric, rel=1e-6, abs=1e-3)
 
 
@@ -122,7 +123,7 @@ def test_traction_control_trims_smoothly():
     car = sim.load_vehicle("hatchback")
     s = V.settled(car, sim.World.flat(), 8, seconds=1.0)
     slips = []
-    for k in range(int(3.0 / s.dt)):
+    for _ in range(int(3.0 / s.dt)):
         s.step(sim.Controls(throttle=1.0, tc=True))
         if s.time > 2.0:
             slips.append(float(np.max(s.telemetry.kappa[2:])))
@@ -144,10 +145,11 @@ def test_the_automatic_does_not_shift_back_within_its_hold_time():
     tables.drive_state[0, T.DS_LAST_SHIFT] = 1.0
     for since, expected in ((0.5 * car.gearbox.shift_hold, 3), (1.5 * car.gearbox.shift_hold, 2)):
         tables.drive_state[0, T.DS_SINCE_SHIFT] = since
-        assert automatic_target(0, tables.vehicle_params, tables.controls, tables.drive_state, 3, 0.8 * down) == expected
+        target = automatic_target(0, tables.vehicle_params, tables.controls, tables.drive_state, 3, 0.8 * down)
+        assert target == expected
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def skidpad(preset: str, bars: float = None, substeps: int = 8) -> float:
     car = sim.load_vehicle(preset)
     if bars is not None:

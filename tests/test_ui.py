@@ -9,8 +9,8 @@ from imgui_bundle import imgui
 import sim
 import sim.lab.drives
 from app.session import Session
-from ui.overlay import CHANNELS, STATE_COLORS, Overlay
 from sim.diagnosis import SATURATED
+from ui.overlay import CHANNELS, STATE_COLORS, Overlay
 
 
 def frame(overlay, renderer):
@@ -29,7 +29,7 @@ def make():
 
 def test_every_panel_builds_while_driving(gui):
     s, o = make()
-    for k in range(5):
+    for _ in range(5):
         s.frame(1 / 30, lambda dt: sim.Controls(throttle=1.0, steer=0.5))
         frame(o, gui)
     dd = imgui.get_draw_data()
@@ -120,6 +120,7 @@ def test_a_failed_save_reports_and_keeps_the_previous_file(gui, tmp_path, monkey
 
 def test_pad_drives_until_the_left_stick_click_then_navigates_the_overlay(gui):
     import pygame
+
     from ui.backend import PygameInput
     pygame.display.init()
     try:
@@ -162,6 +163,7 @@ def test_a_panel_saved_outside_a_smaller_window_comes_back_inside(gui):
 def test_driving_keys_reach_the_car_with_the_overlay_open(gui):
     """ImGui must not keep the arrow keys while the user drives (it did, with keyboard navigation)."""
     import pygame
+
     from ui.backend import PygameInput
     pygame.display.init()
     try:
@@ -285,6 +287,7 @@ def test_the_stability_summary_follows_the_params_and_substeps(gui):
 
 def test_plot_lines_are_decimated_to_the_pixels_with_their_spikes():
     import numpy as np
+
     from ui.overlay import decimate
     t = np.arange(4801) / 240.0
     v = np.sin(3.0 * t)
@@ -299,6 +302,7 @@ def test_typing_into_a_field_while_a_driving_key_is_held_gets_the_typed_value(gu
     """Steering held (Left) while the user clicks a field and types 0.6: the field gets "0.6" (the held
     arrow key once repeated into the field and moved the cursor: "06."), and the car lets go."""
     import pygame
+
     from app.input import Input
     from ui.backend import PygameInput
     pygame.display.init()
@@ -401,7 +405,7 @@ def test_every_plot_tab_builds_with_the_derived_channels(gui):
     s, o = make()
     for name in CHANNELS:
         o.channels[name] = True
-    for k in range(4 * 30):
+    for _ in range(4 * 30):
         s.frame(1 / 30, lambda dt: sim.Controls(throttle=0.35, steer=0.3))
         frame(o, gui)
     for tab in ("Channels", "Tires", "g-g", "Steer vs lateral g"):

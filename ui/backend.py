@@ -225,7 +225,8 @@ def _pad_map() -> dict[int, object]:
     K = imgui.Key
     return {pygame.CONTROLLER_BUTTON_A: K.gamepad_face_down, pygame.CONTROLLER_BUTTON_B: K.gamepad_face_right,
             pygame.CONTROLLER_BUTTON_X: K.gamepad_face_left, pygame.CONTROLLER_BUTTON_Y: K.gamepad_face_up,
-            pygame.CONTROLLER_BUTTON_DPAD_UP: K.gamepad_dpad_up, pygame.CONTROLLER_BUTTON_DPAD_DOWN: K.gamepad_dpad_down,
+            pygame.CONTROLLER_BUTTON_DPAD_UP: K.gamepad_dpad_up,
+            pygame.CONTROLLER_BUTTON_DPAD_DOWN: K.gamepad_dpad_down,
             pygame.CONTROLLER_BUTTON_DPAD_LEFT: K.gamepad_dpad_left,
             pygame.CONTROLLER_BUTTON_DPAD_RIGHT: K.gamepad_dpad_right,
             pygame.CONTROLLER_BUTTON_LEFTSHOULDER: K.gamepad_l1, pygame.CONTROLLER_BUTTON_RIGHTSHOULDER: K.gamepad_r1,

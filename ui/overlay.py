@@ -9,21 +9,32 @@ import math
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from imgui_bundle import imgui, implot
 
 import sim
 from sim import advisor
+from sim.diagnosis import (
+    CAUSE_SHORT,
+    GRIP,
+    LOW,
+    NO_LOAD,
+    SATURATED,
+    STATE_NAMES,
+    GripMonitor,
+    WheelState,
+    diagnose,
+    force_was_cut,
+    tire_curve,
+)
 from sim.lab import drives as manoeuvres
 from sim.lab import families as models
 from sim.model import params as P
 from sim.model.files import data_dir
-from sim.diagnosis import CAUSE_SHORT, GRIP, LOW, NO_LOAD, SATURATED, STATE_NAMES, GripMonitor, WheelState, \
-    diagnose, force_was_cut, tire_curve
 
 # low use is neutral (a rolling or parked wheel is healthy); no load and saturation are the warnings
 STATE_COLORS = {NO_LOAD: (0.95, 0.70, 0.30, 1.0), LOW: (0.68, 0.70, 0.74, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),
@@ -760,7 +771,7 @@ class Overlay:
                 x, y = float(xs[i]), float(ys[i])
                 p0 = at(x, y)
 
-                def tip(a, b, scale):                                      # a along u, b along v, in pixels
+                def tip(a, b, scale, p0=p0, u=u, v=v):             # a along u, b along v, in pixels
                     return p0[0] - (a * u[1] + b * v[1]) * scale, p0[1] - (a * u[0] + b * v[0]) * scale
                 col = STATE_COLORS[shown[i].state]
                 r = float(radius[i])
@@ -1030,10 +1041,12 @@ class Overlay:
                         dl.add_circle_filled((cx - fy * r, cy - fx * r), 1.5, imgui.get_color_u32((1, 1, 1, a)))
                     rx, ry = tel.Fx_raw[i] / budget, tel.Fy_raw[i] / budget
                     m = max(1.0, math.hypot(rx, ry) / 1.6)           # keep far raw points near the circle
-                    dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)), 12, 1.5)
+                    dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)),
+                                  12, 1.5)
                     dl.add_circle_filled((cx - tel.Fy[i] / budget * r, cy - tel.Fx[i] / budget * r), 4.5, col)
             imgui.dummy((4 * (size + 8), size + 20))
-            _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip", self.monitor.pause_on_loss)
+            _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip",
+                                                           self.monitor.pause_on_loss)
             imgui.same_line()
             if imgui.button("clear log"):
                 self.monitor.events.clear()

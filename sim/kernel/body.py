@@ -22,13 +22,79 @@ from __future__ import annotations
 
 from sim.kernel.aero import downforce, drag_force
 from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import BS_PX, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_WX, DS_HEX, DS_OMEGA_E, NW, TB_DOWNFORCE_X, \
-    TB_DRAG_X, TB_GRAVITY_X, TB_HBODY_X, TB_HENGINE_X, TB_HTOTAL_X, TB_HWHEELS_X, TB_ROLLING_X, TB_SUSPENSION_X, \
-    TB_TIRE_X, VP_AREA, VP_CD, VP_CLA_F, VP_CLA_R, VP_IE, VP_IXX, VP_IYY, VP_IZZ, VP_MASS, VP_RHO, VP_UEX, VP_XF, \
-    VP_XR, VP_LATERAL_THETA, W_BX, W_FRX, W_FSX, W_FTX, W_FY, W_GROUNDED, W_KY, W_LOCKED, W_OMEGA_NEXT, \
-    W_NX, W_QX, W_UX, W_VX, WP_IW, WS_HX
-from sim.kernel.vec import add, cross, dot, get3, get3w, madd, quat_axis_x, quat_axis_z, quat_from_rotvec, quat_matrix, \
-    quat_mul, quat_normalize, quat_rotate, scale, set3, set3w, solve_spd4, sub, world_inertia_apply, world_inertia_solve
+from sim.kernel.tables import (
+    BS_PX,
+    BS_QW,
+    BS_QX,
+    BS_QY,
+    BS_QZ,
+    BS_VX,
+    BS_WX,
+    DS_HEX,
+    DS_OMEGA_E,
+    NW,
+    TB_DOWNFORCE_X,
+    TB_DRAG_X,
+    TB_GRAVITY_X,
+    TB_HBODY_X,
+    TB_HENGINE_X,
+    TB_HTOTAL_X,
+    TB_HWHEELS_X,
+    TB_ROLLING_X,
+    TB_SUSPENSION_X,
+    TB_TIRE_X,
+    VP_AREA,
+    VP_CD,
+    VP_CLA_F,
+    VP_CLA_R,
+    VP_IE,
+    VP_IXX,
+    VP_IYY,
+    VP_IZZ,
+    VP_LATERAL_THETA,
+    VP_MASS,
+    VP_RHO,
+    VP_UEX,
+    VP_XF,
+    VP_XR,
+    W_BX,
+    W_FRX,
+    W_FSX,
+    W_FTX,
+    W_FY,
+    W_GROUNDED,
+    W_KY,
+    W_LOCKED,
+    W_NX,
+    W_OMEGA_NEXT,
+    W_QX,
+    W_UX,
+    W_VX,
+    WP_IW,
+    WS_HX,
+)
+from sim.kernel.vec import (
+    add,
+    cross,
+    dot,
+    get3,
+    get3w,
+    madd,
+    quat_axis_x,
+    quat_axis_z,
+    quat_from_rotvec,
+    quat_matrix,
+    quat_mul,
+    quat_normalize,
+    quat_rotate,
+    scale,
+    set3,
+    set3w,
+    solve_spd4,
+    sub,
+    world_inertia_apply,
+    world_inertia_solve,
+)
 
 NO_SKIP = (False, False, False, False)
 

@@ -17,10 +17,36 @@ It keeps no state of its own.
 from __future__ import annotations
 
 from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import CT_ABS, CT_BRAKE, CT_ESP, CT_HANDBRAKE, NW, TB_ESP_CUT, TB_YAW_REF, VP_ABS_APPLY, \
-    VP_ABS_RELEASE, VP_ABS_SLIP, VP_ESP_CUT, VP_ESP_GAIN, VP_ESP_K, VP_ESP_MIN_SPEED, VP_ESP_MU, VP_ESP_THRESHOLD, \
-    VP_WHEELBASE, W_ABS, W_ESP, W_GROUNDED, W_KAPPA, W_MU, W_STEER, W_T_BRAKE_MAX, WP_STEERS, WP_TBRAKE, WP_THAND, \
-    WS_ABS
+from sim.kernel.tables import (
+    CT_ABS,
+    CT_BRAKE,
+    CT_ESP,
+    CT_HANDBRAKE,
+    NW,
+    TB_ESP_CUT,
+    TB_YAW_REF,
+    VP_ABS_APPLY,
+    VP_ABS_RELEASE,
+    VP_ABS_SLIP,
+    VP_ESP_CUT,
+    VP_ESP_GAIN,
+    VP_ESP_K,
+    VP_ESP_MIN_SPEED,
+    VP_ESP_MU,
+    VP_ESP_THRESHOLD,
+    VP_WHEELBASE,
+    W_ABS,
+    W_ESP,
+    W_GROUNDED,
+    W_KAPPA,
+    W_MU,
+    W_STEER,
+    W_T_BRAKE_MAX,
+    WP_STEERS,
+    WP_TBRAKE,
+    WP_THAND,
+    WS_ABS,
+)
 from sim.kernel.vec import dot, quat_axis_z
 
 ABS_PROPORTIONAL = 0.5     # -: ABS's immediate release per unit of relative excess braking slip

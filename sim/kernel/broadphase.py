@@ -15,9 +15,29 @@ import math
 
 from sim.kernel.contact import A_MIN
 from sim.kernel.jit import leaf, stage
-from sim.kernel.shapes import BX_AX, BX_AY, BX_AZ, BX_BOUND, BX_OWNER, BX_PERIOD, BX_VX, BX_VY, BX_VZ, BX_WX, BX_WY, \
-    BX_WZ, HF_DX, HF_DY, HF_NX, HF_NY, HF_OX, HF_OY, MASK_BITS, box_centre, \
-    sphere_misses_box
+from sim.kernel.shapes import (
+    BX_AX,
+    BX_AY,
+    BX_AZ,
+    BX_BOUND,
+    BX_OWNER,
+    BX_PERIOD,
+    BX_VX,
+    BX_VY,
+    BX_VZ,
+    BX_WX,
+    BX_WY,
+    BX_WZ,
+    HF_DX,
+    HF_DY,
+    HF_NX,
+    HF_NY,
+    HF_OX,
+    HF_OY,
+    MASK_BITS,
+    box_centre,
+    sphere_misses_box,
+)
 from sim.kernel.tables import NW, VP_REACH, WP_AX, WP_LMAX, WP_R
 from sim.kernel.vec import dot, norm, sub
 

@@ -14,15 +14,64 @@ from __future__ import annotations
 import math
 
 from sim.kernel.jit import leaf, stage
-from sim.kernel.shapes import BX_BOUND, BX_HX, BX_HY, BX_HZ, BX_OWNER, BX_SURF, HF_SURF, MASK_BITS, PL_NX, PL_NY, PL_NZ, \
-    PL_PX, PL_PY, PL_PZ, PL_SURF, box_centre, box_half_extents, box_pose, box_surface_velocity, in_mask, \
-    least_penetrated_face, mask_end, sphere_misses_box
 from sim.kernel.query import hf_height
-from sim.kernel.tables import TB_COLLISION_X, TB_HULL_CONTACTS, TB_HULL_DEPTH, VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ, \
-    VP_HULL_C, VP_HULL_CT, VP_HULL_CT_LIMIT, VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ, VP_HULL_K, VP_HULL_MU, \
-    VP_HULL_RADIUS, VP_HULL_SIZE
-from sim.kernel.vec import add, cross, dot, madd, norm, normalize, quat_matrix, quat_rotate, quat_rotate_inv, scale, \
-    set3, sub
+from sim.kernel.shapes import (
+    BX_BOUND,
+    BX_HX,
+    BX_HY,
+    BX_HZ,
+    BX_OWNER,
+    BX_SURF,
+    HF_SURF,
+    MASK_BITS,
+    PL_NX,
+    PL_NY,
+    PL_NZ,
+    PL_PX,
+    PL_PY,
+    PL_PZ,
+    PL_SURF,
+    box_centre,
+    box_half_extents,
+    box_pose,
+    box_surface_velocity,
+    in_mask,
+    least_penetrated_face,
+    mask_end,
+    sphere_misses_box,
+)
+from sim.kernel.tables import (
+    TB_COLLISION_X,
+    TB_HULL_CONTACTS,
+    TB_HULL_DEPTH,
+    VP_HULL_BX,
+    VP_HULL_BY,
+    VP_HULL_BZ,
+    VP_HULL_C,
+    VP_HULL_CT,
+    VP_HULL_CT_LIMIT,
+    VP_HULL_HX,
+    VP_HULL_HY,
+    VP_HULL_HZ,
+    VP_HULL_K,
+    VP_HULL_MU,
+    VP_HULL_RADIUS,
+    VP_HULL_SIZE,
+)
+from sim.kernel.vec import (
+    add,
+    cross,
+    dot,
+    madd,
+    norm,
+    normalize,
+    quat_matrix,
+    quat_rotate,
+    quat_rotate_inv,
+    scale,
+    set3,
+    sub,
+)
 
 
 @leaf

@@ -11,9 +11,40 @@ from sim.kernel.jit import VECTOR_MATH, leaf, stage
 from sim.kernel.lanes import cos4, div4, sin4, sqrt4
 from sim.kernel.query import QUERY_DISC, cast
 from sim.kernel.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
-from sim.kernel.tables import NW, WS_LRAW, W_A, W_BX, W_INV_A, W_CX, W_GROUNDED, W_L, W_LRAW, W_MU, W_NX, W_QX, W_R_EFF, W_S, \
-    W_ROLL_SURF, W_SHAPE, W_STEER, W_SURFACE, W_TX, W_UX, W_VGX, W_X, WP_AX, WP_CAMBER_COS, WP_CAMBER_SIN, WP_DX, \
-    WP_GRIP, WP_L0, WP_LMAX, WP_LMIN, WP_QUERY, WP_R
+from sim.kernel.tables import (
+    NW,
+    W_A,
+    W_BX,
+    W_CX,
+    W_GROUNDED,
+    W_INV_A,
+    W_L,
+    W_LRAW,
+    W_MU,
+    W_NX,
+    W_QX,
+    W_R_EFF,
+    W_ROLL_SURF,
+    W_S,
+    W_SHAPE,
+    W_STEER,
+    W_SURFACE,
+    W_TX,
+    W_UX,
+    W_VGX,
+    W_X,
+    WP_AX,
+    WP_CAMBER_COS,
+    WP_CAMBER_SIN,
+    WP_DX,
+    WP_GRIP,
+    WP_L0,
+    WP_LMAX,
+    WP_LMIN,
+    WP_QUERY,
+    WP_R,
+    WS_LRAW,
+)
 from sim.kernel.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
 
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction

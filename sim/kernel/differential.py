@@ -11,8 +11,19 @@ driveline speed the clutch sees is the matching mean, s (front mean) + (1 - s) (
 from __future__ import annotations
 
 from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import TB_LOCK_F, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T, VP_SPLIT, W_OMEGA_NEXT, W_T_DRIVE, \
-    WP_IW, WP_SHARE, WS_OMEGA
+from sim.kernel.tables import (
+    TB_LOCK_F,
+    VP_DIFF_F,
+    VP_DIFF_R,
+    VP_LSD_K,
+    VP_LSD_T,
+    VP_SPLIT,
+    W_OMEGA_NEXT,
+    W_T_DRIVE,
+    WP_IW,
+    WP_SHARE,
+    WS_OMEGA,
+)
 
 DIFF_OPEN, DIFF_LSD, DIFF_LOCKED = 0, 1, 2
 DIFFS = {"open": DIFF_OPEN, "lsd": DIFF_LSD, "locked": DIFF_LOCKED}

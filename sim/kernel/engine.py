@@ -15,14 +15,49 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import leaf, stage
 from sim.kernel.gearbox import total_ratio
-from sim.kernel.wheel import wheel_inertia_with_tire
-from sim.kernel.tables import CT_CLUTCH, CT_TC, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAUNCH, DS_OMEGA_E, DS_TC, \
-    MAX_CURVE, NW, TB_GEAR, TB_RPM, TB_T_CLUTCH, TB_T_ENGINE, TB_TC_ACTIVE, VP_CURVE_NM, VP_CURVE_RPM, VP_EFF, \
-    VP_ENGINE_BRAKE, VP_IDLE_GAIN, VP_IDLE_OMEGA, VP_IE, VP_KC, VP_LAUNCH_OMEGA, VP_NCURVE, VP_REDLINE_OMEGA, \
-    VP_BLIP, VP_TC_CUT, VP_TC_RESTORE, VP_LC_OMEGA, VP_LC_ON, VP_TC_SLIP, VP_TCAP, W_FX, W_KAPPA, W_RHO, WP_SHARE
+from sim.kernel.jit import leaf, stage
+from sim.kernel.tables import (
+    CT_CLUTCH,
+    CT_TC,
+    CT_THROTTLE,
+    DS_GEAR,
+    DS_GEAR_TARGET,
+    DS_LAUNCH,
+    DS_OMEGA_E,
+    DS_TC,
+    MAX_CURVE,
+    NW,
+    TB_GEAR,
+    TB_RPM,
+    TB_T_CLUTCH,
+    TB_T_ENGINE,
+    TB_TC_ACTIVE,
+    VP_BLIP,
+    VP_CURVE_NM,
+    VP_CURVE_RPM,
+    VP_EFF,
+    VP_ENGINE_BRAKE,
+    VP_IDLE_GAIN,
+    VP_IDLE_OMEGA,
+    VP_IE,
+    VP_KC,
+    VP_LAUNCH_OMEGA,
+    VP_LC_OMEGA,
+    VP_LC_ON,
+    VP_NCURVE,
+    VP_REDLINE_OMEGA,
+    VP_TC_CUT,
+    VP_TC_RESTORE,
+    VP_TC_SLIP,
+    VP_TCAP,
+    W_FX,
+    W_KAPPA,
+    W_RHO,
+    WP_SHARE,
+)
 from sim.kernel.units import RPM
+from sim.kernel.wheel import wheel_inertia_with_tire
 
 TC_PROPORTIONAL = 0.5      # -: traction control's immediate cut per unit of relative excess slip
 LAUNCH_PEDAL = 0.9         # -: launch control needs at least this much throttle

@@ -14,10 +14,34 @@ shift_hold seconds of its last shift: no hunting.
 from __future__ import annotations
 
 from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import CT_GEAR, CT_SHIFT, CT_THROTTLE, DS_GEAR, DS_GEAR_TARGET, DS_LAST_SHIFT, DS_OMEGA_E, \
-    DS_SHIFT_T, DS_SINCE_SHIFT, NO_GEAR, NW, VP_AUTO, VP_DOWN_OMEGA, VP_FINAL, VP_KICKDOWN_BELOW, \
-    VP_KICKDOWN_HEADROOM, VP_KICKDOWN_THROTTLE, VP_NGEARS, VP_RATIO, VP_REVERSE, VP_SHIFT_HOLD, VP_SHIFT_TIME, \
-    VP_UP_LIGHT, VP_UP_OMEGA, WP_R, WP_SHARE
+from sim.kernel.tables import (
+    CT_GEAR,
+    CT_SHIFT,
+    CT_THROTTLE,
+    DS_GEAR,
+    DS_GEAR_TARGET,
+    DS_LAST_SHIFT,
+    DS_OMEGA_E,
+    DS_SHIFT_T,
+    DS_SINCE_SHIFT,
+    NO_GEAR,
+    NW,
+    VP_AUTO,
+    VP_DOWN_OMEGA,
+    VP_FINAL,
+    VP_KICKDOWN_BELOW,
+    VP_KICKDOWN_HEADROOM,
+    VP_KICKDOWN_THROTTLE,
+    VP_NGEARS,
+    VP_RATIO,
+    VP_REVERSE,
+    VP_SHIFT_HOLD,
+    VP_SHIFT_TIME,
+    VP_UP_LIGHT,
+    VP_UP_OMEGA,
+    WP_R,
+    WP_SHARE,
+)
 
 
 @leaf

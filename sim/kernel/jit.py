@@ -58,6 +58,7 @@ def choose_vector_math() -> str:
     try:
         import ctypes
         import ctypes.util
+
         import llvmlite.binding as llb
         features = llb.get_host_cpu_features()
     except Exception:                      # no host query here: the scalar library

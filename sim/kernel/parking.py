@@ -33,9 +33,39 @@ import numpy as np
 
 from sim.kernel.body import inertia_of, wrench
 from sim.kernel.jit import allocating_kernel, allocating_leaf, kernel, leaf, stage
-from sim.kernel.tables import NW, VP_HOLD_SOLVER, VP_HOLD_STOP, VP_MASS, W_BX, W_FRX, W_FTX, W_FX, W_FY, W_FZ, \
-    W_GRIP_SCALE, W_GROUNDED, W_LOCKED, W_MU, W_OMEGA, W_QX, W_RHO, W_ROLL_SURF, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, \
-    W_TX, W_VGX, W_VX, W_VY, WP_IW, WP_ROLL, WS_HX, WS_LOCKED, WS_OMEGA, WP_ROLLING_ON
+from sim.kernel.tables import (
+    NW,
+    VP_HOLD_SOLVER,
+    VP_HOLD_STOP,
+    VP_MASS,
+    W_BX,
+    W_FRX,
+    W_FTX,
+    W_FX,
+    W_FY,
+    W_FZ,
+    W_GRIP_SCALE,
+    W_GROUNDED,
+    W_LOCKED,
+    W_MU,
+    W_OMEGA,
+    W_QX,
+    W_RHO,
+    W_ROLL_SURF,
+    W_T_BRAKE,
+    W_T_BRAKE_MAX,
+    W_T_DRIVE,
+    W_TX,
+    W_VGX,
+    W_VX,
+    W_VY,
+    WP_IW,
+    WP_ROLL,
+    WP_ROLLING_ON,
+    WS_HX,
+    WS_LOCKED,
+    WS_OMEGA,
+)
 from sim.kernel.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this make a wheel a candidate

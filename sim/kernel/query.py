@@ -24,9 +24,37 @@ from __future__ import annotations
 import math
 
 from sim.kernel.jit import kernel, leaf
-from sim.kernel.shapes import BX_BOUND, BX_ID, BX_OWNER, BX_SURF, HF_DX, HF_DY, HF_ID, HF_NX, HF_NY, HF_OFF, HF_OX, \
-    HF_OY, HF_OZ, HF_SURF, PL_ID, PL_NX, PL_NY, PL_NZ, PL_PX, PL_PY, PL_PZ, PL_SURF, box_centre, box_half_extents, \
-    box_pose, box_surface_velocity, in_mask, least_penetrated_face, mask_end
+from sim.kernel.shapes import (
+    BX_BOUND,
+    BX_ID,
+    BX_OWNER,
+    BX_SURF,
+    HF_DX,
+    HF_DY,
+    HF_ID,
+    HF_NX,
+    HF_NY,
+    HF_OFF,
+    HF_OX,
+    HF_OY,
+    HF_OZ,
+    HF_SURF,
+    PL_ID,
+    PL_NX,
+    PL_NY,
+    PL_NZ,
+    PL_PX,
+    PL_PY,
+    PL_PZ,
+    PL_SURF,
+    box_centre,
+    box_half_extents,
+    box_pose,
+    box_surface_velocity,
+    in_mask,
+    least_penetrated_face,
+    mask_end,
+)
 from sim.kernel.vec import add, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, sub
 
 QUERY_RAY, QUERY_SPHERE, QUERY_DISC = 0, 1, 2

@@ -9,8 +9,22 @@ import math
 
 from sim.kernel.jit import leaf, stage
 from sim.kernel.lanes import atan4, div4
-from sim.kernel.tables import BS_VX, BS_VY, BS_VZ, CT_STEER, NW, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_MAX, \
-    VP_STEER_RATE, VP_TRACK_F, VP_WHEELBASE, W_STEER, WP_STEERS, WS_STEER
+from sim.kernel.tables import (
+    BS_VX,
+    BS_VY,
+    BS_VZ,
+    CT_STEER,
+    NW,
+    VP_ACKERMANN,
+    VP_STEER_LIMIT_V,
+    VP_STEER_MAX,
+    VP_STEER_RATE,
+    VP_TRACK_F,
+    VP_WHEELBASE,
+    W_STEER,
+    WP_STEERS,
+    WS_STEER,
+)
 
 
 @leaf

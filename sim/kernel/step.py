@@ -40,8 +40,6 @@ substep; the tire force it computes does not depend on the torques they set.
 """
 from __future__ import annotations
 
-import math
-
 from sim.kernel.body import body_stage, forward_speed, read_body, spin_ledger
 from sim.kernel.brakes import brake_stage, esp_stage
 from sim.kernel.broadphase import broadphase_stage, fresh_broad_cache
@@ -58,8 +56,8 @@ from sim.kernel.steering import steering_stage, steering_targets
 from sim.kernel.suspension import suspension_stage
 from sim.kernel.tables import BS_PX, NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
 from sim.kernel.tire import tire_stage
-from sim.kernel.watch import check_vehicles
 from sim.kernel.vec import dot, get3, get3w
+from sim.kernel.watch import check_vehicles
 from sim.kernel.wheel import wheel_stage
 
 

@@ -16,9 +16,43 @@ import math
 
 from sim.kernel.jit import leaf, stage
 from sim.kernel.query import QUERY_DISC
-from sim.kernel.tables import NW, W_A, W_CX, W_INV_A, W_S, W_FS, W_FSX, W_FZ, W_GROUNDED, W_LRAW, W_NX, W_QX, W_SHAPE, \
-    W_STEER, W_UX, W_VGX, W_X, W_XDOT, WP_ALONG, WP_ARB, WP_C, WP_DX, WP_K, WP_LMIN, WP_PARTNER, WP_QUERY, WP_R, \
-    WS_NX, WS_SHAPE, WS_STEER, WP_SUS_MODEL, WP_PRELOAD, WP_C_REBOUND, WP_STOP_C, WP_STOP_K
+from sim.kernel.tables import (
+    NW,
+    W_A,
+    W_CX,
+    W_FS,
+    W_FSX,
+    W_FZ,
+    W_GROUNDED,
+    W_INV_A,
+    W_LRAW,
+    W_NX,
+    W_QX,
+    W_S,
+    W_SHAPE,
+    W_STEER,
+    W_UX,
+    W_VGX,
+    W_X,
+    W_XDOT,
+    WP_ALONG,
+    WP_ARB,
+    WP_C,
+    WP_C_REBOUND,
+    WP_DX,
+    WP_K,
+    WP_LMIN,
+    WP_PARTNER,
+    WP_PRELOAD,
+    WP_QUERY,
+    WP_R,
+    WP_STOP_C,
+    WP_STOP_K,
+    WP_SUS_MODEL,
+    WS_NX,
+    WS_SHAPE,
+    WS_STEER,
+)
 from sim.kernel.vec import add, cross, dot, get3w, quat_axis_z, quat_rotate, scale, set3w, sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)

@@ -8,8 +8,22 @@ from __future__ import annotations
 import math
 
 from sim.kernel.jit import kernel, leaf
-from sim.kernel.tables import BS_N, BS_PZ, BS_QW, BS_QX, BS_QY, BS_QZ, BS_VX, BS_VY, BS_VZ, BS_WX, BS_WY, BS_WZ, \
-    TB_HULL_DEPTH, WS_N
+from sim.kernel.tables import (
+    BS_N,
+    BS_PZ,
+    BS_QW,
+    BS_QX,
+    BS_QY,
+    BS_QZ,
+    BS_VX,
+    BS_VY,
+    BS_VZ,
+    BS_WX,
+    BS_WY,
+    BS_WZ,
+    TB_HULL_DEPTH,
+    WS_N,
+)
 from sim.kernel.vec import quat_rotate_inv
 
 OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY = range(6)

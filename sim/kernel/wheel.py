@@ -13,11 +13,56 @@ import math
 
 from sim.kernel.differential import lock_axles
 from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import NW, VP_DIRECT, W_BX, W_DFX, W_FTX, W_FX, W_FY, W_FZ, W_GROUNDED, W_LRAW, W_MU, W_NX, \
-    W_OMEGA_NEXT, W_RHO, W_SHAPE, W_STEER, W_T_BRAKE, W_T_BRAKE_MAX, W_T_DRIVE, W_TX, W_VX, WP_IW, WP_LMAX, WP_SPIN, \
-    WP_VMIN, WS_ANGLE, WS_LRAW, WS_NX, WS_OMEGA, WS_SHAPE, WS_STEER, W_FY_RAW, W_FX_RAW, W_GRIP_SCALE, WP_LOAD_RATIO, \
-    WP_FZ_STATIC, WP_FRICTION_ON, WP_MODEL, W_ALPHA, W_VY, WP_DXF, WP_DYF, WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND, \
-    WS_SX, WS_SY, W_INV_V
+from sim.kernel.tables import (
+    NW,
+    VP_DIRECT,
+    W_ALPHA,
+    W_BX,
+    W_DFX,
+    W_FTX,
+    W_FX,
+    W_FX_RAW,
+    W_FY,
+    W_FY_RAW,
+    W_FZ,
+    W_GRIP_SCALE,
+    W_GROUNDED,
+    W_INV_V,
+    W_LRAW,
+    W_MU,
+    W_NX,
+    W_OMEGA_NEXT,
+    W_RHO,
+    W_SHAPE,
+    W_STEER,
+    W_T_BRAKE,
+    W_T_BRAKE_MAX,
+    W_T_DRIVE,
+    W_TX,
+    W_VX,
+    W_VY,
+    WP_AVS_BLEND,
+    WP_AVS_PEAK,
+    WP_AVS_TAU,
+    WP_DXF,
+    WP_DYF,
+    WP_FRICTION_ON,
+    WP_FZ_STATIC,
+    WP_IW,
+    WP_LMAX,
+    WP_LOAD_RATIO,
+    WP_MODEL,
+    WP_SPIN,
+    WP_VMIN,
+    WS_ANGLE,
+    WS_LRAW,
+    WS_NX,
+    WS_OMEGA,
+    WS_SHAPE,
+    WS_STEER,
+    WS_SX,
+    WS_SY,
+)
 from sim.kernel.tire import MODEL_AVS, MODEL_CHAOS
 from sim.kernel.vec import add, get3w, scale, set3w
 

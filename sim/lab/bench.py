@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 import sim
-from sim.lab.drives import gear_for
 from sim.kernel.tables import NO_GEAR
+from sim.lab.drives import gear_for
 
 
 def machine() -> str:

@@ -12,8 +12,8 @@ when it is more than `brake_band` above it; or fixed pedals.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -33,7 +33,7 @@ class Observation:
     course: np.ndarray        # (N,) rad: the direction of travel (the heading when nearly still)
 
     @classmethod
-    def of(cls, s: Simulation) -> "Observation":
+    def of(cls, s: Simulation) -> Observation:
         pos = np.asarray(s.state.position, dtype=float).reshape(-1, 3)
         quat = np.asarray(s.state.orientation, dtype=float).reshape(-1, 4)
         vel = np.asarray(s.state.velocity, dtype=float).reshape(-1, 3)
@@ -70,17 +70,17 @@ class OpenLoop:
         return np.full(len(obs.speed), float(self.steer(obs.time)))
 
     @classmethod
-    def step(cls, at: float, value: float, rise: float = 0.05) -> "OpenLoop":
+    def step(cls, at: float, value: float, rise: float = 0.05) -> OpenLoop:
         """0 until `at`, then `value`, reached in `rise` seconds (a steering robot's ramp)."""
         return cls(lambda t: value * min(1.0, max(0.0, (t - at) / rise)) if rise > 0 else (value if t >= at else 0.0))
 
     @classmethod
-    def ramp(cls, at: float, rate: float, most: float = 1.0) -> "OpenLoop":
+    def ramp(cls, at: float, rate: float, most: float = 1.0) -> OpenLoop:
         """0 until `at`, then rising at `rate` per second up to `most`."""
         return cls(lambda t: math.copysign(min(abs(most), abs(rate) * max(0.0, t - at)), rate))
 
     @classmethod
-    def sine(cls, at: float, amplitude: float, frequency: float, cycles: float = 1.0) -> "OpenLoop":
+    def sine(cls, at: float, amplitude: float, frequency: float, cycles: float = 1.0) -> OpenLoop:
         """A sine of `amplitude` and `frequency` (Hz) from `at`, for `cycles` periods."""
         def f(t):
             x = (t - at) * frequency

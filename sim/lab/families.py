@@ -80,9 +80,9 @@ def variant(car: Vehicle, family: str) -> Vehicle:
 def fixed_state(car: Vehicle) -> dict[str, float]:
     """The front tire's Fx at kappa 0.1 and Fy at alpha 4 deg, each on its own (pure slip) at the front
     wheels' static load on a surface of mu 1 (N)."""
-    from sim.model.geometry import static_loads
     from sim.diagnosis import tire_curve
     from sim.kernel.tire import load_factor
+    from sim.model.geometry import static_loads
     fz = float(static_loads(car)[0])
     t = car.front_tire
     # the mu the simulation would use there: surface (1) x grip, times the load factor except for mf96,

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.model.files import atomic_write_bytes
 from sim.kernel.tables import WHEEL_NAMES
-
 from sim.kernel.units import GRAVITY as G
+from sim.model.files import atomic_write_bytes
+
 # per-wheel telemetry channels and their units (docs/physics.md, telemetry names)
 WHEEL_UNITS = {"s": "m", "a": "-", "l": "m", "l_raw": "m", "x": "m", "xdot": "m/s", "Fs": "N", "Fz": "N",
                "vx": "m/s", "vy": "m/s", "kappa": "-", "alpha": "rad", "Fx_raw": "N", "Fy_raw": "N", "Fx": "N",

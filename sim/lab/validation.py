@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.kernel.units import GRAVITY as G
 from sim.lab.drives import gear_for
 from sim.model.geometry import rest_com_height, wheel_geometry
 from sim.model.params import Vehicle, load_vehicle, with_value
-from sim.simulation import Controls, Simulation
 from sim.model.world import World
+from sim.simulation import Controls, Simulation
 
 DT = 1.0 / 240.0
-from sim.kernel.units import GRAVITY as G
 
 
 def settled(car: Vehicle, world: World, substeps: int = 8, seconds: float = 3.0, controls: Controls | None = None,
@@ -74,7 +74,7 @@ def neutral_roll(car: Vehicle, slope_deg: float = 5.0, substeps: int = 8) -> tup
     s.reset(position=(0.0, 0.0, rest_com_height(car)), gear=0)
     c = Controls(gear=0)
     times, speeds = [], []
-    for k in range(int(60.0 / DT)):
+    for _ in range(int(60.0 / DT)):
         s.step(c)
         v = float(np.linalg.norm(s.state.velocity))
         if 3.0 <= v <= 8.0:

@@ -16,8 +16,9 @@ import re
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 MAX_FILE_BYTES = 16 * 1024 * 1024      # a preset, world, bindings or trace file larger than this is refused
 

@@ -10,6 +10,7 @@ from sim.kernel.tire import TIRE_MODELS, load_factor, mf_pure
 from sim.kernel.units import GRAVITY
 from sim.model.params import Vehicle
 
+
 def mf_coefficient_block(tire):
     """The kernel's coefficient block of an mf96 or mf61 tire (sim.model.params.Tire): MF96_FIELDS + MF61_EXTRA."""
     return np.array([getattr(tire, n) for n in MF96_FIELDS + MF61_EXTRA])

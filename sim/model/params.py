@@ -23,9 +23,8 @@ import tomlkit
 import tomlkit.exceptions
 
 from config import CONFIG_DIR
-from sim.model.files import ConfigError, atomic_write_bytes, build, data_dir, read_text, read_toml, show, table
 from sim.kernel.tables import MAX_CURVE, MAX_GEARS, MF61_EXTRA, MF96_FIELDS
-
+from sim.model.files import ConfigError, atomic_write_bytes, build, data_dir, read_text, read_toml, show, table
 
 # ----------------------------------------------------------------------------------------------------
 # Field declarations with unit and range

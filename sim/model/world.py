@@ -20,11 +20,22 @@ from config import CONFIG_DIR
 from sim.kernel import shapes as S
 from sim.kernel.contact import A_MIN
 from sim.kernel.query import QUERY_KINDS, cast
-from sim.model.files import ConfigError, build, known_keys, number, read_toml, required, show, string, table, tables, \
-    vector
-from sim.model.params import resolve_preset
 from sim.kernel.units import GRAVITY
 from sim.kernel.vec import quat_from_rotvec, quat_mul
+from sim.model.files import (
+    ConfigError,
+    build,
+    known_keys,
+    number,
+    read_toml,
+    required,
+    show,
+    string,
+    table,
+    tables,
+    vector,
+)
+from sim.model.params import resolve_preset
 
 WORLD_DIR = CONFIG_DIR / "worlds"
 
@@ -128,7 +139,7 @@ class World:
     # -- construction helpers ----------------------------------------------------------------------
     @classmethod
     def flat(cls, mu: float = 1.0, slope_deg: float = 0.0, surface: str = "asphalt",
-             rolling: float = 0.0) -> "World":
+             rolling: float = 0.0) -> World:
         """An infinite plane through the origin; with a slope it rises toward +x. `rolling`: the surface's
         rolling resistance coefficient on top of the tires' own."""
         th = math.radians(slope_deg)

@@ -23,15 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.kernel.units import GRAVITY as G
 from sim.lab.driver import Driver, OpenLoop, PathFollower, SpeedPI
-from sim.model.files import ConfigError
 from sim.lab.logs import TelemetryLog, write_parquet
+from sim.model.files import ConfigError
 from sim.model.geometry import rest_com_height, wheel_geometry
 from sim.model.params import Vehicle, load_vehicle, with_value
-from sim.simulation import Controls, Simulation
 from sim.model.world import World
+from sim.simulation import Controls, Simulation
 
-from sim.kernel.units import GRAVITY as G
 DT = 1.0 / 240.0
 SUBSTEPS = 2
 
@@ -177,7 +177,8 @@ def settle(car: Vehicle, seconds: float = 3.0) -> Result:
     x = np.asarray(s.telemetry.x, dtype=float)
     figs = [Figure(f"load {w}", float(fz[i]), "N", share[i] * 0.99, share[i] * 1.01, "M g b / L / 2 +- 1 %")
             for i, w in enumerate(("FL", "FR", "RL", "RR"))]
-    figs += [Figure("sag front", float(x[:2].mean()) * 1000, "mm"), Figure("sag rear", float(x[2:].mean()) * 1000, "mm")]
+    figs += [Figure("sag front", float(x[:2].mean()) * 1000, "mm"),
+             Figure("sag rear", float(x[2:].mean()) * 1000, "mm")]
     return Result("settle", car.name, figs, log)
 
 
@@ -481,7 +482,8 @@ def drop(car: Vehicle, height: float = 0.3, seconds: float = 4.0) -> Result:
     peak = max(float(np.max(log.column(f"Fz {w}"))) for w in ("FL", "FR", "RL", "RR"))
     free = math.sqrt(2.0 * G * fall) if math.isfinite(fall) else math.nan
     return Result("drop", car.name, [
-        Figure("speed at the first touch", touch_speed, "m/s", 0.98 * free, 1.02 * free, "free fall sqrt(2 g d) +- 2 %"),
+        Figure("speed at the first touch", touch_speed, "m/s", 0.98 * free, 1.02 * free,
+               "free fall sqrt(2 g d) +- 2 %"),
         Figure("free fall sqrt(2 g d)", free, "m/s"),
         Figure("largest wheel load / (M g / 4)", peak / static, "-"),
         Figure("undershoot below rest", (z_end - float(np.min(z))) * 1000.0, "mm"),
@@ -555,7 +557,8 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
     lateral = abs(at_time(y, at + 1.07) - y0)
     figs = [Figure("yaw rate 1.0 s after the steering, share of its peak", ratio(end + 1.0), "%", None, 35.0,
                    "FMVSS 126: <= 35 %"),
-            Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0, "FMVSS 126: <= 20 %"),
+            Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0,
+                   "FMVSS 126: <= 20 %"),
             Figure("lateral displacement 1.07 s after the start", lateral, "m", 1.83, None, "FMVSS 126: >= 1.83 m"),
             Figure("peak yaw rate", math.degrees(abs(peak)), "deg/s")]
     esp_log = log.column("esp_cut")
