@@ -7,18 +7,12 @@ from sim import advisor, warmup
 from sim.kernel.steering import approach as _approach
 from sim.kernel.tables import WHEEL_NAMES
 from sim.kernel.units import GRAVITY, KMH, RAD_S_PER_RPM, RPM
+from sim.model.checks import get_value, validate, with_value
+from sim.model.files import ConfigError, atomic_write_bytes
 from sim.model.geometry import WheelGeometry, rest_com_height, static_loads, wheel_geometry
 from sim.model.pack import SWITCHES
-from sim.model.params import (
-           ConfigError,
-           Vehicle,
-           atomic_write_bytes,
-           get_value,
-           load_vehicle,
-           save_vehicle,
-           validate,
-           with_value,
-)
+from sim.model.params import Vehicle
+from sim.model.vehicle_toml import load_vehicle, save_vehicle
 from sim.model.world import World, load_world
 from sim.simulation import (
            CONTROL_COLUMNS,

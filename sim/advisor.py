@@ -34,10 +34,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.kernel.suspension import BUMP_STOP_FACTOR
+from sim.model.checks import field_info, get_value, with_value
 from sim.model.files import ConfigError
 from sim.model.geometry import hull_points, static_loads, wheel_geometry
 from sim.model.handling import slip_stiffnesses
-from sim.model.params import Vehicle, field_info, get_value, with_value
+from sim.model.params import Vehicle
 
 BUMP_STOP = 1.0 + BUMP_STOP_FACTOR   # the spring with the bump stop engaged: k + BUMP_STOP_FACTOR k
 REQUIRED_MARGIN = 1.25    # a part is called stable when its limit is this many times what it asks

@@ -32,9 +32,10 @@ from sim.kernel.jit import announce_compile
 from sim.kernel.step import run_vehicles, step_and_watch
 from sim.kernel.units import RPM
 from sim.kernel.vec import quat_rotate
+from sim.model.checks import validate
 from sim.model.geometry import WheelGeometry, wheel_geometry
 from sim.model.pack import SWITCHES, apply_switches, pack_vehicle
-from sim.model.params import Vehicle, validate
+from sim.model.params import Vehicle
 from sim.model.world import World
 
 MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)

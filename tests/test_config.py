@@ -1,4 +1,5 @@
 """Presets: loading, clear messages for bad files, lossless save, atomic writes."""
+import dataclasses
 import os
 import textwrap
 
@@ -123,7 +124,7 @@ def test_save_into_a_missing_folder_reports_the_file(tmp_path):
 
 def test_every_field_declares_unit_and_range():
     for gname, gtype in P.GROUP_TYPES.items():
-        for f in P.fields(gtype):
+        for f in dataclasses.fields(gtype):
             m = f.metadata
             assert m.get("doc"), f"{gname}.{f.name} has no description"
             if m["kind"] in ("num", "curve"):

@@ -91,7 +91,7 @@ def test_a_vehicle_file_from_before_the_mf96_model_still_loads(tmp_path):
     """A saved tuning written before the mf96 coefficients existed loads (with their defaults, unused by
     its magic tires); a file missing any older key is still refused by name."""
     import re
-    text = (sim.model.params.PRESET_DIR / "hatchback.toml").read_text()
+    text = (sim.model.vehicle_toml.PRESET_DIR / "hatchback.toml").read_text()
     old = "\n".join(ln for ln in text.split("\n") if not re.match(r"^(p[cdekh][xy]\d|r[bc][xy]\d) =", ln))
     assert "pkx1" not in old
     (tmp_path / "old.toml").write_text(old)

@@ -13,6 +13,7 @@ from imgui_bundle import imgui
 import sim
 from app.session import Session
 from sim.model import params as P
+from sim.model import vehicle_toml
 from ui.overlay import NUMBER_FORMAT, Overlay, config_presets, typed_number
 
 PRESETS = ["hatchback", "boxster_s"]
@@ -40,7 +41,7 @@ def comment_lines(text):
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_saving_an_edited_preset_keeps_every_comment_and_changes_only_that_value(tmp_path, preset):
-    source = P.PRESET_DIR / f"{preset}.toml"
+    source = vehicle_toml.PRESET_DIR / f"{preset}.toml"
     original = source.read_text()
     car = sim.with_value(sim.load_vehicle(preset), "front_tire.grip", 0.6)
     path = tmp_path / "mine.toml"
@@ -63,7 +64,7 @@ def test_saving_an_edited_preset_keeps_every_comment_and_changes_only_that_value
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_saving_an_unedited_preset_writes_the_same_bytes(tmp_path, preset):
-    source = P.PRESET_DIR / f"{preset}.toml"
+    source = vehicle_toml.PRESET_DIR / f"{preset}.toml"
     sim.save_vehicle(sim.load_vehicle(preset), tmp_path / "same.toml", source=source)
     assert (tmp_path / "same.toml").read_bytes() == source.read_bytes()
 
@@ -77,14 +78,14 @@ def test_save_then_load_gives_an_equal_vehicle(tmp_path, preset, from_file):
                         ("drive.layout", "awd"), ("aero.downforce_rear", 1e-05), ("chassis.mass", 1500)):
         car = sim.with_value(car, path, value)
     target = tmp_path / "saved.toml"
-    sim.save_vehicle(car, target, source=P.PRESET_DIR / f"{preset}.toml" if from_file else None)
+    sim.save_vehicle(car, target, source=vehicle_toml.PRESET_DIR / f"{preset}.toml" if from_file else None)
     assert sim.load_vehicle(target) == car
     text = target.read_text()
     assert "0.30000000000000004" in text and "1234.5678901234567" in text      # shortest repr, exact
 
 
 def test_keys_missing_from_the_file_are_added_in_their_table(tmp_path):
-    original = (P.PRESET_DIR / "hatchback.toml").read_text().splitlines(keepends=True)
+    original = (vehicle_toml.PRESET_DIR / "hatchback.toml").read_text().splitlines(keepends=True)
     dropped = ("abs_slip =", "frontal_area =", "redline_rpm =")
     source = tmp_path / "short.toml"
     source.write_text("".join(line for line in original if not line.startswith(dropped)))
@@ -206,7 +207,7 @@ def test_a_save_into_an_unwritable_folder_names_the_file(tmp_path, monkeypatch):
     car = sim.with_value(sim.load_vehicle("hatchback"), "chassis.mass", 999.0)
     try:
         with pytest.raises(sim.ConfigError, match=r"locked/car\.toml: cannot save: Permission denied"):
-            sim.save_vehicle(car, target, source=P.PRESET_DIR / "hatchback.toml")
+            sim.save_vehicle(car, target, source=vehicle_toml.PRESET_DIR / "hatchback.toml")
         s, o = make()
         o.apply("chassis.mass", 999.0)
         assert not o.save(str(target))
@@ -219,7 +220,7 @@ def test_a_save_into_an_unwritable_folder_names_the_file(tmp_path, monkeypatch):
 
 def test_a_save_failing_half_way_leaves_the_old_file_whole(tmp_path, monkeypatch):
     target = tmp_path / "car.toml"
-    sim.save_vehicle(sim.load_vehicle("boxster_s"), target, source=P.PRESET_DIR / "boxster_s.toml")
+    sim.save_vehicle(sim.load_vehicle("boxster_s"), target, source=vehicle_toml.PRESET_DIR / "boxster_s.toml")
     before = target.read_bytes()
 
     def broken_fsync(fd):

@@ -12,7 +12,7 @@ import pytest
 import sim
 import sim.kernel.tables as T
 from app import fuzz
-from sim.model.params import with_value
+from sim.model.checks import with_value
 
 HATCH = sim.load_vehicle("hatchback")
 

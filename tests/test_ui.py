@@ -1,4 +1,5 @@
 """The overlay headless: an ImGui context with a null renderer, no window and no GL."""
+import dataclasses
 import math
 import os
 
@@ -51,12 +52,12 @@ def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
     for gname in sim.model.params.GROUP_TYPES:
         imgui.set_next_item_open(True)
         if imgui.collapsing_header(gname):
-            for f in sim.model.params.fields(sim.model.params.GROUP_TYPES[gname]):
+            for f in dataclasses.fields(sim.model.params.GROUP_TYPES[gname]):
                 o.field_editor(o.params, gname, f)
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
-    expected = [f"{g}.{f.name}" for g, t in sim.model.params.GROUP_TYPES.items() for f in sim.model.params.fields(t)]
+    expected = [f"{g}.{f.name}" for g, t in sim.model.params.GROUP_TYPES.items() for f in dataclasses.fields(t)]
     assert built == expected
 
 
@@ -200,7 +201,7 @@ def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui)
     o.stability_section()
     imgui.set_next_item_open(True)
     if imgui.collapsing_header("chassis"):
-        for f in sim.model.params.fields(sim.model.params.GROUP_TYPES["chassis"]):
+        for f in dataclasses.fields(sim.model.params.GROUP_TYPES["chassis"]):
             o.field_editor(o.params, "chassis", f)                        # the refusal and its button, no crash
     imgui.end()
     imgui.render()

@@ -33,6 +33,7 @@ from sim.diagnosis import (
 )
 from sim.lab import drives as manoeuvres
 from sim.lab import families as models
+from sim.model import checks, files, vehicle_toml
 from sim.model import params as P
 from sim.model.files import data_dir
 
@@ -232,10 +233,10 @@ class History:
         return rows[:, self.T], values
 
 
-def config_presets() -> list[P.Preset]:
+def config_presets() -> list[vehicle_toml.Preset]:
     """The preset box's entries: the built-in presets (config/vehicles), then the ones the user saved
     (<data dir>/vehicles), which are marked as theirs."""
-    return P.vehicle_presets()
+    return vehicle_toml.vehicle_presets()
 
 
 NUMBER_FORMAT = "%.10g"   # how a number field shows its value: ten significant digits, no trailing zeros
@@ -406,7 +407,7 @@ class Overlay:
         substeps that would make it stable are kept in `fixes`."""
         self.fixes.pop(path, None)
         try:
-            new = P.with_value(self.params, path, value)
+            new = checks.with_value(self.params, path, value)
         except sim.ConfigError as exc:
             self.errors[path] = self._reason(exc)
             return self.errors[path]
@@ -472,14 +473,14 @@ class Overlay:
             self.errors.clear()
             self.fixes.clear()
         else:
-            self.apply(path, P.get_value(self.baseline, path))
+            self.apply(path, checks.get_value(self.baseline, path))
 
     # -- presets and files ---------------------------------------------------------------------------
     def _source_of(self, session) -> Path | None:
         """The file the starting car came from: the session's vehicle name or path, if loading it gives
         that car (a car built in code has none)."""
         try:
-            path = P.resolve_preset(session.vehicle_name, P.PRESET_DIR, "vehicle")
+            path = files.resolve_preset(session.vehicle_name, vehicle_toml.PRESET_DIR, "vehicle")
             return path.resolve() if sim.load_vehicle(path) == self.baseline else None
         except (sim.ConfigError, OSError, TypeError):
             return None
@@ -488,11 +489,11 @@ class Overlay:
         """What the save box proposes: the loaded file itself when it is the user's own, otherwise
         <data dir>/vehicles/<preset name>.toml, so a built-in preset is never overwritten by default
         and nothing lands in whatever folder the app was started from."""
-        if self.source is not None and not same_file(self.source.parent, P.PRESET_DIR):
+        if self.source is not None and not same_file(self.source.parent, vehicle_toml.PRESET_DIR):
             return home_short(self.source)
         stem = self.source.stem if self.source is not None else self.baseline.name
         stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip(".") or "vehicle"
-        return home_short(P.user_vehicle_dir() / f"{stem}.toml")
+        return home_short(vehicle_toml.user_vehicle_dir() / f"{stem}.toml")
 
     def edited(self) -> bool:
         """True when a parameter differs from the loaded preset (compared once per change)."""
@@ -508,8 +509,8 @@ class Overlay:
         if src is None:
             return ""
         if self._source_folder[0] != src:
-            kind = "preset" if same_file(src.parent, P.PRESET_DIR) else \
-                "user" if same_file(src.parent, P.user_vehicle_dir()) else ""
+            kind = "preset" if same_file(src.parent, vehicle_toml.PRESET_DIR) else \
+                "user" if same_file(src.parent, vehicle_toml.user_vehicle_dir()) else ""
             self._source_folder = (src, kind)
         return self._source_folder[1]
 
@@ -539,7 +540,7 @@ class Overlay:
         if target is None:
             self.status = "not saved: no file name given"
             return False
-        if same_file(target.parent, P.user_vehicle_dir()):
+        if same_file(target.parent, vehicle_toml.user_vehicle_dir()):
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -559,7 +560,7 @@ class Overlay:
         if isinstance(name_or_path, str):
             name_or_path = os.path.expanduser(name_or_path.strip())          # no preset name starts with ~
         try:
-            path = P.resolve_preset(name_or_path, P.PRESET_DIR, "vehicle")
+            path = files.resolve_preset(name_or_path, vehicle_toml.PRESET_DIR, "vehicle")
             car = sim.load_vehicle(path)
             self._use(car)
         except sim.ConfigError as exc:
@@ -1196,7 +1197,7 @@ class Overlay:
         r = self.stable_range(path)
         if r is None:
             return f"no value is stable {at}"
-        m = P.field_info(path).metadata
+        m = checks.field_info(path).metadata
         lo = f"{r[0]:.4g}" + (" (allowed min)" if r[0] <= m["lo"] else "")
         hi = f"{r[1]:.4g}" + (" (allowed max)" if r[1] >= m["hi"] else "")
         margin = self.margin_of(path)
@@ -1207,15 +1208,15 @@ class Overlay:
 
     def field_editor(self, car, gname, f):
         path = f"{gname}.{f.name}"
-        value = P.get_value(car, path)
-        changed_mark = value != P.get_value(self.baseline, path)
+        value = checks.get_value(car, path)
+        changed_mark = value != checks.get_value(self.baseline, path)
         m = f.metadata
         imgui.push_id(path)
         if changed_mark:
             if imgui.small_button("x"):
                 self.revert(path)
             if imgui.is_item_hovered():
-                imgui.set_tooltip(f"revert to {P.get_value(self.baseline, path)!r}")
+                imgui.set_tooltip(f"revert to {checks.get_value(self.baseline, path)!r}")
             imgui.same_line()
         # the symbol with its plain name beside it, shortened to the room there is (the tooltip has it all)
         room = imgui.get_content_region_avail().x - (130.0 if m["kind"] != "list" else 240.0) - 70.0
@@ -1237,7 +1238,7 @@ class Overlay:
                 imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
                 hovered |= imgui.is_item_hovered()
             if hovered:
-                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {P.describe_allowed(f)}"
+                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {checks.describe_allowed(f)}"
                 if path in advisor.PARAMETERS:
                     tip += "\n" + self.range_tip(path, m["unit"])
                 imgui.set_tooltip(tip)
@@ -1257,7 +1258,7 @@ class Overlay:
                 except ValueError:
                     self.errors[path] = f"{txt!r} is not a list of numbers"
         if m["kind"] != "num" and imgui.is_item_hovered():
-            imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {P.describe_allowed(f)}")
+            imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {checks.describe_allowed(f)}")
         if path in self.errors:
             text_wrapped_colored(RED, f"refused: {self.errors[path]}")
             if path in self.fixes:

@@ -24,8 +24,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from sim.model.checks import with_value
 from sim.model.files import ConfigError
-from sim.model.params import Vehicle, load_vehicle, with_value
+from sim.model.params import Vehicle
+from sim.model.vehicle_toml import load_vehicle
 
 AXLES = ("front", "rear")
 FAMILIES = {

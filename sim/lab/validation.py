@@ -23,8 +23,10 @@ import numpy as np
 
 from sim.kernel.units import GRAVITY as G
 from sim.lab.drives import gear_for
+from sim.model.checks import with_value
 from sim.model.geometry import rest_com_height, wheel_geometry
-from sim.model.params import Vehicle, load_vehicle, with_value
+from sim.model.params import Vehicle
+from sim.model.vehicle_toml import load_vehicle
 from sim.model.world import World
 from sim.simulation import Controls, Simulation
 

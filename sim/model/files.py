@@ -217,3 +217,16 @@ def clean_stale_temps(folder: str | os.PathLike, older_than: float = 60.0) -> li
         except OSError:
             pass
     return removed
+
+
+def resolve_preset(name_or_path: str | os.PathLike, folder: Path, kind: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists() or os.sep in str(name_or_path):
+        if not p.exists():
+            raise ConfigError(f"{p}: no such {kind} file")
+        return p
+    candidate = folder / f"{name_or_path}.toml"
+    if not candidate.exists():
+        known = ", ".join(sorted(x.stem for x in folder.glob("*.toml")))
+        raise ConfigError(f"{kind} preset {str(name_or_path)!r} not found; known presets: {known}")
+    return candidate

@@ -29,13 +29,13 @@ from sim.model.files import (
     number,
     read_toml,
     required,
+    resolve_preset,
     show,
     string,
     table,
     tables,
     vector,
 )
-from sim.model.params import resolve_preset
 
 WORLD_DIR = CONFIG_DIR / "worlds"
 

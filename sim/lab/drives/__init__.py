@@ -26,9 +26,11 @@ import numpy as np
 from sim.kernel.units import GRAVITY as G
 from sim.lab.driver import Driver, OpenLoop, PathFollower, SpeedPI
 from sim.lab.logs import TelemetryLog, write_parquet
+from sim.model.checks import with_value
 from sim.model.files import ConfigError
 from sim.model.geometry import rest_com_height, wheel_geometry
-from sim.model.params import Vehicle, load_vehicle, with_value
+from sim.model.params import Vehicle
+from sim.model.vehicle_toml import load_vehicle
 from sim.model.world import World
 from sim.simulation import Controls, Simulation
 

@@ -1,0 +1,137 @@
+"""Values checked against the parameter schema (sim/model/params.py): one value against its field's range
+or choices (`check_value`), the relations between fields (`check_consistency`), a whole vehicle
+(`validate`); and reading or changing one parameter by its dotted path ('front_suspension.k'). Every
+refusal is a ConfigError naming where, the key, the value and what is allowed."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import fields
+from typing import Any
+
+from sim.model.files import ConfigError, show
+from sim.model.params import GROUP_TYPES, Suspension, Vehicle
+
+
+def describe_allowed(f: dataclasses.Field) -> str:
+    m = f.metadata
+    if m["kind"] == "num":
+        return f"a number in [{m['lo']:g}, {m['hi']:g}] {m['unit']}"
+    if m["kind"] == "text":
+        return "one of " + ", ".join(repr(c) for c in m["choices"])
+    extra = ", strictly increasing" if m["increasing"] else ""
+    return (f"a list of {m['min_len']} to {m['max_len']} numbers, each in [{m['lo']:g}, {m['hi']:g}] "
+            f"{m['unit']}{extra}")
+
+
+def check_value(f: dataclasses.Field, value: Any, where: str, key: str) -> Any:
+    """Return `value` converted to the field's type, or raise ConfigError naming where, key and value."""
+    m = f.metadata
+    bad = ConfigError(f"{where}: {key} = {show(value)} is not allowed; expected {describe_allowed(f)}")
+    if m["kind"] == "num":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite_float(value):
+            raise bad
+        v = float(value)
+        if v < m["lo"] or v > m["hi"]:
+            raise bad
+        return v
+    if m["kind"] == "text":
+        if not isinstance(value, str) or value not in m["choices"]:
+            raise bad
+        return value
+    if not isinstance(value, (list, tuple)) or not (m["min_len"] <= len(value) <= m["max_len"]):
+        raise bad
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite_float(v):
+            raise bad
+        if float(v) < m["lo"] or float(v) > m["hi"]:
+            raise bad
+        out.append(float(v))
+    if m["increasing"] and any(b <= a for a, b in zip(out, out[1:])):
+        raise bad
+    return tuple(out)
+
+
+def finite_float(value) -> bool:
+    """True when `value` converts to a finite float (a 400-digit integer does not)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def check_consistency(v: Vehicle, where: str) -> None:
+    """Relations between fields that single ranges cannot express."""
+    for axle in ("front", "rear"):
+        s: Suspension = getattr(v, f"{axle}_suspension")
+        if not (s.l_min < s.l_max):
+            raise ConfigError(f"{where}: {axle}_suspension.l_min = {s.l_min:g} must be below "
+                              f"{axle}_suspension.l_max = {s.l_max:g} m")
+        if not (s.l_min < s.l0 <= s.l_max):
+            raise ConfigError(f"{where}: {axle}_suspension.l0 = {s.l0:g} is not allowed; the rest length must lie "
+                              f"in ({s.l_min:g}, {s.l_max:g}] m, between l_min and l_max")
+    if v.front_axle.x <= v.rear_axle.x:
+        raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "
+                          f"rear_axle.x = {v.rear_axle.x:g} m")
+    if not v.rear_axle.x < v.chassis.com_x < v.front_axle.x:
+        raise ConfigError(f"{where}: chassis.com_x = {v.chassis.com_x:g} is not allowed; the centre of mass must "
+                          f"lie between the axles ({v.rear_axle.x:g}, {v.front_axle.x:g}) m")
+    if v.gearbox.shift_up_rpm > v.engine.redline_rpm:
+        raise ConfigError(f"{where}: gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} is not allowed; expected "
+                          f"at most engine.redline_rpm = {v.engine.redline_rpm:g} rpm (the engine cannot reach it)")
+    if v.gearbox.shift_down_rpm >= v.gearbox.shift_up_rpm:
+        raise ConfigError(f"{where}: gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} must be below "
+                          f"gearbox.shift_up_rpm = {v.gearbox.shift_up_rpm:g} rpm")
+    light_rpm = v.gearbox.shift_up_light * v.gearbox.shift_up_rpm
+    if light_rpm <= v.gearbox.shift_down_rpm:
+        raise ConfigError(f"{where}: gearbox.shift_up_light = {v.gearbox.shift_up_light:g} is not allowed; "
+                          f"with the pedal lifted the upshift point {light_rpm:g} rpm must stay above "
+                          f"gearbox.shift_down_rpm = {v.gearbox.shift_down_rpm:g} rpm")
+    if v.engine.idle_rpm >= v.engine.redline_rpm:
+        raise ConfigError(f"{where}: engine.idle_rpm = {v.engine.idle_rpm:g} must be below "
+                          f"engine.redline_rpm = {v.engine.redline_rpm:g} rpm")
+    if len(v.engine.torque_rpm) != len(v.engine.torque_nm):
+        raise ConfigError(f"{where}: engine.torque_rpm has {len(v.engine.torque_rpm)} points but "
+                          f"engine.torque_nm has {len(v.engine.torque_nm)}; they must match")
+
+
+def validate(v: Vehicle, where: str = "vehicle") -> Vehicle:
+    """Check every field of `v` against its range; raise ConfigError with the first problem."""
+    for gname, gtype in GROUP_TYPES.items():
+        group = getattr(v, gname)
+        for f in fields(gtype):
+            check_value(f, getattr(group, f.name), where, f"{gname}.{f.name}")
+    check_consistency(v, where)
+    return v
+
+
+def field_info(path: str) -> dataclasses.Field:
+    """The dataclass field for a dotted path such as 'front_suspension.k' (ConfigError naming the groups
+    or the group's parameters when there is none)."""
+    gname, _, fname = str(path).partition(".")
+    if gname not in GROUP_TYPES:
+        raise ConfigError(f"{path!r} is not a parameter; expected <group>.<name> with a group from "
+                          f"{', '.join(GROUP_TYPES)}")
+    for f in fields(GROUP_TYPES[gname]):
+        if f.name == fname:
+            return f
+    raise ConfigError(f"{path!r} is not a parameter; {gname} has "
+                      f"{', '.join(f.name for f in fields(GROUP_TYPES[gname]))}")
+
+
+def get_value(v: Vehicle, path: str) -> Any:
+    """The value of one parameter (ConfigError for a path that names none)."""
+    field_info(path)
+    gname, _, fname = path.partition(".")
+    return getattr(getattr(v, gname), fname)
+
+
+def with_value(v: Vehicle, path: str, value: Any) -> Vehicle:
+    """A copy of `v` with one field changed, checked against its range (ConfigError if not allowed)."""
+    f = field_info(path)
+    value = check_value(f, value, v.name, path)
+    gname, _, fname = path.partition(".")
+    new = dataclasses.replace(v, **{gname: dataclasses.replace(getattr(v, gname), **{fname: value})})
+    check_consistency(new, v.name)
+    return new
