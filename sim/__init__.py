@@ -4,6 +4,7 @@
 reads a clock, draws, or imports pygame / moderngl / imgui.
 """
 from sim import advisor, warmup
+from sim.controls import CONTROL_COLUMNS, CONTROL_DEFAULTS, NO_GEAR, Controls
 from sim.kernel.steering import approach as _approach
 from sim.kernel.tables import WHEEL_NAMES
 from sim.kernel.units import GRAVITY, KMH, RAD_S_PER_RPM, RPM
@@ -14,17 +15,8 @@ from sim.model.pack import SWITCHES
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle, save_vehicle
 from sim.model.world import World, load_world
-from sim.simulation import (
-           CONTROL_COLUMNS,
-           CONTROL_DEFAULTS,
-           MAX_DT,
-           MAX_SUBSTEPS,
-           NO_GEAR,
-           BlowUp,
-           Controls,
-           Simulation,
-           Snapshot,
-)
+from sim.simulation import MAX_DT, MAX_SUBSTEPS, Simulation, Snapshot
+from sim.watchdog import BlowUp
 
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report
 approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain Python (from Python, a call into

@@ -108,10 +108,11 @@ def compile_backwards(calls: list[tuple[str, str, tuple]]) -> int:
 
 def drive_one_step() -> None:
     """A throwaway car on flat ground: reset, one step, the watchdog."""
+    from sim.controls import Controls
     from sim.model.geometry import rest_com_height
     from sim.model.params import Vehicle
     from sim.model.world import World
-    from sim.simulation import Controls, Simulation
+    from sim.simulation import Simulation
     car = Vehicle()
     s = Simulation(car, World.flat(), dt=1.0 / 240.0, substeps=2, check_stability=False)
     s.reset(position=(0.0, 0.0, rest_com_height(car)))

@@ -385,7 +385,7 @@ def test_a_batch_trace_is_normalised_as_every_other_path_reads_controls():
     """Simulation.run's trace goes through one compiled pass (sim/kernel/control_rows.py); it gives exactly what
     normalise_rows gives (numpy, the rules' definition), with the defaults and the broadcast over the
     vehicles, and names the step and column of a value that is not a finite number."""
-    from sim.simulation import CONTROL_DEFAULTS, control_rows, normalise_rows
+    from sim.controls import CONTROL_DEFAULTS, control_rows, normalise_rows
     rng = np.random.default_rng(0)
     edges = np.array([-0.0, 0.0, 0.5, 0.5000001, 0.4999, -1e300, 1e300, 10.0, 10.5, 11.0, -1.5, 100.0, 3.7, -3.7])
     for shape in ((7, 5), (7, 1, 10), (7, 4, 10), (3, 4, 6), (0, 4, 10)):

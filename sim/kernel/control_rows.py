@@ -1,6 +1,6 @@
 """Control rows for a batch run, normalised in one compiled pass (`Simulation.run`'s trace).
 
-`sim.simulation.normalise_rows` says what every path reads: shift as its sign, gear as a whole number
+`sim.controls.normalise_rows` says what every path reads: shift as its sign, gear as a whole number
 (anything above MAX_GEARS means NO_GEAR), the aids as 0 or 1, and no value that is not a finite number.
 For a long trace of many vehicles numpy's way of doing that (a pass over the whole trace for each rule,
 and copies for the defaults and the broadcast over the vehicles) cost about a sixth of the batch step

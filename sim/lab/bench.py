@@ -192,16 +192,16 @@ def vs_mujoco(car, steps: int, n: int) -> None:
     # the same batch on one core (the threads' share of the speed-up shows against the figure above), and
     # a batch already driving: 20 m/s on the flat in the gear for that speed, a sweep's usual regime
     # (the batches above start from rest and, over the benchmark, only reach walking pace)
-    import sim.simulation as simulation
+    import sim.batch as batch
     s, trace = batch_case(car, sim.load_world("flat"), dt, 2, n, k)
 
     def one_thread(s=s, trace=trace):
-        threads = simulation.threads
-        simulation.threads = lambda: 1
+        threads = batch.threads
+        batch.threads = lambda: 1
         try:
             s.run(trace)
         finally:
-            simulation.threads = threads
+            batch.threads = threads
     blocks.append((one_thread, k * n))
     labels.append(f"Contact Patch, {n} cars, flat, 2 substeps, per car-step, one thread")
     for sub in (1, 2, 8):

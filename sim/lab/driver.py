@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.controls import Controls
 from sim.lab.logs import body_frame
 from sim.model.params import Vehicle
-from sim.simulation import Controls, Simulation
+from sim.simulation import Simulation
 
 
 @dataclass

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.controls import Controls
 from sim.kernel.units import GRAVITY as G
 from sim.lab.drives import gear_for
 from sim.model.checks import with_value
@@ -28,7 +29,7 @@ from sim.model.geometry import rest_com_height, wheel_geometry
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle
 from sim.model.world import World
-from sim.simulation import Controls, Simulation
+from sim.simulation import Simulation
 
 DT = 1.0 / 240.0
 

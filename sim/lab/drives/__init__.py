@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.controls import Controls
 from sim.kernel.units import GRAVITY as G
 from sim.lab.driver import Driver, OpenLoop, PathFollower, SpeedPI
 from sim.lab.logs import TelemetryLog, write_parquet
@@ -32,7 +33,7 @@ from sim.model.geometry import rest_com_height, wheel_geometry
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle
 from sim.model.world import World
-from sim.simulation import Controls, Simulation
+from sim.simulation import Simulation
 
 DT = 1.0 / 240.0
 SUBSTEPS = 2

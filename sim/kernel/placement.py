@@ -1,0 +1,99 @@
+"""Placing a vehicle: the state a reset starts from (`sim.Simulation.reset`), written into its rows of the
+tables. Upright, heading `yaw`, moving forward at `speed` with the wheels rolling at speed / r and their
+spin momentum committed (so the first step sees no jump), in `gear` with the engine at the matching speed
+(at least idle; 0 for a direct drive)."""
+from __future__ import annotations
+
+import math
+
+from sim.kernel.contact import spin_axis
+from sim.kernel.gearbox import driven_radius, total_ratio
+from sim.kernel.jit import kernel
+from sim.kernel.tables import (
+    BS_PX,
+    BS_PY,
+    BS_PZ,
+    BS_QW,
+    BS_QX,
+    BS_QY,
+    BS_QZ,
+    BS_VX,
+    BS_VY,
+    BS_VZ,
+    DS_GEAR,
+    DS_GEAR_TARGET,
+    DS_HEX,
+    DS_HEY,
+    DS_HEZ,
+    DS_OMEGA_E,
+    DS_TC,
+    NW,
+    VP_DIRECT,
+    VP_IDLE_OMEGA,
+    VP_IE,
+    VP_NGEARS,
+    VP_UEX,
+    VP_UEY,
+    VP_UEZ,
+    WP_CAMBER,
+    WP_IW,
+    WP_R,
+    WS_ABS,
+    WS_HX,
+    WS_HY,
+    WS_HZ,
+    WS_OMEGA,
+    WS_SHAPE,
+)
+from sim.kernel.vec import quat_rotate
+
+
+@kernel
+def place_vehicle(v, x, y, z, yaw, speed, gear, vehicle_params, wheel_params, body_state, drive_state, wheel_state,
+                  wheel_scratch, wheel_telemetry, body_telemetry, controls, control_defaults):
+    """Vehicle v's state at (x, y, z) (m, its centre of mass), yaw (rad about z), speed (m/s forward), gear
+    (-1 R, 0 N, 1.., clamped to the gearbox); its scratch and telemetry cleared and its controls set to
+    control_defaults (CT_N,)."""
+    c, s = math.cos(yaw / 2), math.sin(yaw / 2)
+    body_state[v, :] = 0.0
+    body_state[v, BS_PX] = x
+    body_state[v, BS_PY] = y
+    body_state[v, BS_PZ] = z
+    body_state[v, BS_QW] = c
+    body_state[v, BS_QX] = 0.0
+    body_state[v, BS_QY] = 0.0
+    body_state[v, BS_QZ] = s
+    body_state[v, BS_VX] = math.cos(yaw) * speed
+    body_state[v, BS_VY] = math.sin(yaw) * speed
+    body_state[v, BS_VZ] = 0.0 * speed                    # (-0.0 backwards, as the product gives it)
+    q = (c, 0.0, 0.0, s)
+    wheel_state[v, :, :] = 0.0
+    for i in range(NW):
+        wheel_state[v, i, WS_SHAPE] = -1.0
+        omega = speed / wheel_params[v, i, WP_R]
+        wheel_state[v, i, WS_OMEGA] = omega
+        u = spin_axis(q, wheel_params[v, i, WP_CAMBER], 0.0)
+        momentum = wheel_params[v, i, WP_IW] * omega
+        wheel_state[v, i, WS_HX] = momentum * u[0]
+        wheel_state[v, i, WS_HY] = momentum * u[1]
+        wheel_state[v, i, WS_HZ] = momentum * u[2]
+        wheel_state[v, i, WS_ABS] = 1.0
+    n_gears = int(vehicle_params[v, VP_NGEARS])
+    g_sel = min(max(gear, -1), n_gears)
+    geared = abs(total_ratio(vehicle_params, v, g_sel) * speed / driven_radius(v, wheel_params))
+    omega_e = max(vehicle_params[v, VP_IDLE_OMEGA], geared)
+    drive_state[v, :] = 0.0
+    drive_state[v, DS_OMEGA_E] = 0.0 if vehicle_params[v, VP_DIRECT] > 0.5 else omega_e
+    drive_state[v, DS_GEAR] = g_sel
+    drive_state[v, DS_GEAR_TARGET] = g_sel
+    drive_state[v, DS_TC] = 1.0
+    u_engine = quat_rotate(q, (vehicle_params[v, VP_UEX], vehicle_params[v, VP_UEY], vehicle_params[v, VP_UEZ]))
+    momentum = vehicle_params[v, VP_IE] * drive_state[v, DS_OMEGA_E]
+    drive_state[v, DS_HEX] = momentum * u_engine[0]
+    drive_state[v, DS_HEY] = momentum * u_engine[1]
+    drive_state[v, DS_HEZ] = momentum * u_engine[2]
+    wheel_scratch[v, :, :] = 0.0
+    wheel_telemetry[v, :, :] = 0.0
+    body_telemetry[v, :] = 0.0
+    for k in range(control_defaults.shape[0]):
+        controls[v, k] = control_defaults[k]

@@ -1,0 +1,148 @@
+"""The watchdog: blow-ups caught by physics, not by NaN (docs/physics.md §16). After a step (and every
+WATCH_EVERY steps of a run) the compiled check (sim/kernel/watch.py) looks at every vehicle for numbers
+that are not finite, speeds or spins no car reaches, a body sunk deeper than a wheel radius, or more
+energy than the engine can have given it. What it finds is named in `health`; in "raise" mode the first
+finding of a vehicle raises `BlowUp` with the stability advisor's likeliest cause."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from sim import advisor
+from sim.kernel import watch
+from sim.kernel.units import RPM
+from sim.model.params import Vehicle
+
+WATCH_EVERY = 60            # steps: Simulation.run checks at least this often
+WATCH_POWER_FACTOR = 1.5    # -: the energy budget grows at this times the engine's peak power ...
+WATCH_POWER_SLACK = 50e3    # W: ... plus this (moving platforms, rounding)
+WATCH_ENERGY_HEIGHT = 10.0  # m: and starts with the energy of this much height (springs, a drop)
+REQUIRED_MARGIN_TEXT = f"a part needs a margin of {advisor.REQUIRED_MARGIN:g}"
+MODES = ("raise", "flag", False)
+
+
+class BlowUp(RuntimeError):
+    """The watchdog saw a state no car reaches; the message names the vehicle, what was seen and the
+    stability advisor's likeliest cause."""
+
+    def __init__(self, message: str, vehicle: int):
+        super().__init__(message)
+        self.vehicle = vehicle
+
+
+def max_power(car: Vehicle) -> float:
+    """The most power (W) the drive can put in: the engine's peak T omega over its curve up to the
+    redline, or for a direct drive T_max omega_max / 4 per driven wheel (the fade's peak)."""
+    if car.drive.mode == "direct":
+        driven = 2 if car.drive.layout in ("rwd", "fwd") else 4
+        return driven * car.drive.max_wheel_torque * car.drive.max_wheel_speed / 4.0
+    e = car.engine
+    rpm = np.linspace(0.0, e.redline_rpm, 200)
+    torque = np.interp(rpm, e.torque_rpm, e.torque_nm)
+    return float(np.max(torque * rpm / RPM))
+
+
+class Watchdog:
+    """The watch over N vehicles in a world of gravity `gravity` (m/s^2). mode: "raise" (a blow-up raises
+    BlowUp), "flag" (it is noted in `health` and the run goes on), or False (no checks)."""
+
+    def __init__(self, mode: str | bool, n: int, gravity: float):
+        if mode not in MODES:
+            raise ValueError(f"watchdog = {mode!r} is not allowed; expected 'raise', 'flag' or False")
+        self.mode = mode
+        self.gravity = gravity
+        self.health = [""] * n                     # per vehicle: what is wrong with its state ("" physical)
+        self.table = np.zeros((n, watch.WT_N))     # the compiled check's table (sim/kernel/watch.py WT_*)
+        self.table[:, watch.WT_DEEP_SINCE] = np.nan
+        self.idle_table = np.zeros((1, watch.WT_N))   # what the step kernel gets when nothing is watched
+        self.reported: set[int] = set()            # vehicles whose finding has been raised or flagged
+
+    @property
+    def watching(self) -> bool:
+        return self.mode is not False
+
+    def step_table(self) -> np.ndarray:
+        """The table the step kernel checks against (a dummy when nothing is watched)."""
+        return self.table if self.watching else self.idle_table
+
+    def baseline(self, idx, params: list[Vehicle], body_state: np.ndarray, time: float) -> None:
+        """Energy and time the energy budget counts from for the vehicles `idx` (at a reset, a restore,
+        new parameters); every vehicle's mass, inertia, wheel radius and power are taken anew."""
+        w = self.table
+        for v, car in enumerate(params):
+            ch = car.chassis
+            w[v, watch.WT_MASS:watch.WT_IZZ + 1] = ch.mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw
+            w[v, watch.WT_RADIUS] = min(car.front_tire.radius, car.rear_tire.radius)
+            w[v, watch.WT_RATE] = WATCH_POWER_FACTOR * max_power(car) + WATCH_POWER_SLACK
+            w[v, watch.WT_SLACK] = ch.mass * self.gravity * WATCH_ENERGY_HEIGHT
+        w[idx, watch.WT_DEEP_SINCE] = np.nan
+        for v in idx:
+            self.health[v] = ""
+            self.reported.discard(int(v))
+        w[idx, watch.WT_E0] = self.energies(body_state)[idx]
+        w[idx, watch.WT_T0] = time
+
+    def energies(self, body_state: np.ndarray) -> np.ndarray:
+        """Kinetic (translation and body rotation) plus gravitational energy of each vehicle (J), from the
+        state alone."""
+        out = np.empty(len(self.health))
+        watch.energies(body_state, self.table, self.gravity, out)
+        return out
+
+    def check(self, body_state, wheel_state, body_telemetry, time: float) -> list[str]:
+        """What is wrong with each vehicle's state ("" when it is physical): non-finite numbers, speeds or
+        spins no car reaches, a body deeper in the ground than a wheel radius for half a second, or more
+        energy than the engine can have given it (a budget that grows at the engine's power and never
+        above the energy the car had plus that growth: energy lost is not credited). Updates `health`."""
+        if not self.watching:
+            return self.health
+        w = self.table
+        if not watch.check_vehicles(body_state, wheel_state, body_telemetry, w, self.gravity, time):
+            return self.health
+        for v in np.flatnonzero(w[:, watch.WT_CODE]):
+            if self.health[v]:
+                continue
+            c, x = int(w[v, watch.WT_CODE]), w[v, watch.WT_VALUE]
+            self.health[v] = {
+                watch.NOT_FINITE: "numbers that are not finite",
+                watch.TOO_FAST: f"a speed of {x:.0f} m/s (no car reaches {watch.MAX_SPEED:g})",
+                watch.SPINNING: f"a body spin of {x:.0f} rad/s (no car reaches {watch.MAX_SPIN:g})",
+                watch.SUNK: f"the body {x:.2f} m inside the ground for {watch.DEEP_TIME:g} s (deeper than a wheel "
+                            f"radius)",
+                watch.ENERGY: f"{x / 1000:.0f} kJ more energy than the engine could have given it",
+            }[c]
+        return self.health
+
+    def react(self, health: list[str], message: Callable[[int], str]) -> None:
+        """After `check`: note the vehicles newly found sick and, in "raise" mode, raise BlowUp with
+        `message(v)` for the first of them."""
+        if not any(health):                  # (the common case, without a pass over a batch's vehicles)
+            return
+        sick = [v for v, h in enumerate(health) if h and v not in self.reported]
+        if not sick:
+            return
+        self.reported.update(sick)
+        if self.mode == "raise":
+            v = sick[0]
+            raise BlowUp(message(v), v)
+
+
+def blow_up_message(car: Vehicle, found: str, who: str, time: float, dt: float, substeps: int,
+                    surface_mu: float) -> str:
+    """One line: what the watchdog found on a vehicle (`found`, named by `who`) and the advisor's
+    likeliest cause."""
+    r = advisor.report(car, dt, substeps, surface_mu)
+    w = r.worst
+    if r.stable:
+        cause = (f"every part the stability advisor knows is stable (the least, the {w.part}, has a margin "
+                 f"of {w.margin:.2f}), so the cause is outside its model")
+        axis = [a for a in ("front", "rear") if getattr(car, f"{a}_suspension").force_along == "axis"]
+        if axis:
+            names = " and ".join(f"{a}_suspension.force_along" for a in axis)
+            cause += (f"; {names} = \"axis\" {'push' if len(axis) > 1 else 'pushes'} the body along the "
+                      f"contact plane without a friction limit (\"normal\" does not)")
+    else:
+        cause = (f"the least stable part is the {w.part} ({w.parameter}, margin {w.margin:.2f}; "
+                 f"{REQUIRED_MARGIN_TEXT})")
+    return f"{who}the physics blew up at t = {time:.3f} s: {found}; {cause}"
