@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sys
 import threading
 import time
@@ -31,6 +30,7 @@ from sim.model.features import bounds, features
 from sim.model.files import data_dir
 from ui import layout
 from ui.backend import ModernGLRenderer, PygameInput, configure_io
+from ui.layout import covers_the_view, has_docking
 from ui.map import draw_map
 from ui.overlay import Overlay
 
@@ -79,26 +79,6 @@ def back_buffer_kept(ctx: moderngl.Context) -> bool:
         _ = ctx.error                      # reading the screen can leave a GL error pending
         kept = kept and pixel == color
     return kept
-
-
-def has_docking(saved: str) -> bool:
-    """Whether a saved layout docks any panel: then it is the user's own and kept. Without one (a first
-    start, an older layout, or a run with the panels hidden, which saves an empty docking section) the
-    default is built; an empty section taken for the user's would leave every panel floating over the 3D
-    view."""
-    return "[Docking]" in saved and "DockId=" in saved
-
-
-CENTRAL_NODE = re.compile(r"^\s*Dock(?:Space|Node)\s+ID=(0x[0-9A-Fa-f]+)\b[^\n]*\bCentralNode=1\b", re.M)
-DOCKED_INTO = re.compile(r"^DockId=(0x[0-9A-Fa-f]+)\b", re.M)
-
-
-def covers_the_view(saved: str) -> bool:
-    """Whether a saved layout docks a panel into the dockspace's central node, the place of the 3D view:
-    then the car is hidden behind tabs from the first frame (a layout saved that way, by a drag or a run
-    that stopped half way, came back on every start). Such a layout is not kept; the default is built."""
-    central = set(CENTRAL_NODE.findall(saved))
-    return any(node in central for node in DOCKED_INTO.findall(saved))
 
 
 class SceneTarget:
