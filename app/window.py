@@ -19,6 +19,7 @@ import sim
 from app.frame_times import FrameTimes, reference_frames, settle_garbage_collector
 from app.gl import SceneTarget, back_buffer_kept, open_window, save_screenshot, software_renderer
 from app.input import Input, load_bindings
+from app.regions import OVERLAY_PERIOD, opaque_lines, panel_regions
 from app.session import Session, Trace
 from app.sound import Audio
 from render.arrows import force_arrows, on_screen_scale
@@ -41,41 +42,6 @@ LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D
 
 
 HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
-# s: on a software renderer whose window keeps its pixels between frames, the ImGui overlay (panels, HUD,
-# labels) is built at most this often (and at once after input it takes); the panels of a build are drawn
-# one region per frame over the next five frames (panel_regions), and every frame puts the build's
-# commands back over the new 3D view, clipped to it: the panels show new numbers at 30 Hz, or a fifth of
-# the frame rate below 150 frames a second (12 Hz at 60), and no frame pays for more than a fifth of
-# their pixels (the panels' fill cost llvmpipe about 10 ms at 1280x720, two to three times the 3D
-# view's; with three regions a frame took 9.6 - 10 ms, with five 6.4 - 7.1). The numbers stay readable.
-OVERLAY_PERIOD = 1.0 / 30.0
-def panel_regions(view: tuple[int, int, int, int], size: tuple[int, int]) -> list[list[tuple[int, int, int, int]]]:
-    """The window around the 3D view `view` (GL: x, y from the bottom, w, h) as five regions of one or two
-    rectangles, of about the same area at the default layouts: the upper and lower halves of the column
-    left of the view, the strips above and below it, and the halves of the column right of it. Empty ones
-    are left out."""
-    x, y, w, h = view
-    width, height = size
-    half = height // 2
-    regions = [[(0, half, x, height - half)], [(0, 0, x, half)], [(x, 0, w, y), (x, y + h, w, height - y - h)],
-               [(x + w, half, width - x - w, height - half)], [(x + w, 0, width - x - w, half)]]
-    return [rs for rs in ([r for r in region if r[2] > 0 and r[3] > 0] for region in regions) if rs]
-
-
-def opaque_lines() -> None:
-    """Give the style's border and separator colours (half transparent) their look over the window
-    background, opaque. Where the panels are drawn again over their last pixels without a clear (the
-    regions of a window that keeps its back buffer), a half-transparent line in a gap between two docked
-    panels, over no background of its own, would blend over itself and brighten with every redraw."""
-    style = imgui.get_style()
-    bg = style.color_(imgui.Col_.window_bg)
-    for col in (imgui.Col_.border, imgui.Col_.separator):
-        c = style.color_(col)
-        a = c.w
-        style.set_color_(col, imgui.ImVec4(c.x * a + bg.x * (1.0 - a), c.y * a + bg.y * (1.0 - a),
-                                           c.z * a + bg.z * (1.0 - a), 1.0))
-
-
 def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: float = HUD_FONT_SIZE,
                bottom: float | None = None, front: bool = False) -> float:
     """Lines of text on a translucent panel over the scene (behind ImGui's windows, or in front of them
