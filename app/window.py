@@ -18,6 +18,7 @@ from imgui_bundle import imgui, implot
 import sim
 from app.frame_times import FrameTimes, reference_frames, settle_garbage_collector
 from app.gl import SceneTarget, back_buffer_kept, open_window, save_screenshot, software_renderer
+from app.hud import feature_labels, force_tooltip, help_window, hud_lines, text_block
 from app.input import Input, load_bindings
 from app.regions import OVERLAY_PERIOD, opaque_lines, panel_regions
 from app.session import Session, Trace
@@ -34,33 +35,6 @@ from ui.backend import ModernGLRenderer, PygameInput, configure_io
 from ui.layout import covers_the_view, has_docking
 from ui.map import draw_map
 from ui.overlay import Overlay
-
-HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
-              "abs", "tc", "esp", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
-              "overlay", "arrows", "map", "mute", "screenshot", "quit")
-LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D view
-
-
-HUD_FONT_SIZE = 15.0         # px: four lines fit above the Tuning panel
-def text_block(lines, pos, color=(1.0, 1.0, 1.0, 1.0), wrap: float = 0.0, size: float = HUD_FONT_SIZE,
-               bottom: float | None = None, front: bool = False) -> float:
-    """Lines of text on a translucent panel over the scene (behind ImGui's windows, or in front of them
-    with `front`); pos is the top-left corner (pixels), y None to sit on `bottom` (the window's bottom edge
-    by default). Returns the panel's height."""
-    text = "\n".join(lines)
-    imgui.push_font(None, size)
-    font, font_size = imgui.get_font(), imgui.get_font_size()
-    extent = imgui.calc_text_size(text, wrap_width=wrap) if wrap else imgui.calc_text_size(text)
-    imgui.pop_font()
-    pad = 8.0
-    x, y = pos
-    if y is None:
-        y = (imgui.get_io().display_size.y if bottom is None else bottom) - extent.y - 2 * pad - 10.0
-    dl = imgui.get_foreground_draw_list() if front else imgui.get_background_draw_list()
-    dl.add_rect_filled((x, y), (x + extent.x + 2 * pad, y + extent.y + 2 * pad),
-                       imgui.get_color_u32((0.04, 0.05, 0.06, 0.67)), 3.0)
-    dl.add_text(font, font_size, (x + pad, y + pad), imgui.get_color_u32(color), text, wrap_width=wrap)
-    return extent.y + 2 * pad
 
 
 class App:
@@ -295,92 +269,6 @@ class App:
                 self.notice(f"screenshot failed: {exc}")
 
     # -- drawing ------------------------------------------------------------------------------------
-    def hud_lines(self, frame_rtf: float) -> list[str]:
-        s = self.session
-        v = s.sim.state.velocity
-        fwd = quat_matrix(s.sim.state.orientation)[:3, 0]
-        speed = float(np.dot(v, fwd)) * sim.KMH
-        if self.input.direct_gears:
-            driven = s.sim.wheel_geometry().driven
-            wheel_rpm = float(np.mean(np.abs(s.sim.state.wheel_omega[driven]))) * sim.RPM
-            drive = f"gear {self.input.gear}   driven wheels {wheel_rpm:5.0f} rpm (direct drive)"
-        else:
-            gear = int(s.sim.state.gear)
-            name = {-1: "R", 0: "N"}.get(gear, str(gear))
-            mode = "auto" if s.sim.vehicle.gearbox.mode == "auto" else "manual"
-            drive = f"gear {name} ({mode})   {float(s.sim.state.engine_rpm):5.0f} rpm"
-        tel = s.sim.telemetry
-        # the aids always say whether they are on, and when they act
-        aids = "   ".join(f"{name} {'on' if on else 'off'}{' ACTING' if on and float(np.max(act)) > 0.5 else ''}"
-                          for name, on, act in (("ABS", self.input.abs, tel.abs_active),
-                                                ("TC", self.input.tc, tel.tc_active),
-                                                ("ESP", self.input.esp, np.asarray(tel.esp_brake) > 0.0)))
-        if not self.input.direct_gears and ("clutch" in self.input.held or "clutch" in self.input.pad_held):
-            aids += "   CLUTCH PEDAL DOWN"
-        if self.input.cruise is not None:
-            aids += f"   cruise {self.input.cruise * sim.KMH:.0f} km/h"
-        if s.companions:
-            aids += f"   COMPARING (ghosts): {', '.join(c.label for c in s.companions)}"
-        off = [name.replace("_", " ") for name, on in s.sim.switches().items() if not on]
-        if off:
-            aids += f"   OFF (Lab menu): {', '.join(off)}"
-        if self.input.steer_hold:
-            aids += f"   steering held at {self.input.steer:+.2f}"
-        if self.gui_input.pad_nav and self.overlay.visible:
-            aids += "   PAD NAVIGATES THE OVERLAY (click the left stick to drive)"
-        lines = [f"{speed:6.1f} km/h   {drive}",
-                 aids.strip(),
-                 f"{frame_rtf:4.2f}x real time   t {s.sim.time:7.2f} s   1/{round(1 / s.sim.dt)} s x {s.sim.substeps}",
-                 f"frame {self.times.median('frame'):4.1f} ms (physics {self.times.median('physics'):4.1f})   "
-                 f"{self.camera.name} camera"]
-        flags = []
-        if s.blown_up:
-            flags.append("BLOWN UP")
-        elif s.scrub:
-            flags.append(f"REWOUND {s.scrub * s.sim.dt:.2f} s (N: a recorded step forward, P: drive from here)")
-        elif s.pause_reason:
-            flags.append(f"PAUSED: {s.pause_reason.removeprefix('paused: ')} (P resumes, N steps)")
-        elif s.paused:
-            flags.append("PAUSED (N steps)")
-        if s.time_scale != 1.0:
-            flags.append(f"slow motion {s.time_scale:g}x")
-        if s.replaying:
-            flags.append(f"replay {s.replay_pos}/{len(s.replay.rows)}")
-        if s.recording is not None:
-            flags.append("recording")
-        if flags:
-            lines.append("   ".join(flags))
-        return lines
-
-    def help_rows(self) -> list[tuple[str, str, str]]:
-        """(action, keys, gamepad) for every binding, from config/bindings.toml."""
-        b = self.input.b
-        rows = [(a.replace("_", " "), ", ".join(b.key_names.get(a, [])), ", ".join(b.pad_names.get(a, [])))
-                for a in HELP_ORDER]
-        rows.insert(4, ("steer (stick)", "", ", ".join(b.pad_names.get("steer", []))))
-        rows.append(("pad: car / overlay", "", "leftstick (click)"))
-        rows.append(("camera view", "mouse drag, wheel", ""))
-        return rows
-
-    def help_window(self) -> None:
-        w = self.size[0]
-        imgui.set_next_window_pos((w / 2 - 230, 60), imgui.Cond_.always)
-        imgui.set_next_window_size((460, 0), imgui.Cond_.always)
-        opened, self.show_help = imgui.begin("Controls (F1)", self.show_help, imgui.WindowFlags_.no_collapse)
-        if opened:
-            if imgui.begin_table("bindings", 3, imgui.TableFlags_.row_bg | imgui.TableFlags_.borders_inner_v):
-                for name in ("action", "keyboard", "gamepad"):
-                    imgui.table_setup_column(name)
-                imgui.table_headers_row()
-                for row in self.help_rows():
-                    imgui.table_next_row()
-                    for cell in row:
-                        imgui.table_next_column()
-                        imgui.text(cell)
-                imgui.end_table()
-            imgui.text_disabled("bindings live in config/bindings.toml")
-        imgui.end()
-
     def forward_speed(self) -> float:
         """The car's speed along its heading (m/s), for the cruise control."""
         _, _, _, w, x, y, z, vx, vy, vz, _, _, _ = self.session.sim.state.body_list()
@@ -406,59 +294,6 @@ class App:
             return 0, 0, w, h
         x0, y0 = max(0, int(c[0])), max(0, int(c[1]))
         return x0, y0, max(1, min(w - x0, int(round(c[2])))), max(1, min(h - y0, int(round(c[3]))))
-
-    def force_tooltip(self, vp: np.ndarray, rect) -> None:
-        """Hovering near a wheel's contact in the 3D view shows its forces in numbers."""
-        io = imgui.get_io()
-        if io.want_capture_mouse:
-            return
-        ox, oy, w, h = rect
-        mx, my = io.mouse_pos.x, io.mouse_pos.y
-        if not (ox <= mx < ox + w and oy <= my < oy + h):
-            return
-        tel = self.session.sim.telemetry
-        best, best_d = None, 40.0                             # px
-        for i in range(4):
-            if tel.grounded[i] < 0.5:
-                continue
-            c = vp @ np.array([*np.asarray(tel.Q[i], float), 1.0])
-            if c[3] <= 0.1:
-                continue
-            x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w, oy + (0.5 - c[1] / c[3] * 0.5) * h
-            d = float(np.hypot(x - mx, y - my))
-            if d < best_d:
-                best, best_d = i, d
-        if best is not None:
-            i = best
-            state = self.overlay.shown()[i]
-            imgui.set_tooltip(f"{sim.WHEEL_NAMES[i]}: {state.name}\n"
-                              f"Fz {tel.Fz[i] / 1000:.2f} kN (budget mu Fz {tel.mu[i] * tel.Fz[i] / 1000:.2f} kN)\n"
-                              f"Fx {tel.Fx[i] / 1000:+.2f} kN (raw {tel.Fx_raw[i] / 1000:+.2f})\n"
-                              f"Fy {tel.Fy[i] / 1000:+.2f} kN (raw {tel.Fy_raw[i] / 1000:+.2f})\n{state.reason}")
-
-    def feature_labels(self, vp: np.ndarray, eye: np.ndarray, rect) -> None:
-        """Each named feature's name over it in the 3D view (those in front of the camera and near)."""
-        ox, oy, w, h = rect
-        dl = imgui.get_background_draw_list()
-        taken: list[tuple[float, float, float, float]] = []     # labels drawn: a later one that overlaps is left out
-        for f in self.features:
-            p = np.array([*f.top, 1.0]) + np.array([0.0, 0.0, 1.5, 0.0])
-            if np.linalg.norm(p[:3] - eye) > LABEL_RANGE:
-                continue
-            c = vp @ p
-            if c[3] <= 0.1 or abs(c[0]) > c[3] or abs(c[1]) > c[3]:
-                continue
-            x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w, oy + (0.5 - c[1] / c[3] * 0.5) * h
-            size = imgui.calc_text_size(f.name)
-            box = (x - size.x / 2 - 4, y - 2, x + size.x / 2 + 4, y + size.y + 2)
-            if box[0] < ox or box[2] > ox + w or box[1] < oy or box[3] > oy + h:
-                continue                                     # a label the view's edge would cut is left out
-            if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
-                continue
-            taken.append(box)
-            dl.add_rect_filled((x - size.x / 2 - 4, y - 2), (x + size.x / 2 + 4, y + size.y + 2),
-                               imgui.get_color_u32((0.05, 0.05, 0.06, 0.55)), 3.0)
-            dl.add_text((x - size.x / 2, y), imgui.get_color_u32((1, 1, 1, 0.9)), f.name)
 
     def use_world(self, world: sim.World) -> None:
         """Draw `world` from now on (a watched test drive runs in its own): its scene is built once per
@@ -537,13 +372,15 @@ class App:
         io.delta_time = max(min(self.overlay_age, 1.0), 1e-4)
         self.overlay_age, self.overlay_wanted = 0.0, False
         imgui.new_frame()
-        self.feature_labels(vp, cam.eye, (vx, vy, vw, vh))
+        feature_labels(self.features, vp, cam.eye, (vx, vy, vw, vh))
         if self.overlay.arrows_on:
-            self.force_tooltip(vp, (vx, vy, vw, vh))
+            force_tooltip(car.telemetry, self.overlay.shown, vp, (vx, vy, vw, vh))
         self.overlay.build()
         # the HUD and the messages go through ImGui too (no texture to rewrite when a number changes), in
         # the 3D view's corner; the messages in front of the panels
-        text_block(self.hud_lines(frame_rtf), (vx + 10, vy + 10), wrap=max(vw - 20, 200))
+        hud = hud_lines(self.session, self.input, frame_rtf, self.times, self.camera.name,
+                        self.gui_input.pad_nav and self.overlay.visible)
+        text_block(hud, (vx + 10, vy + 10), wrap=max(vw - 20, 200))
         now = time.monotonic()
         msgs = [m for until, m in self.notices if until > now]
         if self.session.message:
@@ -552,7 +389,7 @@ class App:
             text_block(msgs, (vx + 10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=max(vw - 40, 200), bottom=vy + vh,
                        front=True)
         if self.show_help:
-            self.help_window()
+            self.show_help = help_window(self.size[0], self.input.b)
         imgui.render()
         t2 = time.perf_counter()
         self.times.add("overlay", t2 - t1)
