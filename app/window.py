@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -16,6 +15,7 @@ import pygame
 from imgui_bundle import imgui, implot
 
 import sim
+from app.compile_screen import compile_screen
 from app.frame_times import FrameTimes, reference_frames, settle_garbage_collector
 from app.gl import SceneTarget, back_buffer_kept, open_window, save_screenshot, software_renderer
 from app.hud import feature_labels, force_tooltip, help_window, hud_lines, text_block
@@ -69,8 +69,8 @@ class App:
                                    f"is back (View > Layout for another)")
             print(f"contactpatch: {self.startup_notice}", file=sys.stderr)
         self.gui_renderer = ModernGLRenderer(self.ctx, nearest=software_renderer(self.ctx))
-        if sim.warmup.needed():
-            self.compile_screen()                # a cold first start: show what it is doing
+        if sim.warmup.needed():                          # a cold first start: show what it is doing
+            self.size = compile_screen(self.ctx, self.gui_renderer, self.size)
         if substeps is None:                              # a replay runs at its own substeps
             substeps = replay.substeps if replay is not None else 2
         self.session = Session(vehicle, world, substeps=substeps, vehicle_name=vehicle_name, world_name=world_name)
@@ -126,55 +126,6 @@ class App:
         self.overlay.audio = self.audio
         if self.audio.problem and sound:
             print(f"contactpatch: {self.audio.problem}", file=sys.stderr)
-
-    def compile_screen(self) -> None:
-        """Compile the physics in a worker thread while the window shows how far along it is (numba
-        compiles on first use and caches the machine code, so this happens once per machine)."""
-        done = threading.Event()
-        failure = []
-
-        def work():
-            try:
-                sim.warmup.warm_up()
-            except BaseException as exc:               # shown in the window's thread, below
-                failure.append(exc)
-            done.set()
-
-        threading.Thread(target=work, daemon=True, name="compile").start()
-        start = time.monotonic()
-        renderer = self.gui_renderer
-        while not done.wait(0.05):
-            for event in pygame.event.get():
-                if event.type == pygame.QUIT:
-                    pygame.quit()
-                    raise SystemExit(0)
-                if event.type == pygame.VIDEORESIZE:
-                    self.size = (max(event.w, 1), max(event.h, 1))
-            self.ctx.screen.use()
-            self.ctx.viewport = (0, 0, *self.size)
-            self.ctx.clear(0.62, 0.74, 0.88, 1.0)
-            io = imgui.get_io()
-            io.display_size = self.size
-            io.delta_time = 0.05
-            imgui.new_frame()
-            w, h = self.size
-            imgui.set_next_window_pos((w / 2 - 260, h / 2 - 60), imgui.Cond_.always)
-            imgui.set_next_window_size((520, 0), imgui.Cond_.always)
-            imgui.begin("Contact Patch: first start", None,
-                        imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize)
-            imgui.text_wrapped("Compiling the physics kernels to machine code. This happens once on this "
-                               "machine; later starts load them from the cache in about a second.")
-            elapsed = time.monotonic() - start
-            share = min(0.99, sim.warmup.progress())
-            imgui.progress_bar(share, (-1, 0), f"{share:.0%} of the kernels, {elapsed:.0f} s")
-            imgui.end()
-            imgui.render()
-            renderer.render(imgui.get_draw_data())
-            pygame.display.flip()
-        if failure:
-            raise failure[0]
-        print(f"contactpatch: physics compiled in {time.monotonic() - start:.0f} s (cached from now on)",
-              file=sys.stderr)
 
     @property
     def camera(self):
