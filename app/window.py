@@ -1,6 +1,10 @@
 """The driving window: pygame-ce for the window and input, moderngl for drawing, the Session for time.
 
-Only this module knows pygame's event loop, the GL context and the simulation at once.
+Only this module knows pygame's event loop, the GL context and the simulation at once: App coordinates them
+frame by frame. What it draws with lives beside it: app/gl.py (the window, its GL context, where the scene is
+drawn, screenshots), app/regions.py (the overlay drawn a region at a time), app/hud.py (the text over the 3D
+view), app/frame_times.py (frame timing, the benchmark's reference frame) and app/compile_screen.py (the cold
+start); the saved panel layout is read and judged by ui/layout.py.
 """
 from __future__ import annotations
 
