@@ -13,6 +13,7 @@ import numpy as np
 import sim
 import sim.lab.logs
 from app.loop import FixedStepLoop
+from app.rewind import Rewind
 from app.trace import TRACE_COLUMNS, TRACE_FORMAT, Trace  # noqa: F401  (where the app and tests look for them)
 from render.interp import Pose, blend, capture
 
@@ -20,39 +21,6 @@ SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
 LOG_RATE = 60.0            # rows per second the app's telemetry recording keeps
 LOG_MAX_MINUTES = 15.0     # the recording stops there (about 140 kB a second of driving: 125 MB)
 LOG_MAX_ROWS = int(LOG_MAX_MINUTES * 60 * LOG_RATE)
-
-
-class Rewind:
-    """The last `seconds` of the simulation, one snapshot per physics step (state, controls and the
-    telemetry to show), in a ring."""
-
-    def __init__(self, s: sim.Simulation, seconds: float = 30.0):
-        self.cap = int(round(seconds / s.dt))
-        self.snaps: list[sim.Snapshot | None] = [None] * self.cap
-        self.count = 0            # entries written since the last truncate (all of them if < cap)
-        self.head = 0             # where the next one goes
-
-    def push(self, s: sim.Simulation) -> None:
-        self.snaps[self.head] = s.snapshot(telemetry=True)
-        self.head = (self.head + 1) % self.cap
-        self.count = min(self.count + 1, self.cap)
-
-    def __len__(self) -> int:
-        return self.count
-
-    def index(self, back: int) -> int:
-        """Ring slot of the entry `back` steps before the newest (0 = newest)."""
-        return (self.head - 1 - back) % self.cap
-
-    def restore(self, s: sim.Simulation, back: int) -> None:
-        """Put the simulation back to the entry `back` steps before the newest."""
-        s.restore(self.snaps[self.index(back)])
-
-    def truncate(self, back: int) -> None:
-        """Forget the `back` newest entries (driving on from an earlier state rewrites the future)."""
-        back = min(back, self.count)
-        self.head = (self.head - back) % self.cap
-        self.count -= back
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The overlay's window layout file (ImGui's .ini format), read and written by us rather than by ImGui so
 that a damaged file is answered like every other file: one message naming the file, the line and what
-is allowed, and the default layout instead. Writes are atomic."""
+is allowed, and the default layout instead. Writes are atomic. A saved layout is kept only when it docks
+panels and leaves the 3D view free (has_docking, covers_the_view)."""
 from __future__ import annotations
 
 import os
@@ -48,6 +49,26 @@ def load(path: str | os.PathLike) -> tuple[str, str]:
             pass
         message = str(exc)
         return "", message if message.endswith("layout is used") else message + "; the default layout is used"
+
+
+def has_docking(saved: str) -> bool:
+    """Whether a saved layout docks any panel: then it is the user's own and kept. Without one (a first
+    start, an older layout, or a run with the panels hidden, which saves an empty docking section) the
+    default is built; an empty section taken for the user's would leave every panel floating over the 3D
+    view."""
+    return "[Docking]" in saved and "DockId=" in saved
+
+
+CENTRAL_NODE = re.compile(r"^\s*Dock(?:Space|Node)\s+ID=(0x[0-9A-Fa-f]+)\b[^\n]*\bCentralNode=1\b", re.M)
+DOCKED_INTO = re.compile(r"^DockId=(0x[0-9A-Fa-f]+)\b", re.M)
+
+
+def covers_the_view(saved: str) -> bool:
+    """Whether a saved layout docks a panel into the dockspace's central node, the place of the 3D view:
+    then the car is hidden behind tabs from the first frame (a layout saved that way, by a drag or a run
+    that stopped half way, came back on every start). Such a layout is not kept; the default is built."""
+    central = set(CENTRAL_NODE.findall(saved))
+    return any(node in central for node in DOCKED_INTO.findall(saved))
 
 
 def save(path: str | os.PathLike, text: str) -> str:
