@@ -154,51 +154,8 @@ def test_scripted_single_drive_hash():
     assert single_drive_hash() == SINGLE_HASH
 
 
-# Changed deliberately by issue 9 (ground force along the contact normal, static friction for every wheel,
-# the implicit wheel update, ABS and TC reading this substep's slip as slip controllers, the automatic
-# judged by road speed, launch control, tires from data, rolling resistance at full size down to the
-# static friction); issue 8's restructuring left the earlier
-# f89b3e4e... / a8a50ec8... unchanged. Changed again by issue 11: the clutch's end-of-substep slip
-# includes the engine torque and the wheels' road torque (was c4e87313... / 23ac1745...). Changed again by
-# issue 15: the presets' automatic shifts up earlier with a light pedal (gearbox.shift_up_light) and blips
-# the throttle on downshifts (gearbox.downshift_blip); with those at 1.0 and 0.0 the code gives the earlier
-# fc28239f... / a469b850... exactly. Changed again by issue 11: static friction's solver also stops when
-# a round changes no contact speed by more than 1e-10 m/s (brakes.hold_stop = "velocity"); with
-# hold_stop = "impulse" the code gives the earlier f62876f3... / 3fb7e0b9... exactly (tested below).
-# Changed again by issue 11, in rounding only: every rotation by a quaternion goes through its matrix
-# (sim/kernel/vec.py quat_matrix), not the quaternion sandwich (was 02f4fe0d... / 1678f6b5..., and f62876f3... /
-# 3fb7e0b9... with the impulse rule; the single car ends its 60 s where it did to 1e-8 m). And again, in
-# rounding only: the body's rotation from its series, the normalisation by a Newton step, the inverse
-# inertia by reciprocals (docs/physics.md §12; was d1ae3d9e... / 2867cbe0... and 3067cae3... / 21239fcc...).
-# And again: the steering targets once a step, from the speed at its start (docs/physics.md §2; was
-# 43dabf61... / ff20d55f... and b1a2ea52... / eba92945...; the single car, at 8 substeps, ends its 60 s
-# 5 cm from where it did).
-# The slip angles' and the Magic Formula's arc tangents, sines and cosines go to glibc's vector maths where
-# this machine has it (sim/kernel/lanes.py, sim.kernel.jit.VECTOR_MATH): each kind gives its own last bits,
-# so each has its hashes (batch,
-# single, batch and single with the impulse rule). "scalar" is the maths library lane by lane (when the
-# lanes came: the code before them, bit for bit).
-# Changed deliberately by issue 11: the body takes the tires' lateral force mid-substep (chassis.lateral_update
-# = "midpoint", docs/physics.md §12); with "explicit" the code gave the earlier hashes bit for bit (on avx512
-# 8f97053c... / f8b053a8...). Then, in rounding only: the steering's angles without the turn's radius and
-# their arc tangents four at once, the sines and cosines of the road-wheel angles and the camber's arc sines
-# four at once (sim/kernel/steering.py, sim/kernel/contact.py, sim/kernel/step.py publish; was 9bd4ae49... /
-# f92d2627... on
-# avx512, and 8f97053c... / f8b053a8... explicit). Each kind: batch, single; batch and single with the impulse
-# rule; batch and single with the explicit lateral update.
-# Then, in rounding only: the wheel update, the engine and the slip ratio by reciprocals (one division where
-# there were two or three), 1 / a shared by the suspension length and its rate, 1 / h in the suspension stage
-# (was 7c7cc115... / bfa475d9... on avx512; the single car ends its 60 s within 1e-11 m of
-# where it did). The divisions done four at a time (sim/kernel/lanes.py div4) left every hash as it was.
-# The world, not the code, changed the batch hashes last: the proving ground's slopes and ramp became
-# solid wedges (config/worlds/proving_ground.toml; the fourth car drives up the 20 degree hill). The
-# single car's hashes, and the code's, are as they were (batch was 157bcba4... / 4d8b07cb... /
-# 8b91971b... on avx512).
-# Changed deliberately by issue 11: static friction's solver takes its steps with momentum (brakes.hold_solver
-# = "accelerated", docs/physics.md §11); with "gradient" the code gives the earlier hashes exactly (the last
-# two of each kind; the impulse rule's are with "gradient" too). The explicit lateral update's moved with it
-# (batch and single were f18cff27... / 4775e9ce... scalar, 291250a0... / c65d1af3... avx512 and 28bb3308... /
-# 68fcc5ef... avx2).
+# The hashes change only with a deliberate change of the physics or of its rounding: CHANGELOG.md,
+# "State-hash history", says each time they changed, why, and what they were before.
 HASHES = {
     "scalar": ("0dd3548c33772494ed8f45447f9ed057ac8d6b3d1f3548c9b61a1eeb62dd4b0b",
                "21fdaccced9717460fede358dc8384a525d222970f23226b58bba4d66cf1d0b9",
