@@ -39,7 +39,7 @@ LAYOUT = ("[Window][Tuning]\nPos=10,120\nSize=400,450\nCollapsed=0\n\n[Window][T
 MAX_SPEED = 120.0          # m/s: no car here goes faster
 MAX_HEIGHT = 21.25         # m: 20 m above the proving ground's highest point (the 1.25 m ramp lip)
 DT = 1.0 / 240.0
-SUBSTEPS = 8               # the app's
+SUBSTEPS = 8               # finer than the app's 2 (app/__main__.py DEFAULT_SUBSTEPS)
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -339,7 +339,7 @@ class Simulation:
 
     def run(self, controls_trace: np.ndarray) -> None:
         """Advance len(trace) steps in one compiled call; trace (K, N, C) or (K, C) of control rows with
-        the first C of CONTROL_COLUMNS (throttle, brake, steer, handbrake, clutch, shift, gear, abs, tc;
+        the first C of CONTROL_COLUMNS (throttle, brake, steer, handbrake, clutch, shift, gear, abs, tc, esp;
         the rest keep their defaults). Same result as calling step() K times."""
         if self._pending:
             self._apply_pending()

@@ -110,7 +110,7 @@ class TelemetryView(_Views):
     T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake
     camber.
     Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
-    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts;
+    Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts hull_depth;
     `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta
     about the centre of mass H_body H_wheels H_engine H_total (N m s)."""
 
