@@ -27,7 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.kernel.tables import MF96_FIELDS, NW, WHEEL_NAMES
-from sim.kernel.tire import TIRE_MODELS, combined_limit, mf96_coefficients, mf_pure, raw_force
+from sim.kernel.tire import TIRE_MODELS
+from sim.kernel.tire.limit import combined_limit
+from sim.kernel.tire.magic import raw_force
+from sim.kernel.tire.mf96 import mf96_coefficients, mf_pure
 from sim.model.geometry import static_loads
 from sim.model.handling import mf_coefficient_block
 from sim.model.params import Tire, Vehicle

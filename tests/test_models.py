@@ -9,7 +9,9 @@ import pytest
 import sim
 from sim.diagnosis import peak_slips, tire_curve
 from sim.kernel.tables import MF96_FIELDS
-from sim.kernel.tire import MODEL_SIMPLE, lateral_force, longitudinal_force, mf96_pure, mf96_weights
+from sim.kernel.tire import MODEL_SIMPLE
+from sim.kernel.tire.magic import lateral_force, longitudinal_force
+from sim.kernel.tire.mf96 import mf96_pure, mf96_weights
 from sim.lab import drives as M
 
 # a 1996-style set with every load term non-zero (not a real tire: chosen so the numbers are easy)
@@ -162,7 +164,7 @@ def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys
 def test_the_fixed_state_reads_each_family_own_curve():
     """Fx at kappa 0.1 at the static front load: the magic curve D mu Fz sin(C atan(B k - E (B k - atan B k)))
     with the hatchback's B 12.54, C 1.5175, E -0.165, mu 1.063 x load factor."""
-    from sim.kernel.tire import load_factor
+    from sim.kernel.tire.limit import load_factor
     from sim.lab import families as models
     from sim.model.geometry import static_loads
     car = sim.load_vehicle("hatchback")
@@ -178,7 +180,7 @@ def test_the_relaxation_lag_is_the_exact_first_order_response():
     """tau dFy/dt + Fy = Fy_steady with tau = lambda / max(|vx|, v_min): from 0 toward a steady 1000 N at
     20 m/s with lambda 0.5 m (tau 25 ms), n substeps of 1/480 s keep exp(-n h / tau) of the gap; after
     one tau of time (the car has rolled lambda) the force is 1000 (1 - 1/e) = 632.1 N."""
-    from sim.kernel.tire import relax_keep
+    from sim.kernel.tire.limit import relax_keep
     h, n = 1.0 / 480.0, 12                                        # 12 substeps = 25 ms = tau
     fy = 0.0
     for _ in range(n):
@@ -253,7 +255,7 @@ def test_an_mf61_point_with_camber_and_pressure():
     toward the lean. Longitudinal: mu_x = 1.0 (1 - 0.01) = 0.99, Kx = 3000 x 20 x 1.02 = 61200, Bx = 12.8788,
     at kappa 0.1: phi = 1.212417, Fx = 2970 sin(1.6 atan 1.212417) = 2931.59 N."""
     from sim.kernel.tables import MF61_EXTRA
-    from sim.kernel.tire import mf61_pure
+    from sim.kernel.tire.mf61 import mf61_pure
     extra = dict(pdx3=0.0, pex3=0.0, pex4=0.0, ppx1=0.2, ppx2=0.0, ppx3=-0.1, ppx4=0.0, pdy3=0.5, pey3=0.0,
                  pey4=0.0, pey5=0.0, pky3=0.3, pky4=2.0, pky5=0.0, pky6=1.0, pky7=0.0, ppy1=-0.5, ppy2=0.0,
                  ppy3=-0.2, ppy4=0.1, ppy5=0.0, pvy3=0.2, pvy4=0.0, pressure=242000.0, nominal_pressure=220000.0)
@@ -331,7 +333,7 @@ def test_the_chaos_wheel_requests_torque_over_radius_and_scales_back_onto_the_bl
     (load_ratio 0.5, load 2000 N, static 4000 N), both are scaled by 3000 / 5000 = 0.6: 1800 N and -2400 N,
     and the wheel, cut back, spins up by h (T - rho Fx) / Iw instead of rolling with the ground."""
     from sim.kernel import tables as T
-    from sim.kernel.wheel import chaos_request, chaos_wheel
+    from sim.kernel.tire.chaos import chaos_request, chaos_wheel
     assert chaos_request(300.0, 0.0, 0.3, 10.0) == (pytest.approx(1000.0), 0.0)
     assert chaos_request(0.0, 900.0, 0.3, 10.0)[0] == pytest.approx(-3000.0)
     assert chaos_request(100.0, 900.0, 0.3, 0.0)[0] == 0.0
@@ -374,7 +376,7 @@ def test_the_avs_slips_follow_their_targets_over_time_and_shape_the_forces():
     (0.5, 0.5) is inside the unit circle, so Fx = 3000 x 1.0 x 0.5 = 1500 N and Fy = -3000 x 0.9 x sqrt(0.5)
     = -1909.19 N; (0.8, 0.8) is normalised to (0.707107, 0.707107) first: 2121.32 and
     -3000 x 0.9 x sqrt(0.707107) = -2270.42 N."""
-    from sim.kernel.wheel import avs_follow, avs_forces, avs_targets
+    from sim.kernel.tire.avs import avs_follow, avs_forces, avs_targets
     s = 0.0
     for _ in range(10):
         s = avs_follow(s, 1.0, 0.005, 0.05)
@@ -416,7 +418,7 @@ def test_fgear_slips_start_from_the_speed_difference_and_are_clipped_at_low_spee
     """kappa = (rho omega - vx) / (|vx| + eps), alpha = atan(vy / (|vx| + eps)): rho 0.3 m, omega 40 rad/s,
     vx 10 m/s, vy 1 m/s, eps 1 m/s -> (12 - 10) / 11 = 0.181818 and atan(1 / 11) = 0.090660 rad; at 0.1 m/s
     with omega 10 and vy 2 they would be 2.64 and 1.07 rad: clipped to 1 and 45 degrees."""
-    from sim.kernel.tire import slip_fgear
+    from sim.kernel.tire.slip import slip_fgear
     k, a = slip_fgear(0.3, 40.0, 10.0, 1.0, 1.0)
     assert k == pytest.approx(2.0 / 11.0) and a == pytest.approx(math.atan(1.0 / 11.0))
     assert slip_fgear(0.3, 10.0, 0.1, 2.0, 1.0) == (1.0, pytest.approx(math.pi / 4))

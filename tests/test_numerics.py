@@ -57,7 +57,7 @@ def test_the_magic_formula_lanes_are_the_scalar_formula():
     from numba import njit
 
     from sim.kernel.lanes import magic_formula_lanes
-    from sim.kernel.tire import magic_formula_and_slope
+    from sim.kernel.tire.magic import magic_formula_and_slope
 
     lanes = njit(lambda b, c, d, e, s: magic_formula_lanes(b, c, d, e, s))
     scalar = magic_formula_and_slope.py_func

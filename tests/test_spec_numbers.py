@@ -6,9 +6,12 @@ import pytest
 from sim.kernel.body import integrate_body
 from sim.kernel.contact import contact_point, rolling_arm, support_radius, suspension_length, tire_frame
 from sim.kernel.query import QUERY_DISC, QUERY_SPHERE
+from sim.kernel.spin import wheel_spin
 from sim.kernel.suspension import compression, compression_rate, suspension_force
-from sim.kernel.tire import MODEL_LINEAR, combined_limit, raw_force, slip
-from sim.kernel.wheel import wheel_spin
+from sim.kernel.tire import MODEL_LINEAR
+from sim.kernel.tire.limit import combined_limit
+from sim.kernel.tire.magic import raw_force
+from sim.kernel.tire.slip import slip
 
 UP = (0.0, 0.0, 1.0)
 DOWN = (0.0, 0.0, -1.0)

@@ -17,6 +17,7 @@ import math
 
 from sim.kernel.gearbox import total_ratio
 from sim.kernel.jit import leaf, stage
+from sim.kernel.spin import wheel_inertia_with_tire
 from sim.kernel.tables import (
     CT_CLUTCH,
     CT_TC,
@@ -57,7 +58,6 @@ from sim.kernel.tables import (
     WP_SHARE,
 )
 from sim.kernel.units import RPM
-from sim.kernel.wheel import wheel_inertia_with_tire
 
 TC_PROPORTIONAL = 0.5      # -: traction control's immediate cut per unit of relative excess slip
 LAUNCH_PEDAL = 0.9         # -: launch control needs at least this much throttle

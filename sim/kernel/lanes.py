@@ -3,7 +3,7 @@
 
 A lane tuple holds eight float64 values: lanes 0-3 the wheels' longitudinal curve (FL, FR, RL, RR), lanes
 4-7 their lateral one. The arithmetic is written lane by lane, in the same order as the scalar formula
-(`sim.kernel.tire.magic_formula_and_slope`), and the arc tangents, sines and cosines go to the C library's vector
+(`sim.kernel.tire.magic.magic_formula_and_slope`), and the arc tangents, sines and cosines go to the C library's vector
 maths when this machine has it (glibc's libmvec, `_ZGVeN8v_atan` and friends: eight arc tangents in one
 call, within 4 ulp), else to the scalar maths library one lane at a time, which gives exactly the scalar
 formula's bits. Which one this process uses is `sim.kernel.jit.VECTOR_MATH` ("avx512", "avx2" or "scalar"; the
@@ -204,7 +204,7 @@ def plus_one8(a):
 
 @leaf
 def magic_formula_lanes(b, c, d, e, s):
-    """`sim.kernel.tire.magic_formula_and_slope` on eight lanes: (D sin(C atan(phi)), its slope d/ds), with
+    """`sim.kernel.tire.magic.magic_formula_and_slope` on eight lanes: (D sin(C atan(phi)), its slope d/ds), with
     phi = B s - E (B s - atan(B s)); each lane's operations in the scalar formula's order."""
     bs = mul8(b, s)
     phi = sub8(bs, mul8(e, sub8(bs, atan8(bs))))

@@ -55,7 +55,7 @@ from sim.kernel.parking import parking_stage
 from sim.kernel.steering import steering_stage, steering_targets
 from sim.kernel.suspension import suspension_stage
 from sim.kernel.tables import BS_PX, NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
-from sim.kernel.tire import tire_stage
+from sim.kernel.tire.stage import tire_stage
 from sim.kernel.vec import dot, get3, get3w
 from sim.kernel.watch import check_vehicles
 from sim.kernel.wheel import wheel_stage

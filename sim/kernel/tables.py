@@ -88,7 +88,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_CAMBER,                                # rad rotation of the axle about body x (side-signed)
  WP_CAMBER_COS, WP_CAMBER_SIN,             # - its cos and sin (the spin axis, sim/kernel/contact.py spin_axis)
  WP_QUERY,                                 # QUERY_RAY, QUERY_SPHERE or QUERY_DISC (sim/kernel/query.py)
- WP_MODEL,                                 # MODEL_LINEAR or MODEL_MAGIC (sim/kernel/tire.py)
+ WP_MODEL,                                 # the tire family: MODEL_* (sim/kernel/tire/__init__.py)
  WP_IW, WP_GRIP, WP_CK, WP_CA, WP_VMIN, WP_ROLL,   # kg m^2, -, N, N/rad, m/s, -
  WP_BX, WP_CX, WP_DXF, WP_EX, WP_BY, WP_CY, WP_DYF, WP_EY,   # Magic Formula factors
  WP_TDRIVE, WP_TBRAKE, WP_THAND,           # N m at full input (T_DRIVE: direct drive only)
@@ -99,7 +99,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_SPIN,                                  # SPIN_IMPLICIT or SPIN_EXPLICIT (sim/kernel/wheel.py)
  WP_ALONG,                                 # ALONG_NORMAL or ALONG_AXIS (sim/kernel/suspension.py)
  WP_LOAD_SENS, WP_FZ0,                     # -, N: peak friction's load sensitivity and its nominal load
- # the 1996-style Magic Formula (tire model "mf96", sim/kernel/tire.py): pure slip with load dependence ...
+ # the 1996-style Magic Formula (tire model "mf96", sim/kernel/tire/mf96.py): pure slip with load dependence ...
  WP_PCX1, WP_PDX1, WP_PDX2, WP_PEX1, WP_PEX2, WP_PKX1, WP_PKX2, WP_PKX3,
  WP_PCY1, WP_PDY1, WP_PDY2, WP_PEY1, WP_PEY2, WP_PKY1, WP_PKY2,
  WP_RBX1, WP_RBX2, WP_RCX1, WP_RBY1, WP_RBY2, WP_RCY1,   # ... and its combined-slip weighting
@@ -114,7 +114,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_LOAD_RATIO, WP_FZ_STATIC,              # chaos tire: -, N (the static load its friction load blends with)
  WP_AVS_TAU, WP_AVS_PEAK, WP_AVS_BLEND,    # avs tire: s, rad, m/s
  WP_STOP_K,                                # N/m stiffness past l_min (10 k; avs: its support rate)
- WP_SLIP_FORM,                             # SLIP_REFERENCE or SLIP_FGEAR (sim/kernel/tire.py)
+ WP_SLIP_FORM,                             # SLIP_REFERENCE or SLIP_FGEAR (sim/kernel/tire/slip.py)
  WP_CHAOS_CURVE,                           # chaos tire: 1 the lateral curve, 0 the cornering stiffness
  WP_N) = range(105)
 
@@ -193,7 +193,7 @@ VP_N = VP_RATIO + MAX_GEARS
  W_KY,                                     # N s/m: how much the limited lateral force falls per m/s of lateral
                                            # contact speed (the body's implicit lateral update, sim/kernel/body.py)
  W_KY_NUM, W_KY_DEN,                       # the tire stage's W_KY = factor x max(0, num / den), the four
-                                           # wheels' divisions done at once (sim/kernel/tire.py lateral_damping_terms)
+                                           # wheels' divisions done at once (sim/kernel/tire/stage.py)
  W_INV_V,                                  # s/m: 1 / max(|vx|, vMin), the slip ratio's and the spin stiffness's
  W_INV_A,                                  # -: 1 / a of a grounded wheel (the length's and the compression rate's)
  W_N) = range(W_TELEMETRY, W_TELEMETRY + 17)

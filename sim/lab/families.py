@@ -83,7 +83,7 @@ def fixed_state(car: Vehicle) -> dict[str, float]:
     """The front tire's Fx at kappa 0.1 and Fy at alpha 4 deg, each on its own (pure slip) at the front
     wheels' static load on a surface of mu 1 (N)."""
     from sim.diagnosis import tire_curve
-    from sim.kernel.tire import load_factor
+    from sim.kernel.tire.limit import load_factor
     from sim.model.geometry import static_loads
     fz = float(static_loads(car)[0])
     t = car.front_tire
