@@ -347,7 +347,10 @@ def decimate(t: np.ndarray, v: np.ndarray, buckets: int) -> tuple[np.ndarray, np
 
 class Overlay:
     def __init__(self, session, on_params: Callable[[sim.Vehicle], None] | None = None,
-                 ini_path: str | os.PathLike | None = None):
+                 ini_path: str | os.PathLike | None = None, map_panel: Callable[[], None] | None = None,
+                 audio=None):
+        """`map_panel` draws the map into the current window (the Map panel; None: "no map"); `audio` is the
+        app's sound (app.sound.Audio: its mute and volume are in the View menu; None: no sound items)."""
         self.session = session
         self.on_params = on_params
         self.visible = True
@@ -393,7 +396,9 @@ class Overlay:
         self.dockspace_id = 0
         self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
         self.arrows_on = True                         # force arrows and grip tints on the car
-        self.map_panel = None                         # set by the window: draws the map (Map panel)
+        self.map_panel = map_panel                    # draws the map (Map panel)
+        self.audio = audio
+        self._front_tab: tuple[str, int] | None = None  # (panel to bring to the front, in how many frames)
 
     # -- parameters ---------------------------------------------------------------------------------
     @property
@@ -659,7 +664,7 @@ class Overlay:
                     _, self.show[name] = imgui.menu_item(name, "", self.show[name])
                 imgui.separator()
                 _, self.arrows_on = imgui.menu_item("Force arrows and grip tints", "F3", self.arrows_on)
-                audio = getattr(self, "audio", None)
+                audio = self.audio
                 if audio is not None:
                     _, on = imgui.menu_item("Sound", "F8", not audio.muted)
                     audio.muted = not on
@@ -932,7 +937,7 @@ class Overlay:
     def begin(self, name: str) -> bool:
         """imgui.begin with a close button that hides the panel (View menu brings it back). A panel
         whose saved position lies outside a smaller window is pulled back inside it."""
-        front = getattr(self, "_front_tab", None)
+        front = self._front_tab
         if front and front[0] == name:
             self._front_tab = (name, front[1] - 1) if front[1] > 1 else None
             if front[1] == 1:
