@@ -10,7 +10,9 @@ import sim
 import sim.lab.drives
 from app.session import Session
 from sim.diagnosis import SATURATED
-from ui.overlay import CHANNELS, STATE_COLORS, Overlay
+from ui.history import CHANNELS
+from ui.overlay import Overlay
+from ui.widgets import STATE_COLORS
 
 
 def frame(overlay, renderer):
@@ -541,7 +543,7 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
     """Every plot channel read from a test drive's log (the ghost run's overlaid lines) equals what the
     plots record step by step when the same run is watched, and the Test drives panel builds while
     watching."""
-    from ui.overlay import log_channel
+    from ui.history import log_channel
     s, o = make()
     run = sim.lab.drives.step_steer(sim.load_vehicle("hatchback"), seconds=3.0)
     assert s.watch_drive(run, run, "same run") == ""
@@ -562,7 +564,7 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
 def test_the_plot_history_forgets_a_wrapped_ring_without_showing_stale_samples():
     """Leaving a watched drive (or rewinding) drops the samples after a time; once the ring has wrapped,
     the slots past the dropped samples hold older, overwritten ones that must not be shown again."""
-    from ui.overlay import History
+    from ui.history import History
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
@@ -587,7 +589,7 @@ def test_the_plot_history_forgets_a_wrapped_ring_without_showing_stale_samples()
 def test_a_plot_window_is_the_same_samples_as_the_whole_history_cut_to_it():
     """series(name, since) works out only the samples from `since` on (the plots' window): they are the
     whole history's samples at those times, for every channel, in a wrapped ring too."""
-    from ui.overlay import History
+    from ui.history import History
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
