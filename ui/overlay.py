@@ -11,7 +11,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import fields
-from pathlib import Path
 
 import numpy as np
 from imgui_bundle import imgui, implot
@@ -33,6 +32,7 @@ from sim.lab import families as models
 from sim.model import params as P
 from sim.model.files import data_dir
 from ui.history import CHANNELS, G, History, log_channel
+from ui.tuning import NUMBER_FORMAT, Tuning, config_presets, home_short, same_file, short_number, typed_number
 from ui.widgets import AMBER, GREEN, GREY, RED, STATE_COLORS, TABLE_FLAGS, fit_text, text_wrapped_colored
 
 GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "Rear axle",
@@ -79,46 +79,6 @@ def margin_color(margin: float) -> tuple[float, float, float, float]:
 
 MIN_SPAN = {"km/h": 2.0, "rpm": 200.0, "N": 200.0, "-": 0.02, "deg": 1.0, "deg/s": 2.0, "g": 0.05}
 MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot
-
-
-def config_presets() -> list[P.Preset]:
-    """The preset box's entries: the built-in presets (config/vehicles), then the ones the user saved
-    (<data dir>/vehicles), which are marked as theirs."""
-    return P.vehicle_presets()
-
-
-NUMBER_FORMAT = "%.10g"   # how a number field shows its value: ten significant digits, no trailing zeros
-
-
-def typed_number(new: float, current: float, fmt: str = NUMBER_FORMAT) -> float:
-    """The value a number field's edit stands for. The field is a double-precision input, so what was
-    typed arrives exactly (0.6 is 0.6; ImGui's float input gave float32's 0.6000000238418579). Enter on
-    an untouched field hands back the shown text, `current` printed with `fmt`: that rounded copy must
-    not replace the more precise value behind it, so it counts as no edit."""
-    return current if new == float(fmt % current) else float(new)
-
-
-def short_number(x: float) -> str:
-    """A number as a list field shows it: "%g" when that reads back as the same value, else the shortest
-    repr (an edit re-reads every number of the list, so none may be rounded on the way)."""
-    g = f"{x:g}"
-    return g if float(g) == x else repr(x)
-
-
-def home_short(path: Path) -> str:
-    """A path as the save box shows it: the home folder as ~ (save and load expand it), so more of a
-    long path fits the field."""
-    try:
-        return "~" + os.sep + str(path.relative_to(Path.home()))
-    except (ValueError, RuntimeError):
-        return str(path)
-
-
-def same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
 
 
 def arrow(dl, a, b, color, thickness: float, hollow: bool = False) -> None:
@@ -189,20 +149,9 @@ class Overlay:
         """`map_panel` draws the map into the current window (the Map panel; None: "no map"); `audio` is the
         app's sound (app.sound.Audio: its mute and volume are in the View menu; None: no sound items)."""
         self.session = session
-        self.on_params = on_params
         self.visible = True
-        self.baseline: sim.Vehicle = session.sim.vehicle      # the loaded preset, for "changed" marks
-        self.errors: dict[str, str] = {}                      # field path -> why the last edit was refused
-        self.fixes: dict[str, tuple[object, int]] = {}        # field path -> (refused value, substeps it needs)
-        self.substeps_error = ""
-        self._report: tuple[sim.Vehicle, int, advisor.Report, dict[str, float]] | None = None
-        self._ranges_for: tuple[sim.Vehicle, int] | None = None
-        self._ranges: dict[str, tuple[float, float] | None] = {}
-        self.status = ""
+        self.tuning = Tuning(session, on_params)              # the parameters as edited, the loaded preset
         self.log_status = ""                          # what the last log save did
-        self.source = self._source_of(session)                # the file the baseline was loaded from, or None
-        self.file_path = self.default_save_path()             # the save box
-        self._edited: tuple[sim.Vehicle, sim.Vehicle, bool] | None = None
         self.monitor = GripMonitor()
         self._shown: tuple[int, float, list[WheelState]] | None = None     # (steps, time, diagnosis) on show
         session.on_jump.append(self.on_jump)
@@ -215,7 +164,6 @@ class Overlay:
         self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
         self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
         self.plot_seconds = 10.0                              # s shown of the 20 s kept
-        self._source_folder: tuple = (None, "")               # source_folder's answer for one file
         self.layout: list[tuple] = []                         # where the last build placed each panel
         self._windows: dict[str, tuple] = {}                  # window_of_history's answers in this build
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
@@ -237,207 +185,9 @@ class Overlay:
         self.audio = audio
         self._front_tab: tuple[str, int] | None = None  # (panel to bring to the front, in how many frames)
 
-    # -- parameters ---------------------------------------------------------------------------------
-    @property
-    def params(self) -> sim.Vehicle:
-        return self.session.sim.next_params()
-
-    def apply(self, path: str, value) -> str | None:
-        """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
-        invalid or unstable value was refused (and keeps the old one), or None. For an unstable one the
-        substeps that would make it stable are kept in `fixes`."""
-        self.fixes.pop(path, None)
-        try:
-            new = P.with_value(self.params, path, value)
-        except sim.ConfigError as exc:
-            self.errors[path] = self._reason(exc)
-            return self.errors[path]
-        try:
-            self._use(new)
-        except sim.ConfigError as exc:
-            self.errors[path] = self._reason(exc)
-            s = self.session.sim
-            r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
-            if not r.stable:
-                self.fixes[path] = (value, r.substeps_needed)
-            return self.errors[path]
-        self.errors.pop(path, None)
-        return None
-
-    def apply_with_substeps(self, path: str) -> str | None:
-        """Take the substeps that make the refused edit of `path` stable, then apply it. Returns why
-        either was refused (substeps and parameters then stay as they were), or None."""
-        value, n = self.fixes[path]
-        old = self.session.sim.substeps
-        try:
-            self.session.set_substeps(n)
-        except (sim.ConfigError, ValueError) as exc:
-            self.errors[path] = f"{self.errors.get(path, '')}; and {self._reason(exc)}".lstrip("; ")
-            if not isinstance(exc, sim.ConfigError):        # more substeps than the simulation allows
-                self.fixes.pop(path, None)
-            return self.errors[path]
-        why = self.apply(path, value)
-        if why is not None:
-            self.session.sim.set_substeps(old)          # the parameters did not change: stable as before
-        else:
-            self.substeps_error = ""
-        return why
-
-    def set_substeps(self, n: int) -> str | None:
-        """Change the substeps from the next step; returns why they were refused, or None."""
-        try:
-            self.session.set_substeps(n)
-        except (sim.ConfigError, ValueError) as exc:
-            self.substeps_error = self._reason(exc)
-            return self.substeps_error
-        self.substeps_error = ""
-        return None
-
-    def _reason(self, exc: Exception) -> str:
-        """The message without the leading car name."""
-        text, prefix = str(exc), f"{self.params.name}: "
-        return text[len(prefix):] if text.startswith(prefix) else text
-
-    def _use(self, new: sim.Vehicle) -> None:
-        self.session.sim.set_params(new)
-        if self.on_params:
-            self.on_params(new)
-
-    def revert(self, path: str | None = None) -> None:
-        """Back to the loaded preset's value for one field, or for all with path None."""
-        if path is None:
-            try:
-                self._use(self.baseline)
-            except sim.ConfigError as exc:
-                self.status = f"not reverted: {exc}"
-                return
-            self.errors.clear()
-            self.fixes.clear()
-        else:
-            self.apply(path, P.get_value(self.baseline, path))
-
-    # -- presets and files ---------------------------------------------------------------------------
-    def _source_of(self, session) -> Path | None:
-        """The file the starting car came from: the session's vehicle name or path, if loading it gives
-        that car (a car built in code has none)."""
-        try:
-            path = P.resolve_preset(session.vehicle_name, P.PRESET_DIR, "vehicle")
-            return path.resolve() if sim.load_vehicle(path) == self.baseline else None
-        except (sim.ConfigError, OSError, TypeError):
-            return None
-
-    def default_save_path(self) -> str:
-        """What the save box proposes: the loaded file itself when it is the user's own, otherwise
-        <data dir>/vehicles/<preset name>.toml, so a built-in preset is never overwritten by default
-        and nothing lands in whatever folder the app was started from."""
-        if self.source is not None and not same_file(self.source.parent, P.PRESET_DIR):
-            return home_short(self.source)
-        stem = self.source.stem if self.source is not None else self.baseline.name
-        stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip(".") or "vehicle"
-        return home_short(P.user_vehicle_dir() / f"{stem}.toml")
-
     def edited(self) -> bool:
-        """True when a parameter differs from the loaded preset (compared once per change)."""
-        car = self.params
-        if self._edited is None or self._edited[0] is not car or self._edited[1] is not self.baseline:
-            self._edited = (car, self.baseline, car != self.baseline)
-        return self._edited[2]
-
-    def source_folder(self) -> str:
-        """"preset", "user" or "" (another folder, or no file): which folder the loaded file is in. Worked
-        out once per file (resolving the paths took 0.4 ms of every build of the overlay)."""
-        src = self.source
-        if src is None:
-            return ""
-        if self._source_folder[0] != src:
-            kind = "preset" if same_file(src.parent, P.PRESET_DIR) else \
-                "user" if same_file(src.parent, P.user_vehicle_dir()) else ""
-            self._source_folder = (src, kind)
-        return self._source_folder[1]
-
-    def preset_label(self) -> str:
-        """What the preset box shows: the loaded preset's name ("hatchback", "mine (user)"), a loaded
-        file's name, or the car's name when it came from no file; marked edited once a parameter differs
-        from it ("hatchback (edited)", "mine (user, edited)")."""
-        tags = []
-        folder = self.source_folder()
-        if self.source is None:
-            label = self.baseline.name
-        elif folder == "preset":
-            label = self.source.stem
-        elif folder == "user":
-            label, tags = self.source.stem, ["user"]
-        else:
-            label = self.source.name
-        if self.edited():
-            tags.append("edited")
-        return f"{label} ({', '.join(tags)})" if tags else label
-
-    def save(self, path: str) -> bool:
-        """Save the current parameters to `path`; False with the reason in `status` if not. A car loaded
-        from a file is saved as that file with only the changed values replaced (its comments and layout
-        stay); the user's preset folder is made when it is missing."""
-        target = Path(path.strip()).expanduser() if path.strip() else None
-        if target is None:
-            self.status = "not saved: no file name given"
-            return False
-        if same_file(target.parent, P.user_vehicle_dir()):
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                self.status = f"not saved: {target}: cannot make the folder {target.parent}: {exc.strerror or exc}"
-                return False
-        try:
-            sim.save_vehicle(self.params, target, source=self.source)
-        except sim.ConfigError as exc:
-            self.status = f"not saved: {exc}"
-            return False
-        self.status = f"saved {target}"
-        return True
-
-    def load(self, name_or_path: str | os.PathLike) -> bool:
-        """Load a preset name or a vehicle file; it becomes the baseline that edits are marked against,
-        the preset box shows it and the save box proposes where to save it."""
-        if isinstance(name_or_path, str):
-            name_or_path = os.path.expanduser(name_or_path.strip())          # no preset name starts with ~
-        try:
-            path = P.resolve_preset(name_or_path, P.PRESET_DIR, "vehicle")
-            car = sim.load_vehicle(path)
-            self._use(car)
-        except sim.ConfigError as exc:
-            self.status = f"not loaded: {exc}"
-            return False
-        self.baseline = car
-        self.source = path.resolve()
-        self.file_path = self.default_save_path()
-        self.errors.clear()
-        self.fixes.clear()
-        self.status = f"loaded {self.source}"
-        return True
-
-    # -- stability -----------------------------------------------------------------------------------
-    def stability(self) -> advisor.Report:
-        """The advisor's report on the next parameters at the current step, recomputed when either changes."""
-        car, s = self.params, self.session.sim
-        if self._report is None or self._report[0] is not car or self._report[1] != s.substeps:
-            r = advisor.report(car, s.dt, s.substeps, s.surface_mu)
-            self._report = (car, s.substeps, r, advisor.fields_of_report(r))
-        return self._report[2]
-
-    def margin_of(self, path: str) -> float | None:
-        """The smallest margin of the parts that `path` drives, or None if it drives none."""
-        self.stability()
-        return self._report[3].get(path)
-
-    def stable_range(self, path: str) -> tuple[float, float] | None:
-        """The stable interval of `path` at the current step (None: no value is), computed once per
-        parameters, substeps and path."""
-        car, s = self.params, self.session.sim
-        if self._ranges_for is None or self._ranges_for[0] is not car or self._ranges_for[1] != s.substeps:
-            self._ranges_for, self._ranges = (car, s.substeps), {}
-        if path not in self._ranges:
-            self._ranges[path] = advisor.stable_range(car, path, s.dt, s.substeps, surface_mu=s.surface_mu)
-        return self._ranges[path]
+        """True when the car differs from the loaded preset (unsaved tuning)."""
+        return self.tuning.edited()
 
     # -- per step -----------------------------------------------------------------------------------
     def shown(self) -> list[WheelState]:
@@ -674,7 +424,7 @@ class Overlay:
                 imgui.color_button(f"##c{family}", imgui.ImVec4(*present[family].color, 1.0), 0, (12, 12))
             if clicked:
                 if value:
-                    why = session.add_companion(family, models.variant(self.params, family))
+                    why = session.add_companion(family, models.variant(self.tuning.params, family))
                     self.drive_status = why
                 else:
                     session.remove_companion(family)
@@ -743,7 +493,7 @@ class Overlay:
 
     def start_drive(self, name: str) -> None:
         import threading
-        now, loaded = self.params, self.baseline
+        now, loaded = self.tuning.params, self.tuning.baseline
         compare = self.drive_compare
 
         def work():
@@ -912,25 +662,26 @@ class Overlay:
         imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
         imgui.set_next_window_size((400, h - 270), imgui.Cond_.first_use_ever)
         if self.begin("Tuning"):
+            t = self.tuning
             self.stability_section()
             imgui.separator()
-            car = self.params
+            car = t.params
             self.preset_box()
             imgui.set_next_item_width(-1)                 # the whole width: a path is long
-            _, self.file_path = imgui.input_text_with_hint("##file", "file to save to, or a file or preset to load",
-                                                           self.file_path)
+            _, t.file_path = imgui.input_text_with_hint("##file", "file to save to, or a file or preset to load",
+                                                        t.file_path)
             if imgui.is_item_hovered():
-                imgui.set_tooltip(f"{self.file_path}\nsave writes this file; load reads it (or a preset name)")
+                imgui.set_tooltip(f"{t.file_path}\nsave writes this file; load reads it (or a preset name)")
             if imgui.button("save"):
-                self.save(self.file_path)
+                t.save(t.file_path)
             imgui.same_line()
             if imgui.button("load"):
-                self.load(self.file_path)
+                t.load(t.file_path)
             imgui.same_line()
             if imgui.button("revert all"):
-                self.revert()
-            if self.status:
-                imgui.text_wrapped(self.status)
+                t.revert()
+            if t.status:
+                imgui.text_wrapped(t.status)
             imgui.separator()
             for gname, gtype in P.GROUP_TYPES.items():
                 if not imgui.collapsing_header(GROUP_TITLES.get(gname, gname)):
@@ -949,25 +700,26 @@ class Overlay:
     def preset_box(self) -> None:
         """The preset picker. Closed, it shows what is loaded (and, under it, the path of a file from
         neither preset folder); open, it lists the built-in presets and the user's saved ones."""
-        if imgui.begin_combo("preset", self.preset_label()):
-            edited = self.edited()
+        t = self.tuning
+        if imgui.begin_combo("preset", t.preset_label()):
+            edited = t.edited()
             for p in config_presets():
-                current = self.source is not None and same_file(p.path, self.source)
+                current = t.source is not None and same_file(p.path, t.source)
                 clicked, _ = imgui.selectable(p.label, current)
                 if imgui.is_item_hovered():
                     imgui.set_tooltip(str(p.path))
                 if clicked and (edited or not current):
-                    self.load(p.path)
+                    t.load(p.path)
                 if current:
                     imgui.set_item_default_focus()
             imgui.end_combo()
-        if self.source is not None and not self.source_folder():
-            text_wrapped_colored(GREY, f"from {home_short(self.source)}")      # a file of no preset folder
+        if t.source is not None and not t.source_folder():
+            text_wrapped_colored(GREY, f"from {home_short(t.source)}")      # a file of no preset folder
 
-    def stability_section(self):
+    def stability_section(self) -> None:
         """The least stable part, the substeps, and every part's margin (sim.advisor)."""
-        s = self.session.sim
-        r = self.stability()
+        s = self.tuning.session.sim
+        r = self.tuning.stability()
         w = r.worst
         imgui.text("stability:")
         imgui.same_line()
@@ -979,13 +731,13 @@ class Overlay:
             text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
         for note in r.notes:
             text_wrapped_colored(AMBER, f"note: {note}")
-        locked = self.session.substeps_locked
+        locked = self.tuning.session.substeps_locked
         imgui.begin_disabled(bool(locked))
         imgui.set_next_item_width(100)
         edited, n = imgui.input_int("substeps", s.substeps, 1, 10, imgui.InputTextFlags_.enter_returns_true)
         imgui.end_disabled()
         if edited and n != s.substeps:
-            self.set_substeps(n)
+            self.tuning.set_substeps(n)
         imgui.same_line()
         step_text = f"h {r.h * 1e3:.3g} ms of dt {s.dt * 1e3:.3g} ms"
         if imgui.calc_text_size(step_text).x > imgui.get_content_region_avail().x:
@@ -993,8 +745,8 @@ class Overlay:
         imgui.text_disabled(fit_text(step_text, imgui.get_content_region_avail().x))
         if locked:
             text_wrapped_colored(GREY, f"substeps fixed: {locked}")
-        if self.substeps_error:
-            text_wrapped_colored(RED, f"refused: {self.substeps_error}")
+        if self.tuning.substeps_error:
+            text_wrapped_colored(RED, f"refused: {self.tuning.substeps_error}")
         if imgui.tree_node(f"every part ({len(r.items)})###every part"):
             if imgui.begin_table("margins", 3, TABLE_FLAGS):
                 imgui.table_setup_column("part", imgui.TableColumnFlags_.width_stretch)
@@ -1016,45 +768,31 @@ class Overlay:
 
     def fix_button(self, path: str) -> None:
         """Under an edit the advisor refused: take the substeps that make it stable, when allowed."""
-        s = self.session.sim
-        n = self.fixes[path][1]
-        locked = self.session.substeps_locked
+        s = self.tuning.session.sim
+        n = self.tuning.fixes[path][1]
+        locked = self.tuning.session.substeps_locked
         if locked:
             text_wrapped_colored(GREY, f"\"use {n} substeps\" is unavailable: {locked}")
         else:
             if imgui.small_button(f"use {n} substeps and apply"):
-                self.apply_with_substeps(path)
+                self.tuning.apply_with_substeps(path)
             if imgui.is_item_hovered():
                 imgui.set_tooltip(f"substeps {s.substeps} -> {n}: about {n / s.substeps:.3g} times the physics "
                                   f"work per step")
 
-    def range_tip(self, path: str, unit: str) -> str:
-        """The stable range of `path` and its margin, for its tooltip."""
-        s = self.session.sim
-        at = f"at dt {s.dt * 1e3:.3g} ms / {s.substeps} substeps"
-        r = self.stable_range(path)
-        if r is None:
-            return f"no value is stable {at}"
-        m = P.field_info(path).metadata
-        lo = f"{r[0]:.4g}" + (" (allowed min)" if r[0] <= m["lo"] else "")
-        hi = f"{r[1]:.4g}" + (" (allowed max)" if r[1] >= m["hi"] else "")
-        margin = self.margin_of(path)
-        tip = f"stable {at}: {lo} to {hi} {unit}"
-        if margin is not None:
-            tip += f"\nmargin {margin:.3g} (needs {advisor.REQUIRED_MARGIN:g})"
-        return tip
-
-    def field_editor(self, car, gname, f):
+    def field_editor(self, car, gname: str, f) -> None:
+        """The editor of parameter `gname`.`f` of `car` (the parameters of this build), by its kind: a number
+        field, a choice or a list; its changed mark with a revert button, its tooltip and its refusal."""
         path = f"{gname}.{f.name}"
         value = P.get_value(car, path)
-        changed_mark = value != P.get_value(self.baseline, path)
+        changed_mark = value != P.get_value(self.tuning.baseline, path)
         m = f.metadata
         imgui.push_id(path)
         if changed_mark:
             if imgui.small_button("x"):
-                self.revert(path)
+                self.tuning.revert(path)
             if imgui.is_item_hovered():
-                imgui.set_tooltip(f"revert to {P.get_value(self.baseline, path)!r}")
+                imgui.set_tooltip(f"revert to {P.get_value(self.tuning.baseline, path)!r}")
             imgui.same_line()
         # the symbol with its plain name beside it, shortened to the room there is (the tooltip has it all)
         room = imgui.get_content_region_avail().x - (130.0 if m["kind"] != "list" else 240.0) - 70.0
@@ -1065,12 +803,12 @@ class Overlay:
                                              imgui.InputTextFlags_.enter_returns_true)
             new = typed_number(new, value) if edited else value
             if new != value:
-                self.apply(path, new)
+                self.tuning.apply(path, new)
             hovered = imgui.is_item_hovered()
             imgui.same_line()
             imgui.text_disabled(m["unit"])
             hovered |= imgui.is_item_hovered()
-            margin = self.margin_of(path)
+            margin = self.tuning.margin_of(path)
             if margin is not None and margin < LOW_MARGIN:
                 imgui.same_line()
                 imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
@@ -1078,28 +816,25 @@ class Overlay:
             if hovered:
                 tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {P.describe_allowed(f)}"
                 if path in advisor.PARAMETERS:
-                    tip += "\n" + self.range_tip(path, m["unit"])
+                    tip += "\n" + self.tuning.range_tip(path, m["unit"])
                 imgui.set_tooltip(tip)
         elif m["kind"] == "text":
             choices = list(m["choices"])
             imgui.set_next_item_width(130)
             edited, idx = imgui.combo(label, choices.index(value), choices)
             if edited and choices[idx] != value:
-                self.apply(path, choices[idx])
+                self.tuning.apply(path, choices[idx])
         else:
             imgui.set_next_item_width(240)
             edited, txt = imgui.input_text(label, ", ".join(short_number(v) for v in value),
                                            imgui.InputTextFlags_.enter_returns_true)
             if edited:
-                try:
-                    self.apply(path, [float(x) for x in txt.replace(";", ",").split(",") if x.strip()])
-                except ValueError:
-                    self.errors[path] = f"{txt!r} is not a list of numbers"
+                self.tuning.apply_list(path, txt)
         if m["kind"] != "num" and imgui.is_item_hovered():
             imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {P.describe_allowed(f)}")
-        if path in self.errors:
-            text_wrapped_colored(RED, f"refused: {self.errors[path]}")
-            if path in self.fixes:
+        if path in self.tuning.errors:
+            text_wrapped_colored(RED, f"refused: {self.tuning.errors[path]}")
+            if path in self.tuning.fixes:
                 self.fix_button(path)
         imgui.pop_id()
 
