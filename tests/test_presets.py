@@ -164,7 +164,7 @@ def type_into_field(gui, overlay, path, keys):
         imgui.begin("Tuning")
         if k == 0:
             imgui.set_keyboard_focus_here()
-        overlay.field_editor(overlay.tuning.params, gname, f)
+        overlay.panels["Tuning"].field_editor(overlay.tuning.params, gname, f)
         imgui.end()
         imgui.render()
         gui.render(imgui.get_draw_data())

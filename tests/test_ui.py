@@ -44,9 +44,10 @@ def test_every_panel_builds_while_driving(gui):
 def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
     imgui.get_io().display_size = (1280, 9000)        # tall enough that no editor is clipped away
     s, o = make()
+    view = o.panels["Tuning"]
     built = []
-    editor = o.field_editor
-    o.field_editor = lambda car, gname, f: (built.append(f"{gname}.{f.name}"), editor(car, gname, f))
+    editor = view.field_editor
+    view.field_editor = lambda car, gname, f: (built.append(f"{gname}.{f.name}"), editor(car, gname, f))
     imgui.new_frame()
     imgui.set_next_window_size((400, 8800))
     imgui.begin("Tuning")
@@ -54,7 +55,7 @@ def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
         imgui.set_next_item_open(True)
         if imgui.collapsing_header(gname):
             for f in sim.model.params.fields(sim.model.params.GROUP_TYPES[gname]):
-                o.field_editor(o.tuning.params, gname, f)
+                view.field_editor(o.tuning.params, gname, f)
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
@@ -203,11 +204,11 @@ def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui)
     imgui.set_next_window_size((400, 8800))
     imgui.begin("Tuning")
     imgui.set_next_item_open(True)
-    o.stability_section()
+    o.panels["Tuning"].stability_section()
     imgui.set_next_item_open(True)
     if imgui.collapsing_header("chassis"):
         for f in sim.model.params.fields(sim.model.params.GROUP_TYPES["chassis"]):
-            o.field_editor(t.params, "chassis", f)                        # the refusal and its button, no crash
+            o.panels["Tuning"].field_editor(t.params, "chassis", f)      # the refusal and its button, no crash
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
@@ -299,7 +300,7 @@ def test_the_stability_summary_follows_the_params_and_substeps(gui):
 def test_plot_lines_are_decimated_to_the_pixels_with_their_spikes():
     import numpy as np
 
-    from ui.overlay import decimate
+    from ui.panels.plots import decimate
     t = np.arange(4801) / 240.0
     v = np.sin(3.0 * t)
     v[1234], v[3000] = 5.0, -4.0
@@ -415,12 +416,12 @@ def test_every_plot_tab_builds_with_the_derived_channels(gui):
     from render.mathx import quat_matrix
     s, o = make()
     for name in CHANNELS:
-        o.channels[name] = True
+        o.panels["Plots"].channels[name] = True
     for _ in range(4 * 30):
         s.frame(1 / 30, lambda dt: sim.Controls(throttle=0.35, steer=0.3))
         frame(o, gui)
     for tab in ("Channels", "Tires", "g-g", "Steer vs lateral g"):
-        o.plot_tab_request = tab
+        o.panels["Plots"].tab_request = tab
         frame(o, gui)
         frame(o, gui)
     total = sum(np.asarray(f, dtype=float) for f in s.sim.telemetry.forces.values())
@@ -483,6 +484,8 @@ def test_telemetry_recording_and_the_rewind_export_write_csv_rows_per_step(gui, 
     """Recording keeps 60 rows a second of driving; the rewind export has one row per stored step, with the
     stored step's own numbers (its load and speed, read back from the snapshot, not simulated again)."""
     import csv
+
+    from ui.panels.time import save_log
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     s, o = make()
     s.start_telemetry_log()
@@ -496,7 +499,7 @@ def test_telemetry_recording_and_the_rewind_export_write_csv_rows_per_step(gui, 
     assert log.column("time")[-1] == pytest.approx(s.sim.time)
     assert log.column("Fz FL")[-1] == pytest.approx(float(s.sim.telemetry.Fz[0]))
     assert log.column("speed")[-1] == pytest.approx(float(np.linalg.norm(s.sim.state.velocity)))
-    message = o.save_log(log, "rewind")
+    message = save_log(log, "rewind")
     path = tmp_path / "contactpatch" / "logs"
     files = list(path.glob("rewind-*.csv"))
     assert len(files) == 1 and str(files[0]) in message
@@ -535,11 +538,11 @@ def test_a_test_drive_runs_from_the_panel_against_the_loaded_preset(gui):
     s, o = make()
     t = o.tuning
     t.apply("front_suspension.k", 2.0 * s.sim.vehicle.front_suspension.k)
-    o.drive_index = list(sim.lab.drives.SUITE).index("settle")
-    o.drive_compare = True
-    o.start_drive("settle")
-    o.drive_thread.join(timeout=120)
-    after, before = o.drive_result
+    o.drives.index = list(sim.lab.drives.SUITE).index("settle")
+    o.drives.compare = True
+    o.drives.start("settle")
+    o.drives.thread.join(timeout=120)
+    after, before = o.drives.result
     rows = {name: (a, b, d) for name, a, b, d, _ in sim.lab.drives.compare(before, after)}
     a, b, d = rows["sag front"]
     assert d < 0.0 and b == pytest.approx(a / 2.0, rel=0.05)      # twice the rate, half the sag
@@ -557,7 +560,7 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
     s, o = make()
     run = sim.lab.drives.step_steer(sim.load_vehicle("hatchback"), seconds=3.0)
     assert s.watch_drive(run, run, "same run") == ""
-    o.drive_result = (run, run)
+    o.drives.result = (run, run)
     for _ in range(120):
         s.frame(1 / 60, lambda dt: sim.Controls())
         frame(o, gui)
