@@ -63,6 +63,42 @@ def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
     assert built == expected
 
 
+def test_the_map_and_the_sound_handed_to_the_overlay_are_the_ones_it_shows(gui):
+    """The Map panel draws with the callable the overlay was built with, and the View menu's sound items
+    work on the audio it was built with (a click on "Sound" mutes it)."""
+    class Audio:
+        muted, volume, available, problem = False, 0.5, True, ""
+
+    s = Session(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), substeps=8)
+    drawn, audio = [], Audio()
+    o = Overlay(s, map_panel=lambda: drawn.append(s.sim.time), audio=audio)
+    o.bring_to_front("Map", 1)
+    for _ in range(3):
+        frame(o, gui)
+    assert drawn
+    io = imgui.get_io()
+    view = imgui.calc_text_size("View")
+    style = imgui.get_style()
+    io.add_mouse_pos_event(style.item_spacing.x + view.x / 2, imgui.get_frame_height() / 2)
+    frame(o, gui)
+    io.add_mouse_button_event(0, True)
+    frame(o, gui)
+    io.add_mouse_button_event(0, False)
+    frame(o, gui)
+    assert imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id)     # the View menu
+    frame(o, gui)
+    items = list(o.show) + ["Force arrows and grip tints"]               # the items above "Sound"
+    line = imgui.get_text_line_height_with_spacing()
+    y = imgui.get_frame_height() + style.window_padding.y + (len(items) + 0.5) * line + 2 * style.item_spacing.y
+    io.add_mouse_pos_event(style.item_spacing.x + 20, y)
+    frame(o, gui)
+    io.add_mouse_button_event(0, True)
+    frame(o, gui)
+    io.add_mouse_button_event(0, False)
+    frame(o, gui)
+    assert audio.muted
+
+
 def test_panels_can_be_hidden_and_shown(gui):
     s, o = make()
     for _ in range(3):                                   # the docked layout settles in the first frames
