@@ -115,19 +115,17 @@ class App:
         self.running = True
         self.last_screenshot: Path | None = None
         self.gui_input = PygameInput()
-        self.overlay = Overlay(self.session, ini_path=self.ini)
+        self.audio = Audio(muted=not sound)
+        self.overlay = Overlay(self.session, ini_path=self.ini, map_panel=self.map_panel, audio=self.audio)
         self.overlay.visible = overlay
         self.gc_settled = False                     # settle_garbage_collector after the first frame
         self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
         self.overlay.layout_request = None if has_docking(saved) and not covered else "auto"
-        self.overlay.map_panel = self.map_panel
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)
         self.skids = SkidMarks(self.ctx)
         self.session.on_step.append(lambda: self.skids.record(self.session.sim))
-        self.audio = Audio(muted=not sound)
-        self.overlay.audio = self.audio
         if self.audio.problem and sound:
             print(f"contactpatch: {self.audio.problem}", file=sys.stderr)
 

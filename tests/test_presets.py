@@ -14,7 +14,8 @@ import sim
 from app.session import Session
 from sim.model import params as P
 from sim.model import vehicle_toml
-from ui.overlay import NUMBER_FORMAT, Overlay, config_presets, typed_number
+from ui.overlay import Overlay
+from ui.tuning import NUMBER_FORMAT, config_presets, typed_number
 
 PRESETS = ["hatchback", "boxster_s"]
 
@@ -164,7 +165,7 @@ def type_into_field(gui, overlay, path, keys):
         imgui.begin("Tuning")
         if k == 0:
             imgui.set_keyboard_focus_here()
-        overlay.field_editor(overlay.params, gname, f)
+        overlay.panels["Tuning"].field_editor(overlay.tuning.params, gname, f)
         imgui.end()
         imgui.render()
         gui.render(imgui.get_draw_data())
@@ -172,9 +173,10 @@ def type_into_field(gui, overlay, path, keys):
 
 def test_a_typed_number_is_stored_exactly_and_saved_as_typed(gui, tmp_path):
     s, o = make()
+    t = o.tuning
     type_into_field(gui, o, "front_tire.grip", "0.6")
-    assert o.params.front_tire.grip == 0.6                            # not float32's 0.6000000238418579
-    assert o.save(str(tmp_path / "typed.toml"))
+    assert t.params.front_tire.grip == 0.6                            # not float32's 0.6000000238418579
+    assert t.save(str(tmp_path / "typed.toml"))
     assert "grip = 0.6 " in (tmp_path / "typed.toml").read_text()
 
 
@@ -209,9 +211,10 @@ def test_a_save_into_an_unwritable_folder_names_the_file(tmp_path, monkeypatch):
         with pytest.raises(sim.ConfigError, match=r"locked/car\.toml: cannot save: Permission denied"):
             sim.save_vehicle(car, target, source=vehicle_toml.PRESET_DIR / "hatchback.toml")
         s, o = make()
-        o.apply("chassis.mass", 999.0)
-        assert not o.save(str(target))
-        assert "not saved" in o.status and "car.toml" in o.status and "Permission denied" in o.status
+        t = o.tuning
+        t.apply("chassis.mass", 999.0)
+        assert not t.save(str(target))
+        assert "not saved" in t.status and "car.toml" in t.status and "Permission denied" in t.status
     finally:
         os.chmod(folder, 0o755)
     assert target.read_bytes() == before
@@ -238,10 +241,11 @@ def test_a_data_folder_that_cannot_be_made_is_reported(tmp_path, monkeypatch):
     blocker.write_text("a file where the data folder would go")
     monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
     s, o = make()
-    assert not o.save(o.default_save_path())
-    assert o.status.startswith("not saved: ") and "hatchback.toml" in o.status
-    assert not o.save("   ")
-    assert "no file name" in o.status
+    t = o.tuning
+    assert not t.save(t.default_save_path())
+    assert t.status.startswith("not saved: ") and "hatchback.toml" in t.status
+    assert not t.save("   ")
+    assert "no file name" in t.status
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -249,45 +253,48 @@ def test_a_data_folder_that_cannot_be_made_is_reported(tmp_path, monkeypatch):
 
 def test_the_default_save_path_is_in_the_data_folder(data_home):
     s, o = make("boxster_s")
-    assert Path(o.file_path).expanduser() == data_home / "vehicles" / "boxster_s.toml"
-    assert o.save(o.file_path)
-    assert sim.load_vehicle(data_home / "vehicles" / "boxster_s.toml") == o.params
+    t = o.tuning
+    assert Path(t.file_path).expanduser() == data_home / "vehicles" / "boxster_s.toml"
+    assert t.save(t.file_path)
+    assert sim.load_vehicle(data_home / "vehicles" / "boxster_s.toml") == t.params
 
 
 def test_a_saved_user_preset_is_listed_beside_the_built_in_ones(data_home):
     s, o = make()
-    o.apply("rear_tire.grip", 0.9)
-    assert o.save(str(data_home / "vehicles" / "hatchback.toml"))
+    t = o.tuning
+    t.apply("rear_tire.grip", 0.9)
+    assert t.save(str(data_home / "vehicles" / "hatchback.toml"))
     presets = config_presets()
     assert [(p.name, p.user) for p in presets] == [("boxster_s", False), ("hatchback", False), ("hatchback", True)]
     mine = presets[2]
     assert mine.label == "hatchback (user)" and mine.path == data_home / "vehicles" / "hatchback.toml"
-    assert o.load(mine.path)
-    assert o.params.rear_tire.grip == 0.9
-    assert o.preset_label() == "hatchback (user)"
-    assert Path(o.file_path).expanduser() == mine.path               # the user's own file is saved back
+    assert t.load(mine.path)
+    assert t.params.rear_tire.grip == 0.9
+    assert t.preset_label() == "hatchback (user)"
+    assert Path(t.file_path).expanduser() == mine.path               # the user's own file is saved back
 
 
 def test_the_preset_box_shows_what_is_loaded_and_when_it_was_edited(gui, data_home, tmp_path):
     s, o = make()
-    assert o.preset_label() == "hatchback"
-    assert o.load("boxster_s")
-    assert o.preset_label() == "boxster_s"
-    assert Path(o.file_path).expanduser() == data_home / "vehicles" / "boxster_s.toml"
-    o.apply("front_tire.grip", 0.8)
+    t = o.tuning
+    assert t.preset_label() == "hatchback"
+    assert t.load("boxster_s")
+    assert t.preset_label() == "boxster_s"
+    assert Path(t.file_path).expanduser() == data_home / "vehicles" / "boxster_s.toml"
+    t.apply("front_tire.grip", 0.8)
     s.frame(1 / 60, lambda dt: sim.Controls())
-    assert o.preset_label() == "boxster_s (edited)"
-    o.revert("front_tire.grip")
-    assert o.preset_label() == "boxster_s"
+    assert t.preset_label() == "boxster_s (edited)"
+    t.revert("front_tire.grip")
+    assert t.preset_label() == "boxster_s"
     elsewhere = tmp_path / "track day.toml"
-    sim.save_vehicle(sim.with_value(o.params, "chassis.mass", 1400.0), elsewhere)
-    assert o.load(str(elsewhere))
-    assert o.preset_label() == "track day.toml" and o.source == elsewhere.resolve()
-    assert Path(o.file_path).expanduser() == elsewhere.resolve()
-    o.apply("chassis.mass", 1410.0)
-    assert o.preset_label() == "track day.toml (edited)"
-    assert not o.load(str(tmp_path / "missing.toml"))
-    assert o.preset_label() == "track day.toml (edited)"                # a failed load changes nothing
+    sim.save_vehicle(sim.with_value(t.params, "chassis.mass", 1400.0), elsewhere)
+    assert t.load(str(elsewhere))
+    assert t.preset_label() == "track day.toml" and t.source == elsewhere.resolve()
+    assert Path(t.file_path).expanduser() == elsewhere.resolve()
+    t.apply("chassis.mass", 1410.0)
+    assert t.preset_label() == "track day.toml (edited)"
+    assert not t.load(str(tmp_path / "missing.toml"))
+    assert t.preset_label() == "track day.toml (edited)"                # a failed load changes nothing
     imgui.new_frame()
     o.build()                                                          # the panel draws with a file loaded
     imgui.render()

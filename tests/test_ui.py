@@ -11,7 +11,9 @@ import sim
 import sim.lab.drives
 from app.session import Session
 from sim.diagnosis import SATURATED
-from ui.overlay import CHANNELS, STATE_COLORS, Overlay
+from ui.history import CHANNELS
+from ui.overlay import Overlay
+from ui.widgets import STATE_COLORS
 
 
 def frame(overlay, renderer):
@@ -43,9 +45,10 @@ def test_every_panel_builds_while_driving(gui):
 def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
     imgui.get_io().display_size = (1280, 9000)        # tall enough that no editor is clipped away
     s, o = make()
+    view = o.panels["Tuning"]
     built = []
-    editor = o.field_editor
-    o.field_editor = lambda car, gname, f: (built.append(f"{gname}.{f.name}"), editor(car, gname, f))
+    editor = view.field_editor
+    view.field_editor = lambda car, gname, f: (built.append(f"{gname}.{f.name}"), editor(car, gname, f))
     imgui.new_frame()
     imgui.set_next_window_size((400, 8800))
     imgui.begin("Tuning")
@@ -53,12 +56,48 @@ def test_expanded_tuning_groups_build_an_editor_for_every_parameter(gui):
         imgui.set_next_item_open(True)
         if imgui.collapsing_header(gname):
             for f in dataclasses.fields(sim.model.params.GROUP_TYPES[gname]):
-                o.field_editor(o.params, gname, f)
+                view.field_editor(o.tuning.params, gname, f)
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
     expected = [f"{g}.{f.name}" for g, t in sim.model.params.GROUP_TYPES.items() for f in dataclasses.fields(t)]
     assert built == expected
+
+
+def test_the_map_and_the_sound_handed_to_the_overlay_are_the_ones_it_shows(gui):
+    """The Map panel draws with the callable the overlay was built with, and the View menu's sound items
+    work on the audio it was built with (a click on "Sound" mutes it)."""
+    class Audio:
+        muted, volume, available, problem = False, 0.5, True, ""
+
+    s = Session(sim.load_vehicle("hatchback"), sim.load_world("proving_ground"), substeps=8)
+    drawn, audio = [], Audio()
+    o = Overlay(s, map_panel=lambda: drawn.append(s.sim.time), audio=audio)
+    o.bring_to_front("Map", 1)
+    for _ in range(3):
+        frame(o, gui)
+    assert drawn
+    io = imgui.get_io()
+    view = imgui.calc_text_size("View")
+    style = imgui.get_style()
+    io.add_mouse_pos_event(style.item_spacing.x + view.x / 2, imgui.get_frame_height() / 2)
+    frame(o, gui)
+    io.add_mouse_button_event(0, True)
+    frame(o, gui)
+    io.add_mouse_button_event(0, False)
+    frame(o, gui)
+    assert imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id)     # the View menu
+    frame(o, gui)
+    items = list(o.show) + ["Force arrows and grip tints"]               # the items above "Sound"
+    line = imgui.get_text_line_height_with_spacing()
+    y = imgui.get_frame_height() + style.window_padding.y + (len(items) + 0.5) * line + 2 * style.item_spacing.y
+    io.add_mouse_pos_event(style.item_spacing.x + 20, y)
+    frame(o, gui)
+    io.add_mouse_button_event(0, True)
+    frame(o, gui)
+    io.add_mouse_button_event(0, False)
+    frame(o, gui)
+    assert audio.muted
 
 
 def test_panels_can_be_hidden_and_shown(gui):
@@ -78,44 +117,47 @@ def test_panels_can_be_hidden_and_shown(gui):
 
 def test_an_edit_reaches_the_sim_at_the_next_step_and_an_invalid_one_is_refused(gui):
     s, o = make()
+    t = o.tuning
     k0 = s.sim.vehicle.front_suspension.k
-    assert o.apply("front_suspension.k", 50000.0) is None
+    assert t.apply("front_suspension.k", 50000.0) is None
     assert s.sim.vehicle.front_suspension.k == k0                     # not yet: between steps
     s.frame(1 / 60, lambda dt: sim.Controls())
     assert s.sim.vehicle.front_suspension.k == 50000.0
     assert s.sim.tables.wheel_params[0, 0, sim.kernel.tables.WP_K] == 50000.0
-    why = o.apply("front_suspension.k", -3.0)
+    why = t.apply("front_suspension.k", -3.0)
     assert "[100, 1e+07] N/m" in why and "front_suspension.k" in why
     s.frame(1 / 60, lambda dt: sim.Controls())
     assert s.sim.vehicle.front_suspension.k == 50000.0                # the refused value never arrived
     frame(o, gui)                                                     # the refusal is shown, no crash
-    o.revert("front_suspension.k")
+    t.revert("front_suspension.k")
     s.frame(1 / 60, lambda dt: sim.Controls())
     assert s.sim.vehicle.front_suspension.k == k0
 
 
 def test_save_then_load_reproduces_the_params(gui, tmp_path):
     s, o = make()
-    o.apply("rear_tire.grip", 0.83)
-    o.apply("gearbox.ratios", [3.1, 2.0, 1.3, 1.0])
+    t = o.tuning
+    t.apply("rear_tire.grip", 0.83)
+    t.apply("gearbox.ratios", [3.1, 2.0, 1.3, 1.0])
     path = tmp_path / "tuned.toml"
-    assert o.save(str(path))
-    tuned = o.params
-    o.revert()
-    assert o.params != tuned
-    assert o.load(str(path))
-    assert o.params == tuned
+    assert t.save(str(path))
+    tuned = t.params
+    t.revert()
+    assert t.params != tuned
+    assert t.load(str(path))
+    assert t.params == tuned
 
 
 def test_a_failed_save_reports_and_keeps_the_previous_file(gui, tmp_path, monkeypatch):
     s, o = make()
+    t = o.tuning
     path = tmp_path / "car.toml"
-    assert o.save(str(path))
+    assert t.save(str(path))
     before = path.read_bytes()
-    o.apply("chassis.mass", 1500.0)
+    t.apply("chassis.mass", 1500.0)
     monkeypatch.setattr(os, "replace", lambda a, b: (_ for _ in ()).throw(OSError(13, "Permission denied")))
-    assert not o.save(str(path))
-    assert "not saved" in o.status and "Permission denied" in o.status
+    assert not t.save(str(path))
+    assert "not saved" in t.status and "Permission denied" in t.status
     assert path.read_bytes() == before
 
 
@@ -185,12 +227,13 @@ UNSTABLE_PITCH = 20.0          # kg m^2: too little pitch inertia for the hatchb
 
 def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui):
     s, o = make()
-    before = o.params
+    t = o.tuning
+    before = t.params
     r = sim.advisor.report(sim.with_value(before, "chassis.inertia_pitch", UNSTABLE_PITCH), s.sim.dt, 8)
     assert not r.stable and 8 < r.substeps_needed <= 1000
-    why = o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)                 # refused, not raised
+    why = t.apply("chassis.inertia_pitch", UNSTABLE_PITCH)                 # refused, not raised
     assert "chassis.inertia_pitch" in why and str(r.substeps_needed) in why
-    assert o.params is before and o.fixes["chassis.inertia_pitch"] == (UNSTABLE_PITCH, r.substeps_needed)
+    assert t.params is before and t.fixes["chassis.inertia_pitch"] == (UNSTABLE_PITCH, r.substeps_needed)
     s.frame(1 / 60, lambda dt: sim.Controls())
     assert s.sim.vehicle.chassis.inertia_pitch == before.chassis.inertia_pitch and s.sim.substeps == 8
     imgui.get_io().display_size = (1280, 9000)
@@ -198,11 +241,11 @@ def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui)
     imgui.set_next_window_size((400, 8800))
     imgui.begin("Tuning")
     imgui.set_next_item_open(True)
-    o.stability_section()
+    o.panels["Tuning"].stability_section()
     imgui.set_next_item_open(True)
     if imgui.collapsing_header("chassis"):
         for f in dataclasses.fields(sim.model.params.GROUP_TYPES["chassis"]):
-            o.field_editor(o.params, "chassis", f)                        # the refusal and its button, no crash
+            o.panels["Tuning"].field_editor(t.params, "chassis", f)      # the refusal and its button, no crash
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
@@ -210,86 +253,91 @@ def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui)
 
 def test_use_n_substeps_and_apply_makes_the_refused_edit_stable(gui):
     s, o = make()
-    o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
-    n = o.fixes["chassis.inertia_pitch"][1]
-    assert o.apply_with_substeps("chassis.inertia_pitch") is None
-    assert s.sim.substeps == n and "chassis.inertia_pitch" not in o.errors
+    t = o.tuning
+    t.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
+    n = t.fixes["chassis.inertia_pitch"][1]
+    assert t.apply_with_substeps("chassis.inertia_pitch") is None
+    assert s.sim.substeps == n and "chassis.inertia_pitch" not in t.errors
     for _ in range(3):
         s.frame(1 / 60, lambda dt: sim.Controls(throttle=0.5))
     assert s.sim.vehicle.chassis.inertia_pitch == UNSTABLE_PITCH and not s.blown_up
     assert sim.advisor.report(s.sim.vehicle, s.sim.dt, n).stable
     assert not sim.advisor.report(s.sim.vehicle, s.sim.dt, n - 1).stable    # the fewest that do
-    assert o.stability().stable and o.stability().substeps == n
-    why = o.set_substeps(8)                                                 # back to 8: unstable again
+    assert t.stability().stable and t.stability().substeps == n
+    why = t.set_substeps(8)                                                 # back to 8: unstable again
     assert why and "chassis.inertia_pitch" in why and s.sim.substeps == n
-    assert o.set_substeps(0) and s.sim.substeps == n                        # out of range
+    assert t.set_substeps(0) and s.sim.substeps == n                        # out of range
 
 
 def test_the_substeps_stay_while_a_trace_is_recorded(gui):
     s, o = make()
+    t = o.tuning
     s.start_recording()
-    o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
+    t.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
     assert o.session.substeps_locked
-    assert o.apply_with_substeps("chassis.inertia_pitch") is not None
-    assert s.sim.substeps == 8 == s.recording.substeps and o.params.chassis.inertia_pitch != UNSTABLE_PITCH
-    assert o.set_substeps(16) and s.sim.substeps == 8
-    assert "chassis.inertia_pitch" in o.fixes                              # offered again once recording stops
+    assert t.apply_with_substeps("chassis.inertia_pitch") is not None
+    assert s.sim.substeps == 8 == s.recording.substeps and t.params.chassis.inertia_pitch != UNSTABLE_PITCH
+    assert t.set_substeps(16) and s.sim.substeps == 8
+    assert "chassis.inertia_pitch" in t.fixes                              # offered again once recording stops
     frame(o, gui)
 
 
 def test_a_fix_needing_more_substeps_than_allowed_is_refused_and_withdrawn(gui):
     s, o = make()
-    o.apply("chassis.inertia_pitch", 1.0)
-    n = o.fixes["chassis.inertia_pitch"][1]
-    assert n == sim.advisor.report(sim.with_value(o.params, "chassis.inertia_pitch", 1.0), s.sim.dt, 8).substeps_needed
-    o.fixes["chassis.inertia_pitch"] = (1.0, 10 ** 9)                      # as for a part no step fixes
-    why = o.apply_with_substeps("chassis.inertia_pitch")
+    t = o.tuning
+    t.apply("chassis.inertia_pitch", 1.0)
+    n = t.fixes["chassis.inertia_pitch"][1]
+    assert n == sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", 1.0), s.sim.dt, 8).substeps_needed
+    t.fixes["chassis.inertia_pitch"] = (1.0, 10 ** 9)                      # as for a part no step fixes
+    why = t.apply_with_substeps("chassis.inertia_pitch")
     assert why and "chassis.inertia_pitch" in why and s.sim.substeps == 8
-    assert o.params.chassis.inertia_pitch != 1.0 and "chassis.inertia_pitch" not in o.fixes
+    assert t.params.chassis.inertia_pitch != 1.0 and "chassis.inertia_pitch" not in t.fixes
 
 
 def test_load_and_revert_refused_by_the_advisor_keep_the_params(gui, tmp_path):
     s, o = make()
+    t = o.tuning
     path = tmp_path / "light.toml"
-    sim.save_vehicle(sim.with_value(o.params, "chassis.inertia_pitch", UNSTABLE_PITCH), path)
-    before = o.params
-    assert not o.load(str(path))
-    assert "not loaded" in o.status and "chassis.inertia_pitch" in o.status
-    assert o.params is before and o.baseline is before
-    o.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
-    o.apply_with_substeps("chassis.inertia_pitch")
-    o.baseline = sim.with_value(before, "chassis.inertia_pitch", 10.0)      # unstable even at the new step
-    tuned = o.params
-    o.revert("chassis.inertia_pitch")
-    assert o.params is tuned and "chassis.inertia_pitch" in o.errors
-    o.revert()
-    assert o.params is tuned and "not reverted" in o.status
+    sim.save_vehicle(sim.with_value(t.params, "chassis.inertia_pitch", UNSTABLE_PITCH), path)
+    before = t.params
+    assert not t.load(str(path))
+    assert "not loaded" in t.status and "chassis.inertia_pitch" in t.status
+    assert t.params is before and t.baseline is before
+    t.apply("chassis.inertia_pitch", UNSTABLE_PITCH)
+    t.apply_with_substeps("chassis.inertia_pitch")
+    t.baseline = sim.with_value(before, "chassis.inertia_pitch", 10.0)      # unstable even at the new step
+    tuned = t.params
+    t.revert("chassis.inertia_pitch")
+    assert t.params is tuned and "chassis.inertia_pitch" in t.errors
+    t.revert()
+    assert t.params is tuned and "not reverted" in t.status
 
 
 def test_the_stability_summary_follows_the_params_and_substeps(gui):
     s, o = make()
+    t = o.tuning
     frame(o, gui)
-    r = o.stability()
-    assert o.stability() is r                                               # cached between frames
-    expected = sim.advisor.report(o.params, s.sim.dt, 8)
+    r = t.stability()
+    assert t.stability() is r                                               # cached between frames
+    expected = sim.advisor.report(t.params, s.sim.dt, 8)
     assert r.stable and r.worst.margin == expected.worst.margin
-    o.apply("front_suspension.k", 50000.0)
-    r2 = o.stability()
-    assert r2 is not r and r2.items == sim.advisor.report(o.params, s.sim.dt, 8).items
-    assert o.set_substeps(4) is None and o.stability().h == s.sim.dt / 4
-    lo, hi = o.stable_range("chassis.inertia_pitch")
-    assert lo <= o.params.chassis.inertia_pitch <= hi
-    assert sim.advisor.report(sim.with_value(o.params, "chassis.inertia_pitch", lo), s.sim.dt, 4).stable
-    assert not sim.advisor.report(sim.with_value(o.params, "chassis.inertia_pitch", lo * 0.9), s.sim.dt, 4).stable
-    assert o.stable_range("chassis.inertia_pitch") == (lo, hi)              # cached
-    assert f"{lo:.4g}" in o.range_tip("chassis.inertia_pitch", "kg m^2")    # the hover tooltip builds
+    t.apply("front_suspension.k", 50000.0)
+    r2 = t.stability()
+    assert r2 is not r and r2.items == sim.advisor.report(t.params, s.sim.dt, 8).items
+    assert t.set_substeps(4) is None and t.stability().h == s.sim.dt / 4
+    lo, hi = t.stable_range("chassis.inertia_pitch")
+    assert lo <= t.params.chassis.inertia_pitch <= hi
+    assert sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", lo), s.sim.dt, 4).stable
+    assert not sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", lo * 0.9), s.sim.dt, 4).stable
+    assert t.stable_range("chassis.inertia_pitch") == (lo, hi)              # cached
+    assert f"{lo:.4g}" in t.range_tip("chassis.inertia_pitch", "kg m^2")    # the hover tooltip builds
     frame(o, gui)
 
 
 def test_plot_lines_are_decimated_to_the_pixels_with_their_spikes():
     import numpy as np
 
-    from ui.overlay import decimate
+    from ui.panels.plots import decimate
     t = np.arange(4801) / 240.0
     v = np.sin(3.0 * t)
     v[1234], v[3000] = 5.0, -4.0
@@ -405,12 +453,12 @@ def test_every_plot_tab_builds_with_the_derived_channels(gui):
     from render.mathx import quat_matrix
     s, o = make()
     for name in CHANNELS:
-        o.channels[name] = True
+        o.panels["Plots"].channels[name] = True
     for _ in range(4 * 30):
         s.frame(1 / 30, lambda dt: sim.Controls(throttle=0.35, steer=0.3))
         frame(o, gui)
     for tab in ("Channels", "Tires", "g-g", "Steer vs lateral g"):
-        o.plot_tab_request = tab
+        o.panels["Plots"].tab_request = tab
         frame(o, gui)
         frame(o, gui)
     total = sum(np.asarray(f, dtype=float) for f in s.sim.telemetry.forces.values())
@@ -473,6 +521,8 @@ def test_telemetry_recording_and_the_rewind_export_write_csv_rows_per_step(gui, 
     """Recording keeps 60 rows a second of driving; the rewind export has one row per stored step, with the
     stored step's own numbers (its load and speed, read back from the snapshot, not simulated again)."""
     import csv
+
+    from ui.panels.time import save_log
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     s, o = make()
     s.start_telemetry_log()
@@ -486,7 +536,7 @@ def test_telemetry_recording_and_the_rewind_export_write_csv_rows_per_step(gui, 
     assert log.column("time")[-1] == pytest.approx(s.sim.time)
     assert log.column("Fz FL")[-1] == pytest.approx(float(s.sim.telemetry.Fz[0]))
     assert log.column("speed")[-1] == pytest.approx(float(np.linalg.norm(s.sim.state.velocity)))
-    message = o.save_log(log, "rewind")
+    message = save_log(log, "rewind")
     path = tmp_path / "contactpatch" / "logs"
     files = list(path.glob("rewind-*.csv"))
     assert len(files) == 1 and str(files[0]) in message
@@ -523,12 +573,13 @@ def test_a_test_drive_runs_from_the_panel_against_the_loaded_preset(gui):
     """The Test drives panel runs a drive of the car as tuned now and of the preset as loaded, in a worker
     thread, and shows both with their difference: a stiffer front spring sags less."""
     s, o = make()
-    o.apply("front_suspension.k", 2.0 * s.sim.vehicle.front_suspension.k)
-    o.drive_index = list(sim.lab.drives.SUITE).index("settle")
-    o.drive_compare = True
-    o.start_drive("settle")
-    o.drive_thread.join(timeout=120)
-    after, before = o.drive_result
+    t = o.tuning
+    t.apply("front_suspension.k", 2.0 * s.sim.vehicle.front_suspension.k)
+    o.drives.index = list(sim.lab.drives.SUITE).index("settle")
+    o.drives.compare = True
+    o.drives.start("settle")
+    o.drives.thread.join(timeout=120)
+    after, before = o.drives.result
     rows = {name: (a, b, d) for name, a, b, d, _ in sim.lab.drives.compare(before, after)}
     a, b, d = rows["sag front"]
     assert d < 0.0 and b == pytest.approx(a / 2.0, rel=0.05)      # twice the rate, half the sag
@@ -542,11 +593,11 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
     """Every plot channel read from a test drive's log (the ghost run's overlaid lines) equals what the
     plots record step by step when the same run is watched, and the Test drives panel builds while
     watching."""
-    from ui.overlay import log_channel
+    from ui.history import log_channel
     s, o = make()
     run = sim.lab.drives.step_steer(sim.load_vehicle("hatchback"), seconds=3.0)
     assert s.watch_drive(run, run, "same run") == ""
-    o.drive_result = (run, run)
+    o.drives.result = (run, run)
     for _ in range(120):
         s.frame(1 / 60, lambda dt: sim.Controls())
         frame(o, gui)
@@ -563,7 +614,7 @@ def test_a_watched_drive_plots_the_other_run_from_its_log_as_the_live_plots_reco
 def test_the_plot_history_forgets_a_wrapped_ring_without_showing_stale_samples():
     """Leaving a watched drive (or rewinding) drops the samples after a time; once the ring has wrapped,
     the slots past the dropped samples hold older, overwritten ones that must not be shown again."""
-    from ui.overlay import History
+    from ui.history import History
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
@@ -588,7 +639,7 @@ def test_the_plot_history_forgets_a_wrapped_ring_without_showing_stale_samples()
 def test_a_plot_window_is_the_same_samples_as_the_whole_history_cut_to_it():
     """series(name, since) works out only the samples from `since` on (the plots' window): they are the
     whole history's samples at those times, for every channel, in a wrapped ring too."""
-    from ui.overlay import History
+    from ui.history import History
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
@@ -618,6 +669,7 @@ def test_escape_closes_an_open_menu_first_and_asks_before_dropping_unsaved_tunin
             self.overlay, self.running, self.quit_asked, self.notices = overlay, True, -1e9, []
     from app.window import App
     s, o = make()
+    t = o.tuning
     app = FakeApp(o)
     im.new_frame()
     im.open_popup("some menu")
@@ -630,7 +682,7 @@ def test_escape_closes_an_open_menu_first_and_asks_before_dropping_unsaved_tunin
     im.new_frame()
     assert not im.is_popup_open("", im.PopupFlags_.any_popup_id) and not o.close_popups
     im.end_frame()
-    o.apply("front_tire.grip", 0.9 * o.params.front_tire.grip)
+    t.apply("front_tire.grip", 0.9 * t.params.front_tire.grip)
     App.request_quit(app)
     assert app.running and "not saved" in app.notices[-1][1]
     App.request_quit(app)

@@ -2,601 +2,94 @@
 
 It reads the simulation's telemetry and parameters and writes only new parameters (through
 `Simulation.set_params`, applied at the next step boundary) and time-control requests to the session.
+
+`Overlay` is the coordinator: it keeps what several panels share (the grip diagnosis of the step on show,
+the plots' history, which panels are shown and where), feeds them after every physics step, builds the
+menu bar and docks the panels around the 3D view. Each panel is a class in ui/panels/ with a `draw(w, h)`;
+the tuning it edits is the ImGui-free model in ui/tuning.py.
 """
 from __future__ import annotations
 
-import math
 import os
-import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import fields
-from pathlib import Path
 
-import numpy as np
-from imgui_bundle import imgui, implot
+from imgui_bundle import imgui
 
 import sim
-from sim import advisor
-from sim.diagnosis import (
-    CAUSE_SHORT,
-    GRIP,
-    LOW,
-    NO_LOAD,
-    SATURATED,
-    STATE_NAMES,
-    GripMonitor,
-    WheelState,
-    diagnose,
-    force_was_cut,
-    tire_curve,
-)
-from sim.lab import drives as manoeuvres
-from sim.lab import families as models
-from sim.model import checks, files, vehicle_toml
-from sim.model import params as P
-from sim.model.files import data_dir
+from sim.diagnosis import GripMonitor, WheelState, diagnose
+from ui.history import History
+from ui.panels.drives import DrivesPanel
+from ui.panels.grip import GripPanel
+from ui.panels.lab import lab_menu
+from ui.panels.map import MapPanel
+from ui.panels.plan import PlanPanel
+from ui.panels.plots import PlotsPanel
+from ui.panels.telemetry import TelemetryPanel
+from ui.panels.time import TimePanel
+from ui.panels.tuning import TuningPanel
+from ui.tuning import Tuning
+from ui.widgets import STATE_COLORS
 
-# low use is neutral (a rolling or parked wheel is healthy); no load and saturation are the warnings
-STATE_COLORS = {NO_LOAD: (0.95, 0.70, 0.30, 1.0), LOW: (0.68, 0.70, 0.74, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),
-                SATURATED: (0.95, 0.35, 0.30, 1.0)}
-GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "Rear axle",
-                "front_suspension": "Suspension: front", "rear_suspension": "Suspension: rear",
-                "front_tire": "Tire: front", "rear_tire": "Tire: rear", "brakes": "Brakes", "steering": "Steering",
-                "drive": "Drive and differentials", "aero": "Aero", "collision": "Body collision",
-                "engine": "Engine", "gearbox": "Gearbox and clutch"}
-# (label, telemetry name, unit, scale for display)
-ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", "x", "m", 1.0),
-        ("xdot", "xdot", "m/s", 1.0), ("Fs", "Fs", "N", 1.0), ("Fz", "Fz", "N", 1.0), ("vx", "vx", "m/s", 1.0),
-        ("vy", "vy", "m/s", 1.0), ("kappa", "kappa", "-", 1.0), ("alpha", "alpha", "deg", 180.0 / math.pi),
-        ("Fx raw", "Fx_raw", "N", 1.0), ("Fy raw", "Fy_raw", "N", 1.0), ("Fx", "Fx", "N", 1.0),
-        ("Fy", "Fy", "N", 1.0), ("grip scale", "grip_scale", "-", 1.0), ("T drive", "T_drive", "N m", 1.0),
-        ("T brake", "T_brake", "N m", 1.0), ("ESP brake", "esp_brake", "N m", 1.0), ("omega", "omega", "rad/s", 1.0),
-        ("mu", "mu", "-", 1.0)]
-
-# what each telemetry row is, in plain words (docs/physics.md has the formulas)
-ROW_HELP = {"s": "distance from the suspension anchor to the ground along the suspension axis",
-            "a": "how square the ground meets the wheel (1: flat under it)",
-            "l": "suspension length", "x": "suspension compression", "xdot": "compression speed",
-            "Fs": "suspension force (spring, damper, bump stop, anti-roll bar)",
-            "Fz": "load: the ground's push on the tire along the contact normal",
-            "vx": "contact point's speed along the tire's heading", "vy": "contact point's speed sideways",
-            "kappa": "slip ratio (tread speed minus ground speed, over the ground speed)",
-            "alpha": "slip angle between the tire's heading and its direction of travel",
-            "Fx_raw": "longitudinal force the tire curve asks for", "Fy_raw": "lateral force the tire curve asks for",
-            "Fx": "longitudinal force after the combined friction limit",
-            "Fy": "lateral force after the combined friction limit, as the body took it (mid-substep)",
-            "grip_scale": "how much the combined limit scaled the raw force (1: not at all)",
-            "T_drive": "drive torque at the wheel", "T_brake": "brake torque applied",
-            "omega": "wheel spin speed",
-            "esp_brake": "brake torque stability control (F7) asks of this wheel on top of the pedal's",
-            "mu": "friction coefficient: surface x tire grip x load factor"}
-
-RED = (1.0, 0.45, 0.4, 1.0)
-AMBER = (0.95, 0.75, 0.30, 1.0)
-GREEN = (0.40, 0.85, 0.40, 1.0)
-GREY = (0.60, 0.60, 0.62, 1.0)
 LAYOUTS = {"auto": "compact below 1700 px of width, wide from there",
            "compact": "fits 1280x720: grip on the right, telemetry and the map as tabs below it",
            "wide": "for 1920x1080 and larger: every panel has its own place"}
-LOW_MARGIN = 2.0          # a parameter whose margin is below this gets its margin shown beside its field
-
-
-def margin_color(margin: float) -> tuple[float, float, float, float]:
-    return RED if margin < advisor.REQUIRED_MARGIN else AMBER if margin < LOW_MARGIN else GREEN
-
-
-def text_wrapped_colored(color, text: str) -> None:
-    imgui.push_style_color(imgui.Col_.text, color)
-    imgui.text_wrapped(text)
-    imgui.pop_style_color()
-
-
-# name: (unit, columns, plain description); one subplot per unit, so kappa never shares an axis with rpm
-CHANNELS = {"speed": ("km/h", 1, "speed along the heading"),
-            "rpm": ("rpm", 1, "engine speed"),
-            "Fz": ("N", 4, "each wheel's load"),
-            "Fx": ("N", 4, "each tire's limited longitudinal force"),
-            "Fy": ("N", 4, "each tire's limited lateral force"),
-            "kappa": ("-", 4, "each wheel's slip ratio"),
-            "alpha": ("deg", 4, "each wheel's slip angle"),
-            "steer": ("deg", 1, "the front wheels' mean steering angle"),
-            "beta": ("deg", 1, "body slip angle: between the heading and the direction of travel"),
-            "yaw rate": ("deg/s", 1, "how fast the car turns about its vertical axis"),
-            "a long": ("g", 1, "longitudinal acceleration in the car's frame (+ forward)"),
-            "a lat": ("g", 1, "lateral acceleration in the car's frame (+ left)")}
-G = sim.GRAVITY
-MIN_SPAN = {"km/h": 2.0, "rpm": 200.0, "N": 200.0, "-": 0.02, "deg": 1.0, "deg/s": 2.0, "g": 0.05}
-MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot
-
-
-def log_channel(log, name: str) -> np.ndarray | None:
-    """A plot channel (CHANNELS, in its display unit) read from a telemetry log (sim.lab.logs), (rows, width);
-    None if the log lacks it."""
-    wheels = lambda c: np.column_stack([log.column(f"{c} {w}") for w in sim.WHEEL_NAMES])  # noqa: E731
-    try:
-        if name == "speed":
-            return log.column("v_forward")[:, None] * sim.KMH
-        if name in ("rpm", "a_long", "a_lat"):
-            return log.column(name)[:, None]
-        if name in ("a long", "a lat"):
-            return log.column(name.replace(" ", "_"))[:, None]
-        if name in ("Fz", "Fx", "Fy", "kappa"):
-            return wheels(name)
-        if name == "alpha":
-            return np.degrees(wheels("alpha"))
-        if name == "steer":
-            return np.degrees(0.5 * (log.column("steer FL") + log.column("steer FR")))[:, None]
-        if name == "beta":
-            return np.degrees(log.column("beta"))[:, None]
-        if name == "yaw rate":
-            return np.degrees(log.column("yaw_rate"))[:, None]
-    except KeyError:
-        return None
-    return None
-
-
-class History:
-    """The last `seconds` of the plot channels, one sample per physics step, in a ring buffer. Each step
-    stores the raw numbers in one row (time, world velocity, orientation, angular velocity, the change of
-    velocity since the last sample, rpm and the wheels' channels); the channels in the car's frame and in
-    display units are worked out from them when a plot asks (`series`), for the samples it shows."""
-
-    # raw row: t | v (3) | q (4) | w (3) | dv/dt (3) | rpm | Fz Fx Fy kappa alpha (4 each) | steer FL, FR
-    T, V, Q, W, A, RPM, WHEELS, STEER, WIDTH = 0, 1, 4, 8, 11, 14, 15, 35, 37
-    WHEEL_CHANNELS = ("Fz", "Fx", "Fy", "kappa", "alpha")
-
-    def __init__(self, seconds: float, dt: float):
-        self.cap = int(round(seconds / dt))
-        self.raw = np.zeros((self.cap, self.WIDTH))
-        self.t = self.raw[:, self.T]
-        self.n = 0
-        self.valid = 0                                # samples in the ring that are still to be shown
-        self._v_prev: list | None = None             # world velocity at the last sample (for the accelerations)
-
-    def append(self, sim_) -> None:
-        tel = sim_.telemetry
-        k = self.n % self.cap
-        body = sim_.state.body_list()                 # position, orientation, velocity, angular velocity
-        v = body[7:10]
-        t = sim_.time
-        if self._v_prev is not None and self.valid:
-            dt = t - self.t[(self.n - 1) % self.cap]
-            a = [(v[j] - self._v_prev[j]) / dt for j in range(3)] if dt > 0.0 else [0.0, 0.0, 0.0]
-        else:
-            a = [0.0, 0.0, 0.0]
-        self._v_prev = v
-        row = [t, *v, *body[3:7], *body[10:13], *a, float(tel.rpm)]
-        for values in tel.wheel_lists(self.WHEEL_CHANNELS + ("steer",)):
-            row += values
-        self.raw[k] = row[:self.WIDTH]                # (the steering angle of the front wheels only)
-        self.n += 1
-        self.valid = min(self.valid + 1, self.cap)
-
-    def restart(self) -> None:
-        """The state jumped: the next sample has no previous velocity to take an acceleration from."""
-        self._v_prev = None
-
-    def forget_after(self, time: float) -> None:
-        """Drop the samples later than `time` (the future a rewind abandons)."""
-        m = min(self.n, self.cap, self.valid)
-        idx = (np.arange(self.n - m, self.n)) % self.cap
-        later = int(np.count_nonzero(self.t[idx] > time + 1e-9))
-        self.n -= later
-        self.valid = m - later                        # a wrapped ring's slots past them hold older samples
-        self._v_prev = None
-
-    def times(self) -> np.ndarray:
-        """The samples' times in order."""
-        m = min(self.n, self.cap, self.valid)
-        return self.t[(np.arange(self.n - m, self.n)) % self.cap]
-
-    def series(self, name: str, since: float = -math.inf) -> tuple[np.ndarray, np.ndarray]:
-        """(times, values) in time order: the channel `name` (CHANNELS) in its display unit, (samples, width);
-        only the samples at `since` s or later (the plots' window: the rest is neither copied nor turned
-        into the car's frame)."""
-        m = min(self.n, self.cap, self.valid)
-        idx = (np.arange(self.n - m, self.n)) % self.cap
-        if since > -math.inf and m:
-            idx = idx[int(np.searchsorted(self.t[idx], since)):]
-        rows = self.raw[idx]
-        if name in self.WHEEL_CHANNELS:
-            j = self.WHEELS + 4 * self.WHEEL_CHANNELS.index(name)
-            values = rows[:, j:j + 4]
-            return rows[:, self.T], np.degrees(values) if name == "alpha" else values
-        if name == "rpm":
-            return rows[:, self.T], rows[:, self.RPM:self.RPM + 1]
-        if name == "steer":
-            return rows[:, self.T], np.degrees(0.5 * (rows[:, self.STEER] + rows[:, self.STEER + 1]))[:, None]
-        # the car's frame: x = R^T x_world with R's columns the body axes (sim.lab.logs.body_frame, per sample)
-        w_, x, y, z = (rows[:, self.Q + c] for c in range(4))
-        axes = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w_ * z), 2 * (x * z - w_ * y)], -1),
-                         np.stack([2 * (x * y - w_ * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w_ * x)], -1),
-                         np.stack([2 * (x * z + w_ * y), 2 * (y * z - w_ * x), 1 - 2 * (x * x + y * y)], -1)], 1)
-
-        def body(col):                                 # (samples, 3) world -> the car's frame
-            return np.einsum("nij,nj->ni", axes, rows[:, col:col + 3])
-        if name == "speed":
-            values = body(self.V)[:, :1] * sim.KMH
-        elif name == "beta":
-            vb = body(self.V)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                values = np.where(np.abs(vb[:, 0]) > 1.0, np.degrees(np.arctan2(vb[:, 1], vb[:, 0])), np.nan)[:, None]
-        elif name == "yaw rate":
-            values = np.degrees(body(self.W)[:, 2:3])
-        elif name == "a long":
-            values = body(self.A)[:, 0:1] / G
-        elif name == "a lat":
-            values = body(self.A)[:, 1:2] / G
-        else:
-            raise KeyError(name)
-        return rows[:, self.T], values
-
-
-def config_presets() -> list[vehicle_toml.Preset]:
-    """The preset box's entries: the built-in presets (config/vehicles), then the ones the user saved
-    (<data dir>/vehicles), which are marked as theirs."""
-    return vehicle_toml.vehicle_presets()
-
-
-NUMBER_FORMAT = "%.10g"   # how a number field shows its value: ten significant digits, no trailing zeros
-
-
-def typed_number(new: float, current: float, fmt: str = NUMBER_FORMAT) -> float:
-    """The value a number field's edit stands for. The field is a double-precision input, so what was
-    typed arrives exactly (0.6 is 0.6; ImGui's float input gave float32's 0.6000000238418579). Enter on
-    an untouched field hands back the shown text, `current` printed with `fmt`: that rounded copy must
-    not replace the more precise value behind it, so it counts as no edit."""
-    return current if new == float(fmt % current) else float(new)
-
-
-def short_number(x: float) -> str:
-    """A number as a list field shows it: "%g" when that reads back as the same value, else the shortest
-    repr (an edit re-reads every number of the list, so none may be rounded on the way)."""
-    g = f"{x:g}"
-    return g if float(g) == x else repr(x)
-
-
-def home_short(path: Path) -> str:
-    """A path as the save box shows it: the home folder as ~ (save and load expand it), so more of a
-    long path fits the field."""
-    try:
-        return "~" + os.sep + str(path.relative_to(Path.home()))
-    except (ValueError, RuntimeError):
-        return str(path)
-
-
-def same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
-
-def arrow(dl, a, b, color, thickness: float, hollow: bool = False) -> None:
-    """A line from a to b (pixels) with a head at b; `hollow` outlines the head (the raw force's ghost)."""
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    n = math.hypot(dx, dy)
-    if n < 2.0:
-        return
-    col = imgui.get_color_u32(color)
-    ux, uy = dx / n, dy / n
-    head = min(10.0, 0.4 * n)
-    left = (b[0] - head * ux + 0.5 * head * uy, b[1] - head * uy - 0.5 * head * ux)
-    right = (b[0] - head * ux - 0.5 * head * uy, b[1] - head * uy + 0.5 * head * ux)
-    dl.add_line(a, (b[0] - head * ux, b[1] - head * uy), col, thickness)
-    if hollow:
-        dl.add_triangle(b, left, right, col, 1.0)
-    else:
-        dl.add_triangle_filled(b, left, right, col)
-
-
-def thin(values: np.ndarray, most: int = 400) -> np.ndarray:
-    """Every k-th sample, at most `most` of them: a scatter of thousands of markers costs a software
-    renderer tens of milliseconds a frame, and 400 show the same cloud."""
-    k = max(1, -(-len(values) // most))
-    return values[::k]
-
-
-def compact_number(v: float) -> str:
-    """At most 7 characters, three significant decimals where they fit: a table column stays narrow."""
-    a = abs(v)
-    if a >= 9999.5:
-        return f"{v:.3g}"
-    if a >= 99.95:
-        return f"{v:.0f}"
-    if a >= 9.9995:
-        return f"{v:.2f}"
-    return f"{v:.3f}"
-
-
-def plain_name(doc: str) -> str:
-    """A parameter's plain name from its description: the words before the first colon or semicolon."""
-    return doc.split(":")[0].split(";")[0].strip()
-
-
-def fit_text(text: str, width: float) -> str:
-    """`text`, shortened at a word with "..." if it is wider than `width` pixels (at least its first word)."""
-    if imgui.calc_text_size(text).x <= width:
-        return text
-    words = text.split(" ")
-    for n in range(len(words) - 1, 0, -1):
-        short = " ".join(words[:n]).rstrip(",") + "..."
-        if imgui.calc_text_size(short).x <= width:
-            return short
-    return words[0]
-
-
-def decimate(t: np.ndarray, v: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """A line of at most 2 x buckets points that looks like (t, v) drawn `buckets` pixels wide: each
-    bucket's lowest and highest sample, in time order, so spikes survive (thousands of segments per
-    line cost a software renderer milliseconds a frame)."""
-    k = len(t)
-    if k <= 2 * buckets:
-        return np.ascontiguousarray(t, float), np.ascontiguousarray(v, float)
-    size = -(-k // buckets)
-    n = -(-k // size)
-    pad = n * size - k
-    idx = np.arange(n * size).reshape(n, size)
-    idx = np.minimum(idx, k - 1) if pad else idx
-    vals = v[idx]
-    lo = idx[np.arange(n), np.argmin(vals, axis=1)]
-    hi = idx[np.arange(n), np.argmax(vals, axis=1)]
-    pick = np.sort(np.stack([lo, hi], axis=1), axis=1).reshape(-1)
-    return np.ascontiguousarray(t[pick], float), np.ascontiguousarray(v[pick], float)
+HISTORY_SECONDS = 20.0    # s of plot channels kept (the Plots panel shows up to all of them)
 
 
 class Overlay:
+    """The panels (`panels`, by window title, and which of them are shown: `show`), what they share, and
+    what the app reads back: the 3D view's rectangle (`central`), the panels' places (`layout`), the grip
+    tints (`wheel_colors`) and the force arrows' settings."""
+
     def __init__(self, session, on_params: Callable[[sim.Vehicle], None] | None = None,
-                 ini_path: str | os.PathLike | None = None):
+                 ini_path: str | os.PathLike | None = None, map_panel: Callable[[], None] | None = None,
+                 audio=None):
+        """`map_panel` draws the map into the current window (the Map panel; None: "no map"); `audio` is the
+        app's sound (app.sound.Audio: its mute and volume are in the View menu; None: no sound items)."""
         self.session = session
-        self.on_params = on_params
         self.visible = True
-        self.baseline: sim.Vehicle = session.sim.vehicle      # the loaded preset, for "changed" marks
-        self.errors: dict[str, str] = {}                      # field path -> why the last edit was refused
-        self.fixes: dict[str, tuple[object, int]] = {}        # field path -> (refused value, substeps it needs)
-        self.substeps_error = ""
-        self._report: tuple[sim.Vehicle, int, advisor.Report, dict[str, float]] | None = None
-        self._ranges_for: tuple[sim.Vehicle, int] | None = None
-        self._ranges: dict[str, tuple[float, float] | None] = {}
-        self.status = ""
-        self.log_status = ""                          # what the last log save did
-        self.source = self._source_of(session)                # the file the baseline was loaded from, or None
-        self.file_path = self.default_save_path()             # the save box
-        self._edited: tuple[sim.Vehicle, sim.Vehicle, bool] | None = None
-        self.monitor = GripMonitor()
-        self._shown: tuple[int, float, list[WheelState]] | None = None     # (steps, time, diagnosis) on show
-        session.on_jump.append(self.on_jump)
-        session.on_truncate.append(self.on_truncate)
-        self.trails = [deque(maxlen=40) for _ in range(4)]
-        self.arrows = {"suspension": True, "longitudinal": True, "lateral": True, "raw": True}
-        self.arrow_scale = 0.25                               # m of arrow per kN
-        self.history = History(20.0, session.sim.dt)
-        self.channels = {name: name in ("speed", "kappa") for name in CHANNELS}
-        self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
-        self.plot_tab_request: str | None = None     # a Plots tab to bring to the front
-        self.plot_seconds = 10.0                              # s shown of the 20 s kept
-        self._source_folder: tuple = (None, "")               # source_folder's answer for one file
-        self.layout: list[tuple] = []                         # where the last build placed each panel
-        self._windows: dict[str, tuple] = {}                  # window_of_history's answers in this build
-        self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
-                     "Map": True, "Test drives": True}
-        self.drive_index = 0
-        self.drive_compare = True
-        self.drive_thread = None
-        self.drive_result = None                      # (result now, result of the loaded preset or None) or why not
-        self._ref_channels = (None, {})               # (reference run, its plot channels read from its log)
-        self.companion_histories: dict[str, History] = {}   # compare mode: each variant's plot channels
-        self.close_popups = False                      # the app asks: close any open menu or popup
-        self.drive_status = ""                        # why a drive cannot be watched ("" when it can)
         self.ini_path = str(ini_path) if ini_path else ""
+        self.audio = audio
+        self.tuning = Tuning(session, on_params)      # the parameters as edited, the loaded preset
+        self.monitor = GripMonitor()                  # the grip states step by step, their log, the auto-pause
+        self._shown: tuple[int, float, list[WheelState]] | None = None     # (steps, time, diagnosis) on show
+        self.history = History(HISTORY_SECONDS, session.sim.dt)            # the car's plot channels
+        self.companion_histories: dict[str, History] = {}   # compare mode: each variant's plot channels
+        self.arrows_on = True                         # force arrows and grip tints on the car
+        self.close_popups = False                     # the app asks: close any open menu or popup
+        self.layout: list[tuple] = []                 # where the last build placed each panel
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
         self.dockspace_id = 0
         self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
-        self.arrows_on = True                         # force arrows and grip tints on the car
-        self.map_panel = None                         # set by the window: draws the map (Map panel)
-
-    # -- parameters ---------------------------------------------------------------------------------
-    @property
-    def params(self) -> sim.Vehicle:
-        return self.session.sim.next_params()
-
-    def apply(self, path: str, value) -> str | None:
-        """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
-        invalid or unstable value was refused (and keeps the old one), or None. For an unstable one the
-        substeps that would make it stable are kept in `fixes`."""
-        self.fixes.pop(path, None)
-        try:
-            new = checks.with_value(self.params, path, value)
-        except sim.ConfigError as exc:
-            self.errors[path] = self._reason(exc)
-            return self.errors[path]
-        try:
-            self._use(new)
-        except sim.ConfigError as exc:
-            self.errors[path] = self._reason(exc)
-            s = self.session.sim
-            r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
-            if not r.stable:
-                self.fixes[path] = (value, r.substeps_needed)
-            return self.errors[path]
-        self.errors.pop(path, None)
-        return None
-
-    def apply_with_substeps(self, path: str) -> str | None:
-        """Take the substeps that make the refused edit of `path` stable, then apply it. Returns why
-        either was refused (substeps and parameters then stay as they were), or None."""
-        value, n = self.fixes[path]
-        old = self.session.sim.substeps
-        try:
-            self.session.set_substeps(n)
-        except (sim.ConfigError, ValueError) as exc:
-            self.errors[path] = f"{self.errors.get(path, '')}; and {self._reason(exc)}".lstrip("; ")
-            if not isinstance(exc, sim.ConfigError):        # more substeps than the simulation allows
-                self.fixes.pop(path, None)
-            return self.errors[path]
-        why = self.apply(path, value)
-        if why is not None:
-            self.session.sim.set_substeps(old)          # the parameters did not change: stable as before
-        else:
-            self.substeps_error = ""
-        return why
-
-    def set_substeps(self, n: int) -> str | None:
-        """Change the substeps from the next step; returns why they were refused, or None."""
-        try:
-            self.session.set_substeps(n)
-        except (sim.ConfigError, ValueError) as exc:
-            self.substeps_error = self._reason(exc)
-            return self.substeps_error
-        self.substeps_error = ""
-        return None
-
-    def _reason(self, exc: Exception) -> str:
-        """The message without the leading car name."""
-        text, prefix = str(exc), f"{self.params.name}: "
-        return text[len(prefix):] if text.startswith(prefix) else text
-
-    def _use(self, new: sim.Vehicle) -> None:
-        self.session.sim.set_params(new)
-        if self.on_params:
-            self.on_params(new)
-
-    def revert(self, path: str | None = None) -> None:
-        """Back to the loaded preset's value for one field, or for all with path None."""
-        if path is None:
-            try:
-                self._use(self.baseline)
-            except sim.ConfigError as exc:
-                self.status = f"not reverted: {exc}"
-                return
-            self.errors.clear()
-            self.fixes.clear()
-        else:
-            self.apply(path, checks.get_value(self.baseline, path))
-
-    # -- presets and files ---------------------------------------------------------------------------
-    def _source_of(self, session) -> Path | None:
-        """The file the starting car came from: the session's vehicle name or path, if loading it gives
-        that car (a car built in code has none)."""
-        try:
-            path = files.resolve_preset(session.vehicle_name, vehicle_toml.PRESET_DIR, "vehicle")
-            return path.resolve() if sim.load_vehicle(path) == self.baseline else None
-        except (sim.ConfigError, OSError, TypeError):
-            return None
-
-    def default_save_path(self) -> str:
-        """What the save box proposes: the loaded file itself when it is the user's own, otherwise
-        <data dir>/vehicles/<preset name>.toml, so a built-in preset is never overwritten by default
-        and nothing lands in whatever folder the app was started from."""
-        if self.source is not None and not same_file(self.source.parent, vehicle_toml.PRESET_DIR):
-            return home_short(self.source)
-        stem = self.source.stem if self.source is not None else self.baseline.name
-        stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip(".") or "vehicle"
-        return home_short(vehicle_toml.user_vehicle_dir() / f"{stem}.toml")
+        self._front_tab: tuple[str, int] | None = None    # (panel to bring to the front, in how many frames)
+        self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
+                     "Map": True, "Test drives": True}
+        time_panel = TimePanel(session, self.begin)
+        self.drives = DrivesPanel(session, self.begin, self.tuning, time_panel)
+        self.grip = GripPanel(session, self.begin, self.shown, self.monitor)
+        # drawn in this order: where the map shares a node with the telemetry, the telemetry (begun later) is
+        # in front
+        self.panels = {"Map": MapPanel(self.begin, map_panel), "Test drives": self.drives,
+                       "Telemetry": TelemetryPanel(session, self.begin, self.shown),
+                       "Plan view": PlanPanel(session, self.begin, self.shown), "Grip": self.grip,
+                       "Tuning": TuningPanel(self.tuning, self.begin), "Time": time_panel,
+                       "Plots": PlotsPanel(session, self.begin, self.history, self.companion_histories)}
+        session.on_jump.append(self.on_jump)
+        session.on_truncate.append(self.on_truncate)
 
     def edited(self) -> bool:
-        """True when a parameter differs from the loaded preset (compared once per change)."""
-        car = self.params
-        if self._edited is None or self._edited[0] is not car or self._edited[1] is not self.baseline:
-            self._edited = (car, self.baseline, car != self.baseline)
-        return self._edited[2]
+        """True when the car differs from the loaded preset (unsaved tuning)."""
+        return self.tuning.edited()
 
-    def source_folder(self) -> str:
-        """"preset", "user" or "" (another folder, or no file): which folder the loaded file is in. Worked
-        out once per file (resolving the paths took 0.4 ms of every build of the overlay)."""
-        src = self.source
-        if src is None:
-            return ""
-        if self._source_folder[0] != src:
-            kind = "preset" if same_file(src.parent, vehicle_toml.PRESET_DIR) else \
-                "user" if same_file(src.parent, vehicle_toml.user_vehicle_dir()) else ""
-            self._source_folder = (src, kind)
-        return self._source_folder[1]
+    @property
+    def arrows(self) -> dict[str, bool]:
+        """Which force arrows the 3D view draws (the Grip panel's check boxes)."""
+        return self.grip.arrows
 
-    def preset_label(self) -> str:
-        """What the preset box shows: the loaded preset's name ("hatchback", "mine (user)"), a loaded
-        file's name, or the car's name when it came from no file; marked edited once a parameter differs
-        from it ("hatchback (edited)", "mine (user, edited)")."""
-        tags = []
-        folder = self.source_folder()
-        if self.source is None:
-            label = self.baseline.name
-        elif folder == "preset":
-            label = self.source.stem
-        elif folder == "user":
-            label, tags = self.source.stem, ["user"]
-        else:
-            label = self.source.name
-        if self.edited():
-            tags.append("edited")
-        return f"{label} ({', '.join(tags)})" if tags else label
-
-    def save(self, path: str) -> bool:
-        """Save the current parameters to `path`; False with the reason in `status` if not. A car loaded
-        from a file is saved as that file with only the changed values replaced (its comments and layout
-        stay); the user's preset folder is made when it is missing."""
-        target = Path(path.strip()).expanduser() if path.strip() else None
-        if target is None:
-            self.status = "not saved: no file name given"
-            return False
-        if same_file(target.parent, vehicle_toml.user_vehicle_dir()):
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                self.status = f"not saved: {target}: cannot make the folder {target.parent}: {exc.strerror or exc}"
-                return False
-        try:
-            sim.save_vehicle(self.params, target, source=self.source)
-        except sim.ConfigError as exc:
-            self.status = f"not saved: {exc}"
-            return False
-        self.status = f"saved {target}"
-        return True
-
-    def load(self, name_or_path: str | os.PathLike) -> bool:
-        """Load a preset name or a vehicle file; it becomes the baseline that edits are marked against,
-        the preset box shows it and the save box proposes where to save it."""
-        if isinstance(name_or_path, str):
-            name_or_path = os.path.expanduser(name_or_path.strip())          # no preset name starts with ~
-        try:
-            path = files.resolve_preset(name_or_path, vehicle_toml.PRESET_DIR, "vehicle")
-            car = sim.load_vehicle(path)
-            self._use(car)
-        except sim.ConfigError as exc:
-            self.status = f"not loaded: {exc}"
-            return False
-        self.baseline = car
-        self.source = path.resolve()
-        self.file_path = self.default_save_path()
-        self.errors.clear()
-        self.fixes.clear()
-        self.status = f"loaded {self.source}"
-        return True
-
-    # -- stability -----------------------------------------------------------------------------------
-    def stability(self) -> advisor.Report:
-        """The advisor's report on the next parameters at the current step, recomputed when either changes."""
-        car, s = self.params, self.session.sim
-        if self._report is None or self._report[0] is not car or self._report[1] != s.substeps:
-            r = advisor.report(car, s.dt, s.substeps, s.surface_mu)
-            self._report = (car, s.substeps, r, advisor.fields_of_report(r))
-        return self._report[2]
-
-    def margin_of(self, path: str) -> float | None:
-        """The smallest margin of the parts that `path` drives, or None if it drives none."""
-        self.stability()
-        return self._report[3].get(path)
-
-    def stable_range(self, path: str) -> tuple[float, float] | None:
-        """The stable interval of `path` at the current step (None: no value is), computed once per
-        parameters, substeps and path."""
-        car, s = self.params, self.session.sim
-        if self._ranges_for is None or self._ranges_for[0] is not car or self._ranges_for[1] != s.substeps:
-            self._ranges_for, self._ranges = (car, s.substeps), {}
-        if path not in self._ranges:
-            self._ranges[path] = advisor.stable_range(car, path, s.dt, s.substeps, surface_mu=s.surface_mu)
-        return self._ranges[path]
+    @property
+    def arrow_scale(self) -> float:
+        """m of force arrow per kN (the Grip panel's slider)."""
+        return self.grip.arrow_scale
 
     # -- per step -----------------------------------------------------------------------------------
     def shown(self) -> list[WheelState]:
@@ -615,9 +108,8 @@ class Overlay:
         self._shown = None
         self.monitor.sync(self.shown())
         self.history.restart()
-        self.companion_histories = {}                   # the variants start again from the car's state
-        for trail in self.trails:
-            trail.clear()
+        self.companion_histories.clear()                # the variants start again from the car's state
+        self.grip.clear_trails()
 
     def on_truncate(self, time: float) -> None:
         """Driving on from an earlier time: the log and the plots forget what came after it."""
@@ -636,17 +128,13 @@ class Overlay:
         for c in self.session.companions:               # compare mode's variants, sample for sample
             hist = self.companion_histories.get(c.label)
             if hist is None:
-                hist = self.companion_histories[c.label] = History(20.0, s.dt)
+                hist = self.companion_histories[c.label] = History(HISTORY_SECONDS, s.dt)
             hist.append(c.sim)
-        for i in range(4):
-            budget = tel.mu[i] * tel.Fz[i]
-            if budget > 1.0:
-                self.trails[i].append((tel.Fx[i] / budget, tel.Fy[i] / budget))
+        self.grip.record(tel)
 
     # -- drawing ------------------------------------------------------------------------------------
     def build(self) -> None:
         """All panels, between imgui.new_frame() and imgui.render(), docked around the 3D view."""
-        self._windows = {}
         self.layout = []                             # (panel, shown, x, y, w, h) of this build (begin)
         if not self.visible:
             self.central = None
@@ -654,33 +142,7 @@ class Overlay:
         if self.close_popups:                       # Esc with a menu open: close it, do not quit
             self.close_popups = False
             imgui.internal.close_popups_except_modals()
-        if imgui.begin_main_menu_bar():
-            if imgui.begin_menu("View"):
-                for name in self.show:
-                    _, self.show[name] = imgui.menu_item(name, "", self.show[name])
-                imgui.separator()
-                _, self.arrows_on = imgui.menu_item("Force arrows and grip tints", "F3", self.arrows_on)
-                audio = getattr(self, "audio", None)
-                if audio is not None:
-                    _, on = imgui.menu_item("Sound", "F8", not audio.muted)
-                    audio.muted = not on
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip("engine, tires (a squeal as a tire nears its limit), knocks and wind" +
-                                          ("" if audio.available else f"; {audio.problem}"))
-                    imgui.set_next_item_width(160)
-                    _, audio.volume = imgui.slider_float("volume", audio.volume, 0.0, 1.0, "%.2f")
-                imgui.separator()
-                for kind, what in LAYOUTS.items():
-                    if imgui.menu_item(f"Layout: {kind}", "", False)[0]:
-                        self.layout_request = kind
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip(what)
-                imgui.end_menu()
-            if imgui.begin_menu("Lab"):
-                self.lab_menu()
-                imgui.end_menu()
-            imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
-            imgui.end_main_menu_bar()
+        self.menu_bar()
         # The dockspace would paint the window background under every docked panel, which then paints its
         # own over it: twice the panels' pixels for a software rasteriser (about 40 % of the overlay's
         # fill at 1280x720). A transparent colour makes ImGui skip it; the app clears the window to
@@ -692,15 +154,45 @@ class Overlay:
         if self.layout_request:
             self.dock_layout(self.layout_request)
             self.layout_request = None
-        # the map first: where it shares a node with the telemetry, the telemetry (begun later) is in front
-        for name, panel in (("Map", self.map_panel_window), ("Test drives", self.drives_panel),
-                            ("Telemetry", self.telemetry_panel),
-                            ("Plan view", self.plan_panel), ("Grip", self.grip_panel), ("Tuning", self.tuning_panel),
-                            ("Time", self.time_panel), ("Plots", self.plots_panel)):
+        for name, panel in self.panels.items():
             if self.show[name]:
-                panel(*imgui.get_io().display_size)
+                panel.draw(*imgui.get_io().display_size)
         node = imgui.internal.dock_builder_get_central_node(self.dockspace_id)
         self.central = (node.pos.x, node.pos.y, node.size.x, node.size.y) if node is not None else None
+
+    def menu_bar(self) -> None:
+        """The View menu (panels, arrows, sound, layouts), the Lab menu and the keys' reminder."""
+        if imgui.begin_main_menu_bar():
+            if imgui.begin_menu("View"):
+                self.view_menu()
+                imgui.end_menu()
+            if imgui.begin_menu("Lab"):
+                lab_menu(self.session, self.tuning, self.drives)
+                imgui.end_menu()
+            imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
+            imgui.end_main_menu_bar()
+
+    def view_menu(self) -> None:
+        """Which panels are shown, the force arrows, the sound (when the overlay has the app's) and the layouts."""
+        for name in self.show:
+            _, self.show[name] = imgui.menu_item(name, "", self.show[name])
+        imgui.separator()
+        _, self.arrows_on = imgui.menu_item("Force arrows and grip tints", "F3", self.arrows_on)
+        audio = self.audio
+        if audio is not None:
+            _, on = imgui.menu_item("Sound", "F8", not audio.muted)
+            audio.muted = not on
+            if imgui.is_item_hovered():
+                imgui.set_tooltip("engine, tires (a squeal as a tire nears its limit), knocks and wind" +
+                                  ("" if audio.available else f"; {audio.problem}"))
+            imgui.set_next_item_width(160)
+            _, audio.volume = imgui.slider_float("volume", audio.volume, 0.0, 1.0, "%.2f")
+        imgui.separator()
+        for kind, what in LAYOUTS.items():
+            if imgui.menu_item(f"Layout: {kind}", "", False)[0]:
+                self.layout_request = kind
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(what)
 
     def dock_layout(self, kind: str) -> None:
         """Dock the panels around the 3D view (LAYOUTS says what each is); "auto" picks by width."""
@@ -739,192 +231,6 @@ class Overlay:
         ib.dock_builder_finish(root)
         self.bring_to_front("Telemetry")
 
-    def plan_panel(self, w, h):
-        """The car from above, where nothing hides the forces: each wheel at its place and steering angle,
-        tinted by its grip state, with the contact's velocity (blue), the raw force (hollow) and the limited
-        force (solid) on one scale, its load and slip angle. x forward is up, y left is left."""
-        if self.begin("Plan view"):
-            s = self.session.sim
-            tel, geo, shown = s.telemetry, s.wheel_geometry(), self.shown()
-            avail = imgui.get_content_region_avail()
-            size = max(80.0, min(avail.x, avail.y - 2 * imgui.get_text_line_height_with_spacing()))
-            o = imgui.get_cursor_screen_pos()
-            cx, cy = o.x + avail.x / 2, o.y + size / 2
-            xs, ys, radius = geo.anchor[:, 0], geo.anchor[:, 1], geo.radius
-            x_mid = 0.5 * (xs.max() + xs.min())
-            span = max(xs.max() - xs.min() + 2 * radius.max(), 2 * np.abs(ys).max() + 0.6) * 1.9
-            px = size / span                                               # pixels per metre
-
-            def at(x, y):
-                return cx - y * px, cy - (x - x_mid) * px
-
-            dl = imgui.get_window_draw_list()
-            body = [at(xs.max() + radius.max(), ys.max() - 0.1), at(xs.max() + radius.max(), ys.min() + 0.1),
-                    at(xs.min() - radius.max(), ys.min() + 0.1), at(xs.min() - radius.max(), ys.max() - 0.1)]
-            dl.add_convex_poly_filled(body, imgui.get_color_u32((1, 1, 1, 0.08)))
-            budgets = tel.mu * tel.Fz
-            f_ref = max(float(np.max(budgets)), float(np.max(np.hypot(tel.Fx_raw, tel.Fy_raw))), 1.0)
-            f_px = 0.30 * span * px / f_ref                                # pixels per newton, all wheels
-            v_px = 0.30 * span * px / max(float(np.max(np.hypot(tel.vx, tel.vy))), 5.0)
-            for i in range(4):
-                d = float(tel.steer[i])
-                u, v = (math.cos(d), math.sin(d)), (-math.sin(d), math.cos(d))
-                x, y = float(xs[i]), float(ys[i])
-                p0 = at(x, y)
-
-                def tip(a, b, scale, p0=p0, u=u, v=v):             # a along u, b along v, in pixels
-                    return p0[0] - (a * u[1] + b * v[1]) * scale, p0[1] - (a * u[0] + b * v[0]) * scale
-                col = STATE_COLORS[shown[i].state]
-                r = float(radius[i])
-                wheel = [at(x + r * u[0] + 0.1 * v[0], y + r * u[1] + 0.1 * v[1]),
-                         at(x + r * u[0] - 0.1 * v[0], y + r * u[1] - 0.1 * v[1]),
-                         at(x - r * u[0] - 0.1 * v[0], y - r * u[1] - 0.1 * v[1]),
-                         at(x - r * u[0] + 0.1 * v[0], y - r * u[1] + 0.1 * v[1])]
-                dl.add_convex_poly_filled(wheel, imgui.get_color_u32(col))
-                if tel.grounded[i] > 0.5:
-                    budget = float(budgets[i])
-                    dl.add_circle(p0, budget * f_px, imgui.get_color_u32((*col[:3], 0.35)), 40, 1.0)
-                    arrow(dl, p0, tip(float(tel.vx[i]), float(tel.vy[i]), v_px), (0.45, 0.7, 1.0, 0.9), 1.5)
-                    arrow(dl, p0, tip(float(tel.Fx_raw[i]), float(tel.Fy_raw[i]), f_px), (1, 1, 1, 0.55), 1.0,
-                          hollow=True)
-                    arrow(dl, p0, tip(float(tel.Fx[i]), float(tel.Fy[i]), f_px), col, 3.0)
-                label = (f"{sim.WHEEL_NAMES[i]} {float(tel.Fz[i]) / 1000:.2f} kN\n"
-                         f"alpha {math.degrees(float(tel.alpha[i])):+.1f} deg\nkappa {float(tel.kappa[i]):+.2f}")
-                ts = imgui.calc_text_size(label)
-                # front wheels' figures above them, rear wheels' below, the left ones ending at the wheel and
-                # the right ones starting there, kept inside the panel
-                lx = p0[0] - ts.x + 8 if y > 0 else p0[0] - 8
-                lx = min(max(lx, o.x), o.x + avail.x - ts.x)
-                ly = p0[1] - r * px - ts.y - 4 if i < 2 else p0[1] + r * px + 4
-                dl.add_text((lx, min(max(ly, o.y), o.y + size - ts.y)), imgui.get_color_u32((1, 1, 1, 0.85)), label)
-            imgui.dummy((avail.x, size))
-            text_wrapped_colored(GREY, f"circle: mu Fz; blue: contact velocity ({0.30 * span * px / v_px:.0f} m/s "
-                                       f"long); hollow: raw force, solid: limited ({f_ref / 1000:.1f} kN long)")
-        imgui.end()
-
-    def lab_menu(self) -> None:
-        """Kill switches (seed 001's, for every model): parts of the physics off while driving, the
-        parameters untouched."""
-        s = self.session.sim
-        imgui.text_disabled("kill switches: the physics without a part")
-        on = s.switches()
-        for name, what in sim.SWITCHES.items():
-            clicked, value = imgui.menu_item(name.replace("_", " "), "", on[name])
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(f"{what}; unticked: off until ticked again (the parameters are not changed)")
-            if clicked:
-                s.set_switches(**{name: value})
-        if not all(on.values()):
-            imgui.separator()
-            if imgui.menu_item("everything back on", "", False)[0]:
-                s.set_switches(**{name: True for name in on})
-        imgui.separator()
-        imgui.text_disabled("compare live: the same inputs on other models, as ghosts")
-        session = self.session
-        present = {c.label: c for c in session.companions}
-        for family, (what, _) in models.FAMILIES.items():
-            clicked, value = imgui.menu_item(f"{family}##compare", "", family in present)
-            if imgui.is_item_hovered():
-                color = present[family].color if family in present else None
-                imgui.set_tooltip(f"{what}: driven beside your car by the same inputs, from where it is now"
-                                  + ("" if color is None else " (its ghost and plot lines in this colour)"))
-            if family in present:
-                imgui.same_line()
-                imgui.color_button(f"##c{family}", imgui.ImVec4(*present[family].color, 1.0), 0, (12, 12))
-            if clicked:
-                if value:
-                    why = session.add_companion(family, models.variant(self.params, family))
-                    self.drive_status = why
-                else:
-                    session.remove_companion(family)
-
-    def drives_panel(self, w, h):
-        """Test drives (sim.lab.drives) of the car as tuned now, run in a worker thread (the window keeps
-        drawing); with "against the loaded preset" the same drive of the preset as loaded runs too, and
-        the figures are shown side by side with their difference."""
-        if self.begin("Test drives"):
-            names = list(manoeuvres.SUITE)
-            imgui.set_next_item_width(160)
-            _, self.drive_index = imgui.combo("drive", self.drive_index, names)
-            _, self.drive_compare = imgui.checkbox("against the loaded preset", self.drive_compare)
-            busy = self.drive_thread is not None and self.drive_thread.is_alive()
-            imgui.begin_disabled(busy)
-            if imgui.button("run" if not busy else "running..."):
-                self.start_drive(names[self.drive_index])
-            imgui.end_disabled()
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(manoeuvres.SUITE_HELP.get(names[self.drive_index], ""))
-            result = self.drive_result
-            if isinstance(result, str):
-                text_wrapped_colored(RED, result)
-            elif result is not None:
-                after, before = result
-                imgui.same_line()
-                if imgui.button("watch it"):
-                    why = self.session.watch_drive(after, before, "loaded preset")
-                    self.drive_status = why or ""
-                if imgui.is_item_hovered():
-                    imgui.set_tooltip("Drive this run again here, step for step, in its own course: every panel, "
-                                      "plot and the rewind work on it" + (", and the loaded preset's run is the "
-                                      "ghost car and the plots' reference" if before else ""))
-                imgui.same_line()
-                if imgui.button("save its log"):
-                    self.log_status = self.save_log(after.log, f"drive-{after.name}")
-            if self.session.watching:
-                text_wrapped_colored(AMBER, f"watching the {self.session.watching}; the driver's recorded "
-                                            f"inputs drive the car, and you drive on after them")
-                if imgui.button(f"back to {self.session.home[0].name}"):
-                    self.session.leave_drive()
-            if self.drive_status:
-                text_wrapped_colored(RED, self.drive_status)
-            if result is not None and not isinstance(result, str):
-                flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
-                cols = ("figure", "preset", "now", "change", "unit") if before else ("figure", "value", "unit", "")
-                if imgui.begin_table("drive figures", len(cols), flags):
-                    for k, c in enumerate(cols):
-                        imgui.table_setup_column(c, imgui.TableColumnFlags_.width_stretch, 2.2 if k == 0 else 1.0)
-                    imgui.table_headers_row()
-                    rows = manoeuvres.compare(before, after) if before else \
-                        [(f.name, f.value, f.unit, f.passed) for f in after.figures]
-                    for row in rows:
-                        imgui.table_next_row()
-                        for k, cell in enumerate(row):
-                            imgui.table_next_column()
-                            if isinstance(cell, float):
-                                imgui.text(f"{cell:+.3g}" if before and k == 3 else f"{cell:.4g}")
-                            elif k == 0:
-                                imgui.text_wrapped(str(cell))
-                            elif cell is True or cell is False:
-                                imgui.text_colored(GREEN if cell else RED, "ok" if cell else "FAIL")
-                            else:
-                                imgui.text("" if cell is None else str(cell))
-                    imgui.end_table()
-        imgui.end()
-
-    def start_drive(self, name: str) -> None:
-        import threading
-        now, loaded = self.params, self.baseline
-        compare = self.drive_compare
-
-        def work():
-            try:
-                after = manoeuvres.run(name, now)
-                before = manoeuvres.run(name, loaded) if compare else None
-                self.drive_result = (after, before)
-            except (sim.ConfigError, sim.BlowUp, ValueError) as exc:
-                self.drive_result = f"{name}: {exc}"
-        self.drive_result = None
-        self.drive_thread = threading.Thread(target=work, daemon=True)
-        self.drive_thread.start()
-
-    def map_panel_window(self, w, h):
-        if self.begin("Map"):
-            if self.map_panel is not None:
-                self.map_panel()
-            else:
-                imgui.text_disabled("no map")
-        imgui.end()
-
     def bring_to_front(self, name: str, frames: int = 2) -> None:
         """Show panel `name` in front of the panels it shares a dock node with, in `frames` frames (a
         layout just built needs a frame or two to exist)."""
@@ -933,7 +239,7 @@ class Overlay:
     def begin(self, name: str) -> bool:
         """imgui.begin with a close button that hides the panel (View menu brings it back). A panel
         whose saved position lies outside a smaller window is pulled back inside it."""
-        front = getattr(self, "_front_tab", None)
+        front = self._front_tab
         if front and front[0] == name:
             self._front_tab = (name, front[1] - 1) if front[1] > 1 else None
             if front[1] == 1:
@@ -949,642 +255,6 @@ class Overlay:
         if x != pos.x or y != pos.y:
             imgui.set_window_pos((x, y))
         return expanded
-
-    def telemetry_panel(self, w, h):
-        imgui.set_next_window_pos((w - 470, 28), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((460, 482), imgui.Cond_.first_use_ever)
-        if self.begin("Telemetry"):
-            tel = self.session.sim.telemetry
-            shown = self.shown()
-            flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
-            if imgui.begin_table("wheels", 6, flags):
-                for name in ("", "FL", "FR", "RL", "RR", "unit"):
-                    imgui.table_setup_column(name)
-                imgui.table_headers_row()
-                imgui.table_next_row()
-                imgui.table_next_column()
-                imgui.text("state")
-                for i in range(4):
-                    imgui.table_next_column()
-                    w_ = shown[i]
-                    imgui.text_colored(STATE_COLORS[w_.state], CAUSE_SHORT[w_.cause] or STATE_NAMES[w_.state])
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip(f"{w_.name}: {w_.reason}")
-                imgui.table_next_column()
-                car = self.session.sim.vehicle
-                for row, part, usual in (("tire", "tire", "magic"), ("susp.", "suspension", "reference")):
-                    imgui.table_next_row()
-                    imgui.table_next_column()
-                    imgui.text(row)
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip(f"the {part} model that made each wheel's numbers (front_{part}.model, "
-                                          f"rear_{part}.model; docs/models.md)")
-                    for i in range(4):
-                        imgui.table_next_column()
-                        model = getattr(car, f"{'front' if i < 2 else 'rear'}_{part}").model
-                        shown = "ref" if model == "reference" else model
-                        (imgui.text if model != usual else imgui.text_disabled)(shown)
-                    imgui.table_next_column()
-                for label, name, unit, k in ROWS:
-                    values = getattr(tel, name)
-                    imgui.table_next_row()
-                    imgui.table_next_column()
-                    imgui.text(label)
-                    if imgui.is_item_hovered() and name in ROW_HELP:
-                        imgui.set_tooltip(f"{label}: {ROW_HELP[name]} ({unit})")
-                    for i in range(4):
-                        imgui.table_next_column()
-                        v = float(values[i]) * k
-                        if tel.grounded[i] < 0.5:
-                            imgui.text_disabled(compact_number(v))
-                        elif name == "grip_scale" and force_was_cut(v):
-                            imgui.text_colored(STATE_COLORS[SATURATED], compact_number(v))
-                        else:
-                            imgui.text(compact_number(v))
-                    imgui.table_next_column()
-                    imgui.text_disabled(unit)
-                imgui.end_table()
-            if self.session.sim.vehicle.drive.mode == "engine":
-                imgui.text_wrapped(f"engine {float(tel.rpm):.0f} rpm   gear {int(tel.gear)}   clutch "
-                                   f"{float(tel.T_clutch):.1f} N m   diff lock {tel.diff_lock[0]:.1f} / "
-                                   f"{tel.diff_lock[1]:.1f} N m")
-        imgui.end()
-
-    def grip_panel(self, w, h):
-        imgui.set_next_window_pos((w - 470, 520), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((460, h - 530), imgui.Cond_.first_use_ever)
-        if self.begin("Grip"):
-            imgui.text_wrapped("Friction circles, radius mu Fz: hollow = raw force, filled = limited force")
-            off = [n for n, on in self.session.sim.switches().items() if not on and n in ("friction", "suspension")]
-            if off:
-                text_wrapped_colored(AMBER, f"{' and '.join(off)} OFF (Lab menu): the tires make no force on the "
-                                            f"ground; the states below say what their raw forces would ask")
-            size = max(48.0, min(100.0, (imgui.get_content_region_avail().x - 24.0) / 4.0))
-            dl = imgui.get_window_draw_list()
-            tel = self.session.sim.telemetry
-            shown = self.shown()
-            origin = imgui.get_cursor_screen_pos()
-            for i in range(4):
-                cx = origin.x + size / 2 + i * (size + 8)
-                cy = origin.y + size / 2 + 14
-                st = shown[i].state
-                col = imgui.get_color_u32(STATE_COLORS[st])
-                r = size / 2 - 4
-                dl.add_circle((cx, cy), r, col, 48, 2.0)
-                dl.add_line((cx - r, cy), (cx + r, cy), imgui.get_color_u32((1, 1, 1, 0.15)))
-                dl.add_line((cx, cy - r), (cx, cy + r), imgui.get_color_u32((1, 1, 1, 0.15)))
-                dl.add_text((cx - r, cy - r - 14), imgui.get_color_u32((1, 1, 1, 1)), sim.WHEEL_NAMES[i])
-                budget = tel.mu[i] * tel.Fz[i]
-                if budget > 1.0:
-                    # Fx forward is up, Fy left is left: the view from above the car
-                    for k, (fx, fy) in enumerate(self.trails[i]):
-                        a = 0.1 + 0.5 * k / max(len(self.trails[i]), 1)
-                        dl.add_circle_filled((cx - fy * r, cy - fx * r), 1.5, imgui.get_color_u32((1, 1, 1, a)))
-                    rx, ry = tel.Fx_raw[i] / budget, tel.Fy_raw[i] / budget
-                    m = max(1.0, math.hypot(rx, ry) / 1.6)           # keep far raw points near the circle
-                    dl.add_circle((cx - ry / m * r, cy - rx / m * r), 5.0, imgui.get_color_u32((1, 0.8, 0.3, 1)),
-                                  12, 1.5)
-                    dl.add_circle_filled((cx - tel.Fy[i] / budget * r, cy - tel.Fx[i] / budget * r), 4.5, col)
-            imgui.dummy((4 * (size + 8), size + 20))
-            _, self.monitor.pause_on_loss = imgui.checkbox("pause on the first loss of grip",
-                                                           self.monitor.pause_on_loss)
-            imgui.same_line()
-            if imgui.button("clear log"):
-                self.monitor.events.clear()
-            for i, w_ in enumerate(shown):
-                text_wrapped_colored(STATE_COLORS[w_.state], f"{sim.WHEEL_NAMES[i]} {w_.name}: {w_.reason}")
-            right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
-            imgui.text("Force arrows:")
-            for kind in self.arrows:
-                # on the same line while it fits, else on the next
-                width = imgui.calc_text_size(kind).x + imgui.get_frame_height() + 2 * imgui.get_style().item_spacing.x
-                if imgui.get_item_rect_max().x + width < right:
-                    imgui.same_line()
-                _, self.arrows[kind] = imgui.checkbox(kind, self.arrows[kind])
-            imgui.set_next_item_width(200)
-            _, self.arrow_scale = imgui.slider_float("arrow scale (m per kN)", self.arrow_scale, 0.02, 1.0, "%.2f")
-            imgui.begin_child("events", (0, max(imgui.get_content_region_avail().y, 90.0)))
-            for e in reversed(self.monitor.events[-200:]):
-                text_wrapped_colored(STATE_COLORS[e.after], e.text())
-            imgui.end_child()
-        imgui.end()
-
-    def tuning_panel(self, w, h):
-        imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((400, h - 270), imgui.Cond_.first_use_ever)
-        if self.begin("Tuning"):
-            self.stability_section()
-            imgui.separator()
-            car = self.params
-            self.preset_box()
-            imgui.set_next_item_width(-1)                 # the whole width: a path is long
-            _, self.file_path = imgui.input_text_with_hint("##file", "file to save to, or a file or preset to load",
-                                                           self.file_path)
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(f"{self.file_path}\nsave writes this file; load reads it (or a preset name)")
-            if imgui.button("save"):
-                self.save(self.file_path)
-            imgui.same_line()
-            if imgui.button("load"):
-                self.load(self.file_path)
-            imgui.same_line()
-            if imgui.button("revert all"):
-                self.revert()
-            if self.status:
-                imgui.text_wrapped(self.status)
-            imgui.separator()
-            for gname, gtype in P.GROUP_TYPES.items():
-                if not imgui.collapsing_header(GROUP_TITLES.get(gname, gname)):
-                    continue
-                model = getattr(getattr(car, gname), "model", None)
-                hidden = 0
-                for f in fields(gtype):
-                    if model is not None and not P.field_used(gtype, model, f.name):
-                        hidden += 1
-                        continue
-                    self.field_editor(car, gname, f)
-                if hidden:
-                    imgui.text_disabled(f"({hidden} parameters of the other models hidden)")
-        imgui.end()
-
-    def preset_box(self) -> None:
-        """The preset picker. Closed, it shows what is loaded (and, under it, the path of a file from
-        neither preset folder); open, it lists the built-in presets and the user's saved ones."""
-        if imgui.begin_combo("preset", self.preset_label()):
-            edited = self.edited()
-            for p in config_presets():
-                current = self.source is not None and same_file(p.path, self.source)
-                clicked, _ = imgui.selectable(p.label, current)
-                if imgui.is_item_hovered():
-                    imgui.set_tooltip(str(p.path))
-                if clicked and (edited or not current):
-                    self.load(p.path)
-                if current:
-                    imgui.set_item_default_focus()
-            imgui.end_combo()
-        if self.source is not None and not self.source_folder():
-            text_wrapped_colored(GREY, f"from {home_short(self.source)}")      # a file of no preset folder
-
-    def stability_section(self):
-        """The least stable part, the substeps, and every part's margin (sim.advisor)."""
-        s = self.session.sim
-        r = self.stability()
-        w = r.worst
-        imgui.text("stability:")
-        imgui.same_line()
-        imgui.text_colored(margin_color(w.margin), f"margin {w.margin:.3g}")
-        imgui.same_line()
-        imgui.text_disabled(f"(needs {advisor.REQUIRED_MARGIN:g})")
-        text_wrapped_colored(GREY, f"least: {w.part}, {w.parameter}")
-        if not r.stable:
-            text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
-        for note in r.notes:
-            text_wrapped_colored(AMBER, f"note: {note}")
-        locked = self.session.substeps_locked
-        imgui.begin_disabled(bool(locked))
-        imgui.set_next_item_width(100)
-        edited, n = imgui.input_int("substeps", s.substeps, 1, 10, imgui.InputTextFlags_.enter_returns_true)
-        imgui.end_disabled()
-        if edited and n != s.substeps:
-            self.set_substeps(n)
-        imgui.same_line()
-        step_text = f"h {r.h * 1e3:.3g} ms of dt {s.dt * 1e3:.3g} ms"
-        if imgui.calc_text_size(step_text).x > imgui.get_content_region_avail().x:
-            imgui.new_line()                    # a narrow panel: on a line of its own rather than cut short
-        imgui.text_disabled(fit_text(step_text, imgui.get_content_region_avail().x))
-        if locked:
-            text_wrapped_colored(GREY, f"substeps fixed: {locked}")
-        if self.substeps_error:
-            text_wrapped_colored(RED, f"refused: {self.substeps_error}")
-        if imgui.tree_node(f"every part ({len(r.items)})###every part"):
-            flags = imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg
-            if imgui.begin_table("margins", 3, flags):
-                imgui.table_setup_column("part", imgui.TableColumnFlags_.width_stretch)
-                imgui.table_setup_column("margin", imgui.TableColumnFlags_.width_fixed)
-                imgui.table_setup_column("h max", imgui.TableColumnFlags_.width_fixed)
-                imgui.table_headers_row()
-                for item in sorted(r.items, key=lambda i: i.margin):
-                    imgui.table_next_row()
-                    imgui.table_next_column()
-                    imgui.text_wrapped(item.part)
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip(f"{item.parameter}\n{item.why}")
-                    imgui.table_next_column()
-                    imgui.text_colored(margin_color(item.margin), f"{item.margin:7.3g}")
-                    imgui.table_next_column()
-                    imgui.text(f"{item.h_max * 1e3:.3g} ms")
-                imgui.end_table()
-            imgui.tree_pop()
-
-    def fix_button(self, path: str) -> None:
-        """Under an edit the advisor refused: take the substeps that make it stable, when allowed."""
-        s = self.session.sim
-        n = self.fixes[path][1]
-        locked = self.session.substeps_locked
-        if locked:
-            text_wrapped_colored(GREY, f"\"use {n} substeps\" is unavailable: {locked}")
-        else:
-            if imgui.small_button(f"use {n} substeps and apply"):
-                self.apply_with_substeps(path)
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(f"substeps {s.substeps} -> {n}: about {n / s.substeps:.3g} times the physics "
-                                  f"work per step")
-
-    def range_tip(self, path: str, unit: str) -> str:
-        """The stable range of `path` and its margin, for its tooltip."""
-        s = self.session.sim
-        at = f"at dt {s.dt * 1e3:.3g} ms / {s.substeps} substeps"
-        r = self.stable_range(path)
-        if r is None:
-            return f"no value is stable {at}"
-        m = checks.field_info(path).metadata
-        lo = f"{r[0]:.4g}" + (" (allowed min)" if r[0] <= m["lo"] else "")
-        hi = f"{r[1]:.4g}" + (" (allowed max)" if r[1] >= m["hi"] else "")
-        margin = self.margin_of(path)
-        tip = f"stable {at}: {lo} to {hi} {unit}"
-        if margin is not None:
-            tip += f"\nmargin {margin:.3g} (needs {advisor.REQUIRED_MARGIN:g})"
-        return tip
-
-    def field_editor(self, car, gname, f):
-        path = f"{gname}.{f.name}"
-        value = checks.get_value(car, path)
-        changed_mark = value != checks.get_value(self.baseline, path)
-        m = f.metadata
-        imgui.push_id(path)
-        if changed_mark:
-            if imgui.small_button("x"):
-                self.revert(path)
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(f"revert to {checks.get_value(self.baseline, path)!r}")
-            imgui.same_line()
-        # the symbol with its plain name beside it, shortened to the room there is (the tooltip has it all)
-        room = imgui.get_content_region_avail().x - (130.0 if m["kind"] != "list" else 240.0) - 70.0
-        label = fit_text(f"{'* ' if changed_mark else ''}{f.name}  {plain_name(m['doc'])}", room) + "###field"
-        if m["kind"] == "num":
-            imgui.set_next_item_width(130)
-            edited, new = imgui.input_double(label, float(value), 0.0, 0.0, NUMBER_FORMAT,
-                                             imgui.InputTextFlags_.enter_returns_true)
-            new = typed_number(new, value) if edited else value
-            if new != value:
-                self.apply(path, new)
-            hovered = imgui.is_item_hovered()
-            imgui.same_line()
-            imgui.text_disabled(m["unit"])
-            hovered |= imgui.is_item_hovered()
-            margin = self.margin_of(path)
-            if margin is not None and margin < LOW_MARGIN:
-                imgui.same_line()
-                imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
-                hovered |= imgui.is_item_hovered()
-            if hovered:
-                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {checks.describe_allowed(f)}"
-                if path in advisor.PARAMETERS:
-                    tip += "\n" + self.range_tip(path, m["unit"])
-                imgui.set_tooltip(tip)
-        elif m["kind"] == "text":
-            choices = list(m["choices"])
-            imgui.set_next_item_width(130)
-            edited, idx = imgui.combo(label, choices.index(value), choices)
-            if edited and choices[idx] != value:
-                self.apply(path, choices[idx])
-        else:
-            imgui.set_next_item_width(240)
-            edited, txt = imgui.input_text(label, ", ".join(short_number(v) for v in value),
-                                           imgui.InputTextFlags_.enter_returns_true)
-            if edited:
-                try:
-                    self.apply(path, [float(x) for x in txt.replace(";", ",").split(",") if x.strip()])
-                except ValueError:
-                    self.errors[path] = f"{txt!r} is not a list of numbers"
-        if m["kind"] != "num" and imgui.is_item_hovered():
-            imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {checks.describe_allowed(f)}")
-        if path in self.errors:
-            text_wrapped_colored(RED, f"refused: {self.errors[path]}")
-            if path in self.fixes:
-                self.fix_button(path)
-        imgui.pop_id()
-
-    def time_panel(self, w, h):
-        imgui.set_next_window_pos((10, h - 140), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size((400, 130), imgui.Cond_.first_use_ever)
-        s = self.session
-        if self.begin("Time"):
-            if imgui.button("resume" if s.paused else "pause"):
-                s.toggle_pause()
-            imgui.same_line()
-            if imgui.button("step"):
-                s.request_single_step()
-            imgui.same_line()
-            if imgui.button("reset car"):
-                s.request_reset()
-            imgui.text(f"t = {s.sim.time:.3f} s   speed scale {s.time_scale:g}x")
-            for i, scale in enumerate(s.SLOW_MOTION):
-                if i:
-                    imgui.same_line()
-                if imgui.radio_button(f"{scale:g}x", s.slow_index == i):
-                    s.slow_index = i
-            n = len(s.rewind)
-            if n > 1:
-                dt = s.sim.dt
-                imgui.set_next_item_width(-imgui.calc_text_size("rewind (s)").x - 12.0)
-                changed, back_s = imgui.slider_float("rewind (s)", -s.scrub * dt, -(n - 1) * dt, 0.0, "%.2f")
-                if changed:
-                    s.scrub_to(int(round(-back_s / dt)))
-                if s.scrub:
-                    if imgui.button("drive from here"):
-                        s.resume_from_scrub()
-                    imgui.same_line()
-                    if imgui.button("branch replay"):
-                        self.log_status = s.branch_replay() or "replaying the recorded inputs with the " \
-                            "parameters now in use; the ghost is the original run"
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip("edit the car first (while rewound); then the recorded inputs drive it "
-                                          "again from here, and a ghost shows the original run")
-                    imgui.same_line()
-                    imgui.text_disabled(f"(P) {s.scrub * dt:.2f} s back")
-            gap = s.branch_gap()
-            if gap is not None:
-                d, dv, dyaw = gap
-                text_wrapped_colored(AMBER, f"vs the {s.reference.label} (the ghost): {d:.2f} m apart, speed "
-                                            f"{dv * 3.6:+.1f} km/h, heading {math.degrees(dyaw):+.1f} deg")
-            self.log_controls()
-        imgui.end()
-
-    def log_controls(self) -> None:
-        """Record the telemetry while driving (bounded) and save it, or save the rewind buffer, as CSV."""
-        s = self.session
-        if s.telemetry_log is None:
-            if imgui.button("record telemetry"):
-                s.start_telemetry_log()
-        else:
-            seconds = len(s.telemetry_log) * s.telemetry_log.every * s.sim.dt
-            if imgui.button(f"stop recording ({seconds:.0f} s)"):
-                s.stop_telemetry_log()
-        recorded = getattr(s, "recorded_log", None)
-        if recorded is not None and len(recorded):
-            imgui.same_line()
-            if imgui.button("save recording"):
-                self.log_status = self.save_log(recorded, "recording")
-        imgui.same_line()
-        if imgui.button("save rewind buffer") and len(s.rewind):
-            self.log_status = self.save_log(s.rewind_log(), "rewind")
-        if imgui.is_item_hovered():
-            imgui.set_tooltip(f"the last {len(s.rewind) * s.sim.dt:.0f} s, every physics step, as CSV")
-        if self.log_status:
-            text_wrapped_colored(GREY, self.log_status)
-
-    def save_log(self, log, kind: str) -> str:
-        """Write `log` as CSV into the data folder's logs/; returns what happened, for the panel."""
-        path = data_dir() / "logs" / time.strftime(f"{kind}-%Y%m%d-%H%M%S.csv")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            log.write_csv(path)
-        except OSError as exc:
-            return f"{path}: cannot write the log: {exc.strerror or exc}"
-        return f"saved {len(log)} rows: {path}"
-
-    def plots_panel(self, w, h):
-        if self.begin("Plots"):
-            if imgui.begin_tab_bar("plots"):
-                for name, body in (("Channels", self.channel_plots), ("Tires", self.tire_plots),
-                                   ("g-g", self.gg_plot), ("Steer vs lateral g", self.steer_plot)):
-                    flags = imgui.TabItemFlags_.set_selected if self.plot_tab_request == name else 0
-                    if imgui.begin_tab_item(name, None, flags)[0]:
-                        body()
-                        imgui.end_tab_item()
-                self.plot_tab_request = None
-                imgui.end_tab_bar()
-        imgui.end()
-
-    def window_of_history(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(t, values) of the last plot_seconds up to the newest sample; worked out once per build of the
-        overlay (the y range and the line both ask)."""
-        h = self.history
-        key = (name, self.plot_seconds)
-        hit = self._windows.get(name)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        t_all = h.times()
-        out = h.series(name, float(t_all[-1]) - self.plot_seconds) if len(t_all) else h.series(name)
-        self._windows[name] = (key, out)
-        return out
-
-    def channel_plots(self):
-        """The chosen channels against time, one subplot per unit with linked time axes, the legends
-        outside, and a cursor at the time on show when paused or rewound."""
-        imgui.set_next_item_width(90)
-        _, self.plot_seconds = imgui.slider_float("s shown", self.plot_seconds, 1.0, 20.0, "%.0f")
-        imgui.same_line()
-        if imgui.button("channels..."):
-            imgui.open_popup("channels")
-        if imgui.begin_popup("channels"):
-            for name, (unit, _, what) in CHANNELS.items():
-                _, self.channels[name] = imgui.checkbox(f"{name} ({unit})", self.channels[name])
-                if imgui.is_item_hovered():
-                    imgui.set_tooltip(what)
-            imgui.end_popup()
-        chosen = [n for n, on in self.channels.items() if on]
-        imgui.same_line()
-        imgui.text_disabled(", ".join(chosen) if chosen else "no channel chosen")
-        units = list(dict.fromkeys(CHANNELS[n][0] for n in chosen))
-        if not units:
-            return
-        s = self.session
-        cursor = s.sim.time if (s.paused or s.scrub) else None
-        t_all = self.history.times()
-        t1 = float(t_all[-1]) if len(t_all) else 0.0
-        flags = implot.SubplotFlags_.link_all_x | implot.SubplotFlags_.no_title
-        # at least MIN_PLOT_ROW px a unit: more units than fit scroll
-        avail = imgui.get_content_region_avail()
-        height = max(avail.y, MIN_PLOT_ROW * len(units))
-        if height > avail.y:
-            imgui.begin_child("##channel rows", (0, 0))
-        if implot.begin_subplots("##channels", len(units), 1, (-1, height), flags):
-            buckets = max(16, int(imgui.get_content_region_avail().x))
-            for unit in units:
-                if implot.begin_plot(f"##{unit}"):
-                    last = unit == units[-1]
-                    lo, hi = self.channel_range(chosen, unit)
-                    implot.setup_axes("", "ratio" if unit == "-" else unit,
-                                      0 if last else implot.AxisFlags_.no_tick_labels, 0)
-                    implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
-                    implot.setup_axis_limits(implot.ImAxis_.x1, t1 - self.plot_seconds, t1, implot.Cond_.always)
-                    implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
-                    for name in chosen:
-                        if CHANNELS[name][0] != unit:
-                            continue
-                        t, v = self.window_of_history(name)
-                        if len(t) < 2:
-                            continue
-                        for j in range(v.shape[1]):
-                            label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
-                            implot.plot_line(label, *decimate(t, v[:, j], buckets))
-                    for comp in s.companions:                 # compare mode: each variant in its colour
-                        hist = self.companion_histories.get(comp.label)
-                        if hist is None:
-                            continue
-                        spec = implot.Spec()
-                        spec.line_color = imgui.ImVec4(*comp.color, 1.0)
-                        for name in chosen:
-                            if CHANNELS[name][0] != unit:
-                                continue
-                            t, v = hist.series(name, t1 - self.plot_seconds)
-                            keep = t >= t1 - self.plot_seconds if len(t) else t
-                            if len(t) < 2 or keep.sum() < 2:
-                                continue
-                            for j in range(v.shape[1]):
-                                label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
-                                implot.plot_line(f"{label}, {comp.label}", *decimate(t[keep], v[keep, j], buckets),
-                                                 spec=spec)
-                    ref = getattr(s, "reference", None)
-                    if ref is not None and ref.log is not None:
-                        # a watched test drive's other run (its log): every chosen channel
-                        t_ref, window = self.reference_window(ref, t1)
-                        for name in chosen:
-                            v = self.reference_channel(ref, name) if CHANNELS[name][0] == unit else None
-                            if v is None or window.sum() < 2:
-                                continue
-                            for j in range(v.shape[1]):
-                                label = name if v.shape[1] == 1 else f"{name} {sim.WHEEL_NAMES[j]}"
-                                implot.plot_line(f"{label}, {ref.label}", *decimate(t_ref[window], v[window, j],
-                                                                                     buckets))
-                    elif ref is not None and ref.forward and unit == "km/h" and "speed" in chosen:
-                        # a branch replay's original run, for before/after
-                        implot.plot_line(f"speed, {ref.label}", ref.times(), np.asarray(ref.forward) * sim.KMH)
-                    if cursor is not None:
-                        implot.plot_inf_lines("##now", np.array([cursor]))
-                    implot.end_plot()
-            implot.end_subplots()
-        if height > avail.y:
-            imgui.end_child()
-
-    def reference_channel(self, ref, name: str) -> np.ndarray | None:
-        """Channel `name` of the reference run's log (read once per reference)."""
-        if self._ref_channels[0] is not ref:
-            self._ref_channels = (ref, {"time": ref.log.column("time")})
-        cache = self._ref_channels[1]
-        if name not in cache:
-            cache[name] = log_channel(ref.log, name)
-        return cache[name]
-
-    def reference_window(self, ref, t1: float) -> tuple[np.ndarray, np.ndarray]:
-        """(the reference run's times, which of them the plots show now)."""
-        self.reference_channel(ref, "speed")
-        t_ref = self._ref_channels[1]["time"]
-        return t_ref, (t_ref >= t1 - self.plot_seconds) & (t_ref <= t1)
-
-    def channel_range(self, chosen: list[str], unit: str) -> tuple[float, float]:
-        """The y range of one unit's subplot: the data's (the reference run's too), but never narrower than
-        MIN_SPAN of that unit, so numerical noise at rest draws as a flat line and not as a wild trace."""
-        lo, hi = math.inf, -math.inf
-        ref = getattr(self.session, "reference", None)
-        t_all = self.history.times()
-        window = self.reference_window(ref, float(t_all[-1]) if len(t_all) else 0.0)[1] \
-            if ref is not None and ref.log is not None else None
-        for name in chosen:
-            if CHANNELS[name][0] == unit:
-                _, v = self.window_of_history(name)
-                if len(v) and np.isfinite(v).any():
-                    lo, hi = min(lo, float(np.nanmin(v))), max(hi, float(np.nanmax(v)))
-                r = self.reference_channel(ref, name) if window is not None and window.any() else None
-                if r is not None and np.isfinite(r[window]).any():
-                    lo, hi = min(lo, float(np.nanmin(r[window]))), max(hi, float(np.nanmax(r[window])))
-        if not math.isfinite(lo):
-            lo, hi = 0.0, 0.0
-        span = max(hi - lo, MIN_SPAN.get(unit, 1.0))
-        mid = 0.5 * (lo + hi)
-        return mid - 0.55 * span, mid + 0.55 * span
-
-    def tire_curve_cached(self, i: int, lateral: bool, span: float) -> tuple[np.ndarray, np.ndarray]:
-        """Wheel i's tire curve at its current load and mu (load to 1 %), over +-span."""
-        s = self.session.sim
-        tel = s.telemetry
-        fz, mu = float(tel.Fz[i]), float(tel.mu[i])
-        key = (s.vehicle.front_tire if i < 2 else s.vehicle.rear_tire, lateral, span, round(math.log(fz) * 100),
-               round(mu, 3))
-        if key not in self._curves:
-            if len(self._curves) > 256:
-                self._curves.clear()
-            slips = np.linspace(-span, span, 81)
-            self._curves[key] = (np.degrees(slips) if lateral else slips, tire_curve(key[0], mu, fz, slips, lateral))
-        return self._curves[key]
-
-    def tire_plots(self):
-        """Fx against kappa and Fy against alpha over their whole range, one curve per wheel at its own load,
-        with each wheel's operating point (the limited force at its slip)."""
-        tel = self.session.sim.telemetry
-        loaded = [i for i in range(4) if tel.Fz[i] > 1.0 and tel.mu[i] > 0.0]
-        if not loaded:
-            imgui.text_disabled("no wheel has load: no curves")
-            return
-        kappa_span = max(1.0, 1.1 * float(np.max(np.abs(tel.kappa))))
-        alpha_span = max(math.radians(25.0), 1.1 * float(np.max(np.abs(tel.alpha))))
-        if implot.begin_subplots("##tires", 1, 2, (-1, -1), implot.SubplotFlags_.no_title):
-            for lateral, ylabel, xlabel, span in ((False, "Fx (N)", "kappa", kappa_span),
-                                                  (True, "Fy (N)", "alpha (deg)", alpha_span)):
-                if implot.begin_plot(f"##{ylabel}"):
-                    implot.setup_axes(xlabel, ylabel, implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
-                    implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
-                    for i in loaded:
-                        xs, force = self.tire_curve_cached(i, lateral, span)
-                        implot.plot_line(sim.WHEEL_NAMES[i], np.ascontiguousarray(xs), force)
-                        color = implot.get_last_item_color()
-                        # the wheel's operating point in its curve's colour, with no legend entry of its own
-                        slip = math.degrees(tel.alpha[i]) if lateral else float(tel.kappa[i])
-                        implot.plot_scatter(f"##{sim.WHEEL_NAMES[i]} now", np.array([slip]),
-                                            np.array([float(tel.Fy[i] if lateral else tel.Fx[i])]),
-                                            spec=implot.Spec(marker=implot.Marker_.circle, marker_size=5,
-                                                             marker_fill_color=color, marker_line_color=color,
-                                                             flags=implot.ItemFlags_.no_legend))
-                    implot.end_plot()
-            implot.end_subplots()
-
-    def gg_plot(self):
-        """Lateral against longitudinal acceleration (g) over the plotted seconds: the car's friction circle
-        as driven, with the tires' peak mu for reference."""
-        _, ax = self.window_of_history("a long")
-        _, ay = self.window_of_history("a lat")
-        car = self.session.sim.vehicle
-        mu = max(car.front_tire.grip, car.rear_tire.grip)
-        avail = imgui.get_content_region_avail()
-        side = max(120.0, min(avail.x - 90.0, avail.y))         # square (the legend beside), so the circle is round
-        if implot.begin_plot("##gg", (side, side)):
-            implot.setup_axes("lateral g (+ left)", "long. g (+ fwd)")
-            implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
-            reach = 1.25 * max(mu, float(np.nanmax(np.abs(ax))) if len(ax) else 0.0,
-                               float(np.nanmax(np.abs(ay))) if len(ay) else 0.0)
-            implot.setup_axis_limits(implot.ImAxis_.x1, -reach, reach, implot.Cond_.always)
-            implot.setup_axis_limits(implot.ImAxis_.y1, -reach, reach, implot.Cond_.always)
-            ax, ay = thin(ax), thin(ay)
-            ring = np.linspace(0.0, 2.0 * math.pi, 73)
-            implot.plot_line(f"mu {mu:.2f}", mu * np.cos(ring), mu * np.sin(ring))
-            if len(ax):
-                implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(ax[:, 0]),
-                                    spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
-                implot.plot_scatter("now", np.array([ay[-1, 0]]), np.array([ax[-1, 0]]))
-            implot.end_plot()
-
-    def steer_plot(self):
-        """The front wheels' steering angle against lateral acceleration over the plotted seconds, with the
-        kinematic angle L a_y / v^2 at the current speed: above that line the car understeers."""
-        _, steer = self.window_of_history("steer")
-        _, ay = self.window_of_history("a lat")
-        _, speed = self.window_of_history("speed")
-        if implot.begin_plot("##steer", (-1, -1)):
-            implot.setup_axes("lateral g (+ left)", "steer (deg)", implot.AxisFlags_.auto_fit,
-                              implot.AxisFlags_.auto_fit)
-            if len(steer):
-                implot.plot_scatter("driven", np.ascontiguousarray(thin(ay)[:, 0]),
-                                    np.ascontiguousarray(thin(steer)[:, 0]),
-                                    spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
-                v = abs(float(speed[-1, 0])) / sim.KMH
-                if v > 3.0:
-                    span = max(0.2, float(np.nanmax(np.abs(ay[:, 0]))))
-                    g_line = np.array([-span, span])
-                    kin = np.degrees(self.session.sim.vehicle.wheelbase * g_line * G / (v * v))
-                    implot.plot_line(f"kinematic at {v * sim.KMH:.0f} km/h", g_line, kin)
-            implot.end_plot()
 
     def wheel_colors(self) -> list[tuple[float, float, float]]:
         """The grip state of each wheel as a tint for the 3D wheels."""

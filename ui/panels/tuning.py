@@ -1,0 +1,217 @@
+"""The Tuning panel: a view of the tuning model (ui/tuning.py). The stability summary with the substeps, the
+preset box, save, load and revert, and an editor for every parameter by group, with its changed mark,
+allowed range, stable range and the reason a refused edit was refused."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields
+
+from imgui_bundle import imgui
+
+from sim import advisor
+from sim.model import checks
+from sim.model import params as P
+from ui.tuning import NUMBER_FORMAT, Tuning, config_presets, home_short, same_file, short_number, typed_number
+from ui.widgets import AMBER, GREEN, GREY, RED, TABLE_FLAGS, fit_text, text_wrapped_colored
+
+GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "Rear axle",
+                "front_suspension": "Suspension: front", "rear_suspension": "Suspension: rear",
+                "front_tire": "Tire: front", "rear_tire": "Tire: rear", "brakes": "Brakes", "steering": "Steering",
+                "drive": "Drive and differentials", "aero": "Aero", "collision": "Body collision",
+                "engine": "Engine", "gearbox": "Gearbox and clutch"}
+LOW_MARGIN = 2.0          # a parameter whose margin is below this gets its margin shown beside its field
+
+
+def margin_color(margin: float) -> tuple[float, float, float, float]:
+    return RED if margin < advisor.REQUIRED_MARGIN else AMBER if margin < LOW_MARGIN else GREEN
+
+
+def plain_name(doc: str) -> str:
+    """A parameter's plain name from its description: the words before the first colon or semicolon."""
+    return doc.split(":")[0].split(";")[0].strip()
+
+
+class TuningPanel:
+    def __init__(self, tuning: Tuning, begin: Callable[[str], bool]):
+        self.tuning = tuning                  # the model this panel shows and edits
+        self.begin = begin                    # the overlay's begin (a panel's window)
+
+    def draw(self, w: float, h: float) -> None:
+        imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size((400, h - 270), imgui.Cond_.first_use_ever)
+        if self.begin("Tuning"):
+            t = self.tuning
+            self.stability_section()
+            imgui.separator()
+            car = t.params
+            self.preset_box()
+            imgui.set_next_item_width(-1)                 # the whole width: a path is long
+            _, t.file_path = imgui.input_text_with_hint("##file", "file to save to, or a file or preset to load",
+                                                        t.file_path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"{t.file_path}\nsave writes this file; load reads it (or a preset name)")
+            if imgui.button("save"):
+                t.save(t.file_path)
+            imgui.same_line()
+            if imgui.button("load"):
+                t.load(t.file_path)
+            imgui.same_line()
+            if imgui.button("revert all"):
+                t.revert()
+            if t.status:
+                imgui.text_wrapped(t.status)
+            imgui.separator()
+            for gname, gtype in P.GROUP_TYPES.items():
+                if not imgui.collapsing_header(GROUP_TITLES.get(gname, gname)):
+                    continue
+                model = getattr(getattr(car, gname), "model", None)
+                hidden = 0
+                for f in fields(gtype):
+                    if model is not None and not P.field_used(gtype, model, f.name):
+                        hidden += 1
+                        continue
+                    self.field_editor(car, gname, f)
+                if hidden:
+                    imgui.text_disabled(f"({hidden} parameters of the other models hidden)")
+        imgui.end()
+
+    def preset_box(self) -> None:
+        """The preset picker. Closed, it shows what is loaded (and, under it, the path of a file from
+        neither preset folder); open, it lists the built-in presets and the user's saved ones."""
+        t = self.tuning
+        if imgui.begin_combo("preset", t.preset_label()):
+            edited = t.edited()
+            for p in config_presets():
+                current = t.source is not None and same_file(p.path, t.source)
+                clicked, _ = imgui.selectable(p.label, current)
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip(str(p.path))
+                if clicked and (edited or not current):
+                    t.load(p.path)
+                if current:
+                    imgui.set_item_default_focus()
+            imgui.end_combo()
+        if t.source is not None and not t.source_folder():
+            text_wrapped_colored(GREY, f"from {home_short(t.source)}")      # a file of no preset folder
+
+    def stability_section(self) -> None:
+        """The least stable part, the substeps, and every part's margin (sim.advisor)."""
+        s = self.tuning.session.sim
+        r = self.tuning.stability()
+        w = r.worst
+        imgui.text("stability:")
+        imgui.same_line()
+        imgui.text_colored(margin_color(w.margin), f"margin {w.margin:.3g}")
+        imgui.same_line()
+        imgui.text_disabled(f"(needs {advisor.REQUIRED_MARGIN:g})")
+        text_wrapped_colored(GREY, f"least: {w.part}, {w.parameter}")
+        if not r.stable:
+            text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
+        for note in r.notes:
+            text_wrapped_colored(AMBER, f"note: {note}")
+        locked = self.tuning.session.substeps_locked
+        imgui.begin_disabled(bool(locked))
+        imgui.set_next_item_width(100)
+        edited, n = imgui.input_int("substeps", s.substeps, 1, 10, imgui.InputTextFlags_.enter_returns_true)
+        imgui.end_disabled()
+        if edited and n != s.substeps:
+            self.tuning.set_substeps(n)
+        imgui.same_line()
+        step_text = f"h {r.h * 1e3:.3g} ms of dt {s.dt * 1e3:.3g} ms"
+        if imgui.calc_text_size(step_text).x > imgui.get_content_region_avail().x:
+            imgui.new_line()                    # a narrow panel: on a line of its own rather than cut short
+        imgui.text_disabled(fit_text(step_text, imgui.get_content_region_avail().x))
+        if locked:
+            text_wrapped_colored(GREY, f"substeps fixed: {locked}")
+        if self.tuning.substeps_error:
+            text_wrapped_colored(RED, f"refused: {self.tuning.substeps_error}")
+        if imgui.tree_node(f"every part ({len(r.items)})###every part"):
+            if imgui.begin_table("margins", 3, TABLE_FLAGS):
+                imgui.table_setup_column("part", imgui.TableColumnFlags_.width_stretch)
+                imgui.table_setup_column("margin", imgui.TableColumnFlags_.width_fixed)
+                imgui.table_setup_column("h max", imgui.TableColumnFlags_.width_fixed)
+                imgui.table_headers_row()
+                for item in sorted(r.items, key=lambda i: i.margin):
+                    imgui.table_next_row()
+                    imgui.table_next_column()
+                    imgui.text_wrapped(item.part)
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(f"{item.parameter}\n{item.why}")
+                    imgui.table_next_column()
+                    imgui.text_colored(margin_color(item.margin), f"{item.margin:7.3g}")
+                    imgui.table_next_column()
+                    imgui.text(f"{item.h_max * 1e3:.3g} ms")
+                imgui.end_table()
+            imgui.tree_pop()
+
+    def fix_button(self, path: str) -> None:
+        """Under an edit the advisor refused: take the substeps that make it stable, when allowed."""
+        s = self.tuning.session.sim
+        n = self.tuning.fixes[path][1]
+        locked = self.tuning.session.substeps_locked
+        if locked:
+            text_wrapped_colored(GREY, f"\"use {n} substeps\" is unavailable: {locked}")
+        else:
+            if imgui.small_button(f"use {n} substeps and apply"):
+                self.tuning.apply_with_substeps(path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"substeps {s.substeps} -> {n}: about {n / s.substeps:.3g} times the physics "
+                                  f"work per step")
+
+    def field_editor(self, car, gname: str, f) -> None:
+        """The editor of parameter `gname`.`f` of `car` (the parameters of this build), by its kind: a number
+        field, a choice or a list; its changed mark with a revert button, its tooltip and its refusal."""
+        path = f"{gname}.{f.name}"
+        value = checks.get_value(car, path)
+        changed_mark = value != checks.get_value(self.tuning.baseline, path)
+        m = f.metadata
+        imgui.push_id(path)
+        if changed_mark:
+            if imgui.small_button("x"):
+                self.tuning.revert(path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"revert to {checks.get_value(self.tuning.baseline, path)!r}")
+            imgui.same_line()
+        # the symbol with its plain name beside it, shortened to the room there is (the tooltip has it all)
+        room = imgui.get_content_region_avail().x - (130.0 if m["kind"] != "list" else 240.0) - 70.0
+        label = fit_text(f"{'* ' if changed_mark else ''}{f.name}  {plain_name(m['doc'])}", room) + "###field"
+        if m["kind"] == "num":
+            imgui.set_next_item_width(130)
+            edited, new = imgui.input_double(label, float(value), 0.0, 0.0, NUMBER_FORMAT,
+                                             imgui.InputTextFlags_.enter_returns_true)
+            new = typed_number(new, value) if edited else value
+            if new != value:
+                self.tuning.apply(path, new)
+            hovered = imgui.is_item_hovered()
+            imgui.same_line()
+            imgui.text_disabled(m["unit"])
+            hovered |= imgui.is_item_hovered()
+            margin = self.tuning.margin_of(path)
+            if margin is not None and margin < LOW_MARGIN:
+                imgui.same_line()
+                imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
+                hovered |= imgui.is_item_hovered()
+            if hovered:
+                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {checks.describe_allowed(f)}"
+                if path in advisor.PARAMETERS:
+                    tip += "\n" + self.tuning.range_tip(path, m["unit"])
+                imgui.set_tooltip(tip)
+        elif m["kind"] == "text":
+            choices = list(m["choices"])
+            imgui.set_next_item_width(130)
+            edited, idx = imgui.combo(label, choices.index(value), choices)
+            if edited and choices[idx] != value:
+                self.tuning.apply(path, choices[idx])
+        else:
+            imgui.set_next_item_width(240)
+            edited, txt = imgui.input_text(label, ", ".join(short_number(v) for v in value),
+                                           imgui.InputTextFlags_.enter_returns_true)
+            if edited:
+                self.tuning.apply_list(path, txt)
+        if m["kind"] != "num" and imgui.is_item_hovered():
+            imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {checks.describe_allowed(f)}")
+        if path in self.tuning.errors:
+            text_wrapped_colored(RED, f"refused: {self.tuning.errors[path]}")
+            if path in self.tuning.fixes:
+                self.fix_button(path)
+        imgui.pop_id()
