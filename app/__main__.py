@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import pygame
 
-    from app.window import App, data_dir
+    from app.window import App
+    from app.window import data_dir
     from config import CONFIG_DIR
     from sim.model.files import clean_stale_temps
     # what saves interrupted by a kill left behind (presets, worlds, the folder started in, the app's data

@@ -11,10 +11,16 @@ from collections import deque
 import moderngl
 import numpy as np
 import pygame
-from imgui_bundle import imgui, implot
+from imgui_bundle import imgui
+from imgui_bundle import implot
 
-from render.mathx import gl, look_at, perspective, rot_axis, scale
-from render.scene import SceneRenderer, instance
+from render.mathx import gl
+from render.mathx import look_at
+from render.mathx import perspective
+from render.mathx import rot_axis
+from render.mathx import scale
+from render.scene import SceneRenderer
+from render.scene import instance
 from ui.backend import ModernGLRenderer
 
 PHASES = ("physics", "audio", "scene", "overlay", "gui render", "swap", "frame", "cpu")

@@ -28,7 +28,8 @@ import numpy as np
 
 import sim
 from app.input import load_bindings
-from app.session import Trace, ground_height
+from app.session import Trace
+from app.session import ground_height
 from config import CONFIG_DIR
 from sim.model import params as P
 from ui import layout

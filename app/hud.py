@@ -11,7 +11,8 @@ from imgui_bundle import imgui
 
 import sim
 from app.frame_times import FrameTimes
-from app.input import Bindings, Input
+from app.input import Bindings
+from app.input import Input
 from app.session import Session
 from render.mathx import quat_matrix
 from sim.diagnosis import WheelState

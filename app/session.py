@@ -14,8 +14,12 @@ import sim
 import sim.lab.logs
 from app.loop import FixedStepLoop
 from app.rewind import Rewind
-from app.trace import TRACE_COLUMNS, TRACE_FORMAT, Trace  # noqa: F401  (where the app and tests look for them)
-from render.interp import Pose, blend, capture
+from app.trace import TRACE_COLUMNS  # noqa: F401  (where the app and tests look for them)
+from app.trace import TRACE_FORMAT  # noqa: F401  (where the app and tests look for them)
+from app.trace import Trace  # noqa: F401  (where the app and tests look for them)
+from render.interp import Pose
+from render.interp import blend
+from render.interp import capture
 
 SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
 LOG_RATE = 60.0            # rows per second the app's telemetry recording keeps

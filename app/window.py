@@ -16,27 +16,49 @@ from pathlib import Path
 
 import numpy as np
 import pygame
-from imgui_bundle import imgui, implot
+from imgui_bundle import imgui
+from imgui_bundle import implot
 
 import sim
 from app.compile_screen import compile_screen
-from app.frame_times import FrameTimes, reference_frames, settle_garbage_collector
-from app.gl import SceneTarget, back_buffer_kept, open_window, save_screenshot, software_renderer
-from app.hud import feature_labels, force_tooltip, help_window, hud_lines, text_block
-from app.input import Input, load_bindings
-from app.regions import OVERLAY_PERIOD, opaque_lines, panel_regions
-from app.session import Session, Trace
+from app.frame_times import FrameTimes
+from app.frame_times import reference_frames
+from app.frame_times import settle_garbage_collector
+from app.gl import SceneTarget
+from app.gl import back_buffer_kept
+from app.gl import open_window
+from app.gl import save_screenshot
+from app.gl import software_renderer
+from app.hud import feature_labels
+from app.hud import force_tooltip
+from app.hud import help_window
+from app.hud import hud_lines
+from app.hud import text_block
+from app.input import Input
+from app.input import load_bindings
+from app.regions import OVERLAY_PERIOD
+from app.regions import opaque_lines
+from app.regions import panel_regions
+from app.session import Session
+from app.session import Trace
 from app.sound import Audio
-from render.arrows import force_arrows, on_screen_scale
-from render.camera import ChaseCamera, FreeCamera, OrbitCamera
+from render.arrows import force_arrows
+from render.arrows import on_screen_scale
+from render.camera import ChaseCamera
+from render.camera import FreeCamera
+from render.camera import OrbitCamera
 from render.mathx import quat_matrix
 from render.scene import SceneRenderer
 from render.skids import SkidMarks
-from sim.model.features import bounds, features
+from sim.model.features import bounds
+from sim.model.features import features
 from sim.model.files import data_dir
 from ui import layout
-from ui.backend import ModernGLRenderer, PygameInput, configure_io
-from ui.layout import covers_the_view, has_docking
+from ui.backend import ModernGLRenderer
+from ui.backend import PygameInput
+from ui.backend import configure_io
+from ui.layout import covers_the_view
+from ui.layout import has_docking
 from ui.map import draw_map
 from ui.overlay import Overlay
 

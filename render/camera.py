@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from render.mathx import look_at, perspective
+from render.mathx import look_at
+from render.mathx import perspective
 
 
 class Camera:

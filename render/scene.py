@@ -12,9 +12,15 @@ import moderngl
 import numpy as np
 
 import sim
-from render import carbody, meshes
+from render import carbody
+from render import meshes
 from render.interp import Pose
-from render.mathx import gl, pose_matrix, quat_matrix, rot_axis, scale, translate
+from render.mathx import gl
+from render.mathx import pose_matrix
+from render.mathx import quat_matrix
+from render.mathx import rot_axis
+from render.mathx import scale
+from render.mathx import translate
 
 SKY = (0.62, 0.74, 0.88)
 GHOST = (0.55, 0.8, 1.0)          # the reference run's translucent car

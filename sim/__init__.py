@@ -3,19 +3,37 @@
 `sim` imports only numpy, numba and the standard library (plus tomlkit for saving presets). It never
 reads a clock, draws, or imports pygame / moderngl / imgui.
 """
-from sim import advisor, warmup
-from sim.controls import CONTROL_COLUMNS, CONTROL_DEFAULTS, NO_GEAR, Controls
+from sim import advisor
+from sim import warmup
+from sim.controls import CONTROL_COLUMNS
+from sim.controls import CONTROL_DEFAULTS
+from sim.controls import NO_GEAR
+from sim.controls import Controls
 from sim.kernel.steering import approach as _approach
 from sim.kernel.tables import WHEEL_NAMES
-from sim.kernel.units import GRAVITY, KMH, RAD_S_PER_RPM, RPM
-from sim.model.checks import get_value, validate, with_value
-from sim.model.files import ConfigError, atomic_write_bytes
-from sim.model.geometry import WheelGeometry, rest_com_height, static_loads, wheel_geometry
+from sim.kernel.units import GRAVITY
+from sim.kernel.units import KMH
+from sim.kernel.units import RAD_S_PER_RPM
+from sim.kernel.units import RPM
+from sim.model.checks import get_value
+from sim.model.checks import validate
+from sim.model.checks import with_value
+from sim.model.files import ConfigError
+from sim.model.files import atomic_write_bytes
+from sim.model.geometry import WheelGeometry
+from sim.model.geometry import rest_com_height
+from sim.model.geometry import static_loads
+from sim.model.geometry import wheel_geometry
 from sim.model.pack import SWITCHES
 from sim.model.params import Vehicle
-from sim.model.vehicle_toml import load_vehicle, save_vehicle
-from sim.model.world import World, load_world
-from sim.simulation import MAX_DT, MAX_SUBSTEPS, Simulation, Snapshot
+from sim.model.vehicle_toml import load_vehicle
+from sim.model.vehicle_toml import save_vehicle
+from sim.model.world import World
+from sim.model.world import load_world
+from sim.simulation import MAX_DT
+from sim.simulation import MAX_SUBSTEPS
+from sim.simulation import Simulation
+from sim.simulation import Snapshot
 from sim.watchdog import BlowUp
 
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report

@@ -34,9 +34,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.kernel.suspension import BUMP_STOP_FACTOR
-from sim.model.checks import field_info, get_value, with_value
+from sim.model.checks import field_info
+from sim.model.checks import get_value
+from sim.model.checks import with_value
 from sim.model.files import ConfigError
-from sim.model.geometry import hull_points, static_loads, wheel_geometry
+from sim.model.geometry import hull_points
+from sim.model.geometry import static_loads
+from sim.model.geometry import wheel_geometry
 from sim.model.handling import slip_stiffnesses
 from sim.model.params import Vehicle
 

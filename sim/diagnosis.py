@@ -22,18 +22,23 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 
-from sim.kernel.tables import MF96_FIELDS, NW, WHEEL_NAMES
+from sim.kernel.tables import MF96_FIELDS
+from sim.kernel.tables import NW
+from sim.kernel.tables import WHEEL_NAMES
 from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.limit import combined_limit
 from sim.kernel.tire.magic import raw_force
-from sim.kernel.tire.mf96 import mf96_coefficients, mf_pure
+from sim.kernel.tire.mf96 import mf96_coefficients
+from sim.kernel.tire.mf96 import mf_pure
 from sim.model.geometry import static_loads
 from sim.model.handling import mf_coefficient_block
-from sim.model.params import Tire, Vehicle
+from sim.model.params import Tire
+from sim.model.params import Vehicle
 
 NO_LOAD, LOW, GRIP, SATURATED = 0, 1, 2, 3
 STATE_NAMES = ("no load", "low use", "grip", "saturated")

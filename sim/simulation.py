@@ -23,18 +23,28 @@ import numpy as np
 
 from sim import advisor
 from sim.batch import share_vehicles
-from sim.controls import DEFAULT_ROW, Controls, all_finite, control_rows
+from sim.controls import DEFAULT_ROW
+from sim.controls import Controls
+from sim.controls import all_finite
+from sim.controls import control_rows
 from sim.kernel import tables as T
 from sim.kernel.jit import announce_compile
 from sim.kernel.placement import place_vehicle
-from sim.kernel.step import run_vehicles, step_and_watch
+from sim.kernel.step import run_vehicles
+from sim.kernel.step import step_and_watch
 from sim.model.checks import validate
-from sim.model.geometry import WheelGeometry, wheel_geometry
-from sim.model.pack import SWITCHES, apply_switches, pack_vehicle
+from sim.model.geometry import WheelGeometry
+from sim.model.geometry import wheel_geometry
+from sim.model.pack import SWITCHES
+from sim.model.pack import apply_switches
+from sim.model.pack import pack_vehicle
 from sim.model.params import Vehicle
 from sim.model.world import World
-from sim.views import StateView, TelemetryView
-from sim.watchdog import WATCH_EVERY, Watchdog, blow_up_message
+from sim.views import StateView
+from sim.views import TelemetryView
+from sim.watchdog import WATCH_EVERY
+from sim.watchdog import Watchdog
+from sim.watchdog import blow_up_message
 
 MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)
 MAX_SUBSTEPS = 1000

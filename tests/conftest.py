@@ -22,9 +22,11 @@ def pytest_sessionstart(session):
 @pytest.fixture
 def gui():
     """A headless ImGui and ImPlot context with a renderer that draws nothing (the overlay's tests)."""
-    from imgui_bundle import imgui, implot
+    from imgui_bundle import imgui
+    from imgui_bundle import implot
 
-    from ui.backend import NullRenderer, configure_io
+    from ui.backend import NullRenderer
+    from ui.backend import configure_io
     ctx = imgui.create_context()
     plot_ctx = implot.create_context()
     imgui.get_io().set_ini_filename("")

@@ -158,7 +158,8 @@ DockSpace ID=0x08BD597D Window=0x1BBC0F80 Pos=0,19 Size=1280,701 CentralNode=1 S
 
 
 def test_a_layout_is_kept_only_when_it_docks_panels_and_leaves_the_3d_view_free():
-    from ui.layout import covers_the_view, has_docking
+    from ui.layout import covers_the_view
+    from ui.layout import has_docking
     assert has_docking(COVERING_LAYOUT) and covers_the_view(COVERING_LAYOUT)
     nested = ("[Window][Tuning]\nDockId=0x00000007,0\n\n[Docking][Data]\nDockSpace ID=0x08BD597D Split=X\n"
               "  DockNode ID=0x00000007 Parent=0x08BD597D SizeRef=319,720\n"

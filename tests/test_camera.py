@@ -11,7 +11,10 @@ import pytest
 
 import sim
 from render import carbody
-from render.camera import ChaseCamera, FreeCamera, OrbitCamera, critically_damped
+from render.camera import ChaseCamera
+from render.camera import FreeCamera
+from render.camera import OrbitCamera
+from render.camera import critically_damped
 
 ASPECT = 16 / 9
 

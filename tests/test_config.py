@@ -138,7 +138,8 @@ def test_the_proving_grounds_slopes_are_solid_to_the_ground():
     left one 1.8 m high, where cars coming from the side wedged between the slab and the ground)."""
     import numpy as np
 
-    from sim.kernel.vec import quat_rotate, quat_rotate_inv
+    from sim.kernel.vec import quat_rotate
+    from sim.kernel.vec import quat_rotate_inv
     world = sim.load_world("proving_ground")
     boxes = [b for b in world.boxes if not b.kinematic]
 

@@ -5,21 +5,19 @@ import numpy as np
 import pytest
 
 import sim
-from sim.diagnosis import (
-    COMBINED,
-    GRIP,
-    LOCKED,
-    LOW,
-    NO_LOAD,
-    OVERBRAKED,
-    SATURATED,
-    SLIDING,
-    SPINNING,
-    GripMonitor,
-    classify,
-    diagnose,
-    magic_peak,
-)
+from sim.diagnosis import COMBINED
+from sim.diagnosis import GRIP
+from sim.diagnosis import LOCKED
+from sim.diagnosis import LOW
+from sim.diagnosis import NO_LOAD
+from sim.diagnosis import OVERBRAKED
+from sim.diagnosis import SATURATED
+from sim.diagnosis import SLIDING
+from sim.diagnosis import SPINNING
+from sim.diagnosis import GripMonitor
+from sim.diagnosis import classify
+from sim.diagnosis import diagnose
+from sim.diagnosis import magic_peak
 from sim.model.geometry import static_loads
 
 

@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 import sim
-from sim.kernel.brakes import esp_reference, esp_wheel
+from sim.kernel.brakes import esp_reference
+from sim.kernel.brakes import esp_wheel
 from sim.lab import drives as M
-from sim.lab.driver import Driver, OpenLoop, SpeedPI
+from sim.lab.driver import Driver
+from sim.lab.driver import OpenLoop
+from sim.lab.driver import SpeedPI
 from sim.model.handling import understeer_coefficient
 
 

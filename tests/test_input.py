@@ -6,7 +6,8 @@ import os
 import pygame
 import pytest
 
-from app.input import Input, load_bindings
+from app.input import Input
+from app.input import load_bindings
 
 DT = 1 / 240
 

@@ -7,7 +7,9 @@ import pytest
 import sim
 from app.loop import FixedStepLoop
 from app.session import Session
-from render.interp import Pose, blend, slerp
+from render.interp import Pose
+from render.interp import blend
+from render.interp import slerp
 
 
 def test_steps_and_alpha_for_given_frame_times():

@@ -7,11 +7,14 @@ import numpy as np
 import pytest
 
 import sim
-from sim.diagnosis import peak_slips, tire_curve
+from sim.diagnosis import peak_slips
+from sim.diagnosis import tire_curve
 from sim.kernel.tables import MF96_FIELDS
 from sim.kernel.tire import MODEL_SIMPLE
-from sim.kernel.tire.magic import lateral_force, longitudinal_force
-from sim.kernel.tire.mf96 import mf96_pure, mf96_weights
+from sim.kernel.tire.magic import lateral_force
+from sim.kernel.tire.magic import longitudinal_force
+from sim.kernel.tire.mf96 import mf96_pure
+from sim.kernel.tire.mf96 import mf96_weights
 from sim.lab import drives as M
 
 # a 1996-style set with every load term non-zero (not a real tire: chosen so the numbers are easy)
@@ -280,7 +283,8 @@ def test_every_family_closes_total_angular_momentum_in_flight(family):
     """In the air, whatever the inputs, the body's, wheels' and engine's angular momentum adds up to what it
     was (a drift under 1e-9 of it per second): no family's parts make or lose spin."""
     from sim.lab import families as models
-    from sim.model.world import Surface, World
+    from sim.model.world import Surface
+    from sim.model.world import World
     car = models.variant(sim.load_vehicle("hatchback"), family)
     s = sim.Simulation(car, World("void", [Surface("asphalt", 1.0)]), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, 100.0), speed=25.0)
@@ -333,7 +337,8 @@ def test_the_chaos_wheel_requests_torque_over_radius_and_scales_back_onto_the_bl
     (load_ratio 0.5, load 2000 N, static 4000 N), both are scaled by 3000 / 5000 = 0.6: 1800 N and -2400 N,
     and the wheel, cut back, spins up by h (T - rho Fx) / Iw instead of rolling with the ground."""
     from sim.kernel import tables as T
-    from sim.kernel.tire.chaos import chaos_request, chaos_wheel
+    from sim.kernel.tire.chaos import chaos_request
+    from sim.kernel.tire.chaos import chaos_wheel
     assert chaos_request(300.0, 0.0, 0.3, 10.0) == (pytest.approx(1000.0), 0.0)
     assert chaos_request(0.0, 900.0, 0.3, 10.0)[0] == pytest.approx(-3000.0)
     assert chaos_request(100.0, 900.0, 0.3, 0.0)[0] == 0.0
@@ -376,7 +381,9 @@ def test_the_avs_slips_follow_their_targets_over_time_and_shape_the_forces():
     (0.5, 0.5) is inside the unit circle, so Fx = 3000 x 1.0 x 0.5 = 1500 N and Fy = -3000 x 0.9 x sqrt(0.5)
     = -1909.19 N; (0.8, 0.8) is normalised to (0.707107, 0.707107) first: 2121.32 and
     -3000 x 0.9 x sqrt(0.707107) = -2270.42 N."""
-    from sim.kernel.tire.avs import avs_follow, avs_forces, avs_targets
+    from sim.kernel.tire.avs import avs_follow
+    from sim.kernel.tire.avs import avs_forces
+    from sim.kernel.tire.avs import avs_targets
     s = 0.0
     for _ in range(10):
         s = avs_follow(s, 1.0, 0.005, 0.05)

@@ -4,7 +4,11 @@ import math
 
 import numpy as np
 
-from sim.kernel.vec import quat_from_rotvec, quat_matrix, quat_normalize, quat_rotate, quat_rotate_inv
+from sim.kernel.vec import quat_from_rotvec
+from sim.kernel.vec import quat_matrix
+from sim.kernel.vec import quat_normalize
+from sim.kernel.vec import quat_rotate
+from sim.kernel.vec import quat_rotate_inv
 
 ULP1 = np.spacing(1.0)
 

@@ -5,7 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.kernel.parking import brake_interval, contact_speeds, project_disc_interval, solve_impulses
+from sim.kernel.parking import brake_interval
+from sim.kernel.parking import contact_speeds
+from sim.kernel.parking import project_disc_interval
+from sim.kernel.parking import solve_impulses
 
 SOLVERS = {"gradient": False, "accelerated": True}     # brakes.hold_solver: solve_impulses' `accelerated`
 

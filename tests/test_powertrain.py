@@ -6,7 +6,8 @@ import pytest
 
 import sim
 from sim.kernel import tables as L
-from sim.kernel.steering import ackermann_angles, steer_angles
+from sim.kernel.steering import ackermann_angles
+from sim.kernel.steering import steer_angles
 
 G = 9.81
 

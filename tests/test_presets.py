@@ -15,7 +15,9 @@ from app.session import Session
 from sim.model import params as P
 from sim.model import vehicle_toml
 from ui.overlay import Overlay
-from ui.tuning import NUMBER_FORMAT, config_presets, typed_number
+from ui.tuning import NUMBER_FORMAT
+from ui.tuning import config_presets
+from ui.tuning import typed_number
 
 PRESETS = ["hatchback", "boxster_s"]
 

@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 
 import sim
-from sim.model.world import Box, Heightfield, Plane, Surface, World, bumps
+from sim.model.world import Box
+from sim.model.world import Heightfield
+from sim.model.world import Plane
+from sim.model.world import Surface
+from sim.model.world import World
+from sim.model.world import bumps
 
 DOWN = (0.0, 0.0, -1.0)
 
@@ -169,7 +174,10 @@ def test_the_kept_broad_phase_mask_holds_every_shape_a_new_one_would():
     turntable and a drifting box, with jumps (a reset), the masks it gives always hold every shape the
     exact test at this position and time keeps; and it does keep them: a new static mask comes about once
     per BROAD_MARGIN of travel, not every substep."""
-    from sim.kernel.broadphase import BROAD_MARGIN, broadphase_stage, fresh_broad_cache, shapes_within
+    from sim.kernel.broadphase import BROAD_MARGIN
+    from sim.kernel.broadphase import broadphase_stage
+    from sim.kernel.broadphase import fresh_broad_cache
+    from sim.kernel.broadphase import shapes_within
     from sim.kernel.tables import VP_REACH
     s = sim.Simulation(sim.load_vehicle("hatchback"), sim.World.flat(), dt=1 / 240, substeps=1)
     vp = s.tables.vehicle_params
@@ -204,7 +212,9 @@ def test_the_kept_broad_phase_mask_holds_every_shape_a_new_one_would():
 
 
 def test_a_loop_over_masked_shapes_ends_at_the_highest_bit():
-    from sim.kernel.shapes import ALL_SHAPES, MASK_BITS, mask_end
+    from sim.kernel.shapes import ALL_SHAPES
+    from sim.kernel.shapes import MASK_BITS
+    from sim.kernel.shapes import mask_end
     assert mask_end(0, 16) == 0
     assert mask_end(1 << 9, 16) == 10 and mask_end((1 << 9) | 1, 16) == 10
     assert mask_end(ALL_SHAPES, 16) == 16 and mask_end(ALL_SHAPES, 0) == 0
@@ -215,8 +225,10 @@ def test_the_hull_box_pretest_never_passes_over_a_box_a_hull_point_is_in():
     """`hull_apart_from_box` (the hull points' bounding box against a box, on the box's axes) says "apart"
     only where no hull point is inside the box, for boxes turned any way and the body in any attitude; and
     it does say so where it saves the work: the car standing on a 0.1 m patch, or beside a curb."""
-    from sim.kernel.collision import deepest_penetration, hull_apart_from_box
-    from sim.kernel.vec import quat_from_rotvec, quat_rotate
+    from sim.kernel.collision import deepest_penetration
+    from sim.kernel.collision import hull_apart_from_box
+    from sim.kernel.vec import quat_from_rotvec
+    from sim.kernel.vec import quat_rotate
     car = sim.load_vehicle("hatchback")
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=1)
     vp, hull = s.tables.vehicle_params, s.tables.hull_points

@@ -282,7 +282,8 @@ def test_a_damaged_layout_file_gets_a_message_and_the_default_layout(tmp_path):
 
 
 def test_recording_memory_stays_bounded():
-    from app.trace import TRACE_COLUMNS, RowStore
+    from app.trace import TRACE_COLUMNS
+    from app.trace import RowStore
     store = RowStore(len(TRACE_COLUMNS))
     rng = np.random.default_rng(1)
     rows = rng.uniform(-1.0, 1.0, (RowStore.CHUNK * (RowStore.MEMORY_CHUNKS + 5) + 17, len(TRACE_COLUMNS)))
@@ -299,7 +300,10 @@ def test_recording_memory_stays_bounded():
 def test_a_car_on_its_bump_stops_rolls_onto_a_low_step():
     """A surface a few centimetres nearer than the last contact is a step the tire rolls onto, even with
     the wheel already on its bump stop (a surface more than a wheel radius nearer is a wall)."""
-    from sim.model.world import Box, Plane, Surface, World
+    from sim.model.world import Box
+    from sim.model.world import Plane
+    from sim.model.world import Surface
+    from sim.model.world import World
     fs = HATCH.front_suspension
     load = HATCH.chassis.mass * 9.81 * (HATCH.chassis.com_x - HATCH.rear_axle.x) / HATCH.wheelbase / 2
     soft = with_value(HATCH, "front_suspension.k", load / (fs.l0 - fs.l_min + 0.03))   # rests past l_min
@@ -385,7 +389,9 @@ def test_a_batch_trace_is_normalised_as_every_other_path_reads_controls():
     """Simulation.run's trace goes through one compiled pass (sim/kernel/control_rows.py); it gives exactly what
     normalise_rows gives (numpy, the rules' definition), with the defaults and the broadcast over the
     vehicles, and names the step and column of a value that is not a finite number."""
-    from sim.controls import CONTROL_DEFAULTS, control_rows, normalise_rows
+    from sim.controls import CONTROL_DEFAULTS
+    from sim.controls import control_rows
+    from sim.controls import normalise_rows
     rng = np.random.default_rng(0)
     edges = np.array([-0.0, 0.0, 0.5, 0.5000001, 0.4999, -1e300, 1e300, 10.0, 10.5, 11.0, -1.5, 100.0, 3.7, -3.7])
     for shape in ((7, 5), (7, 1, 10), (7, 4, 10), (3, 4, 6), (0, 4, 10)):

@@ -6,7 +6,8 @@ import pytest
 import sim
 from sim.kernel import tables as L
 from sim.kernel.body import integrate_body
-from sim.model.world import Surface, World
+from sim.model.world import Surface
+from sim.model.world import World
 
 G = 9.81
 

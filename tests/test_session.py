@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import sim
-from app.session import Session, Trace
+from app.session import Session
+from app.session import Trace
 
 
 def test_blow_up_pauses_keeps_the_last_good_pose_and_reset_recovers():

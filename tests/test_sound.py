@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 
 import sim
-from app.sound import BLOCK, RATE, SoundState, Synth, WheelSound, sound_state
+from app.sound import BLOCK
+from app.sound import RATE
+from app.sound import SoundState
+from app.sound import Synth
+from app.sound import WheelSound
+from app.sound import sound_state
 
 
 def spectrum_peak(x: np.ndarray) -> float:

@@ -4,10 +4,17 @@ import math
 import pytest
 
 from sim.kernel.body import integrate_body
-from sim.kernel.contact import contact_point, rolling_arm, support_radius, suspension_length, tire_frame
-from sim.kernel.query import QUERY_DISC, QUERY_SPHERE
+from sim.kernel.contact import contact_point
+from sim.kernel.contact import rolling_arm
+from sim.kernel.contact import support_radius
+from sim.kernel.contact import suspension_length
+from sim.kernel.contact import tire_frame
+from sim.kernel.query import QUERY_DISC
+from sim.kernel.query import QUERY_SPHERE
 from sim.kernel.spin import wheel_spin
-from sim.kernel.suspension import compression, compression_rate, suspension_force
+from sim.kernel.suspension import compression
+from sim.kernel.suspension import compression_rate
+from sim.kernel.suspension import suspension_force
 from sim.kernel.tire import MODEL_LINEAR
 from sim.kernel.tire.limit import combined_limit
 from sim.kernel.tire.magic import raw_force

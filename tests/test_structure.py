@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import sim
-from app.session import Session, Trace
+from app.session import Session
+from app.session import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -90,7 +90,8 @@ def test_the_seed_explicit_update_chatters_where_the_implicit_one_does_not():
 def test_implicit_wheel_update_meets_its_own_force():
     """With the tire force linearised in the spin, the wheel's balance Iw (omega' - omega) / h =
     T_drive - rho Fx - T_brake holds with the returned force, and at a zero slope it is the seed's step."""
-    from sim.kernel.spin import wheel_spin, wheel_spin_implicit
+    from sim.kernel.spin import wheel_spin
+    from sim.kernel.spin import wheel_spin_implicit
     omega, t_drive, t_brake, rho, fx, k, iw, h = 20.0, 300.0, 50.0, 0.3, 2000.0, 900.0, 1.0, 0.01
     w1, tb, fx1 = wheel_spin_implicit(omega, t_drive, t_brake, rho, fx, k, iw, h)
     assert iw * (w1 - omega) / h == pytest.approx(t_drive - rho * fx1 - tb, rel=1e-12)
@@ -101,7 +102,8 @@ def test_implicit_wheel_update_meets_its_own_force():
 
 
 def test_magic_formula_slope_is_its_derivative():
-    from sim.kernel.tire.magic import magic_formula, magic_formula_slope
+    from sim.kernel.tire.magic import magic_formula
+    from sim.kernel.tire.magic import magic_formula_slope
     for s in (-0.5, -0.05, 0.0, 0.03, 0.12, 0.4):
         d = 1e-6
         numeric = (magic_formula(11.0, 1.65, 4000.0, 0.3, s + d) -

@@ -13,9 +13,11 @@ import pytest
 
 import sim
 from app.session import Session
-from sim.model import checks, vehicle_toml
+from sim.model import checks
 from sim.model import params as P
-from ui.tuning import Tuning, short_number
+from sim.model import vehicle_toml
+from ui.tuning import Tuning
+from ui.tuning import short_number
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -484,7 +484,8 @@ def test_force_arrows_keep_a_readable_size_from_afar():
 def test_an_arrow_runs_from_the_contact_along_the_force():
     """The unit cube's -x face lands on the start and its +x face on start + vec, widths across; a
     vector of ~0 draws nothing; the batch gives each arrow what one at a time gives."""
-    from render.arrows import arrow_matrices, arrow_matrix
+    from render.arrows import arrow_matrices
+    from render.arrows import arrow_matrix
     starts = np.array([[1.0, 2.0, 0.3], [0.0, 0.0, 0.0]])
     vecs = np.array([[0.0, 0.0, 0.8], [0.3, -0.4, 0.0]])                 # straight up (the other helper), sideways
     ms = arrow_matrices(starts, vecs, np.array([0.05, 0.09]))

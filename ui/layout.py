@@ -8,7 +8,9 @@ import os
 import re
 from pathlib import Path
 
-from sim.model.files import ConfigError, atomic_write_bytes, read_text
+from sim.model.files import ConfigError
+from sim.model.files import atomic_write_bytes
+from sim.model.files import read_text
 
 MAX_BYTES = 1 << 20          # a layout of a few dozen windows is a few kB
 LONG_NUMBER = re.compile(r"\d{10,}")     # ImGui reads numbers with sscanf: keep them well inside an int

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from imgui_bundle import imgui
 
 import sim
-from sim.diagnosis import GripMonitor, WheelState, diagnose
+from sim.diagnosis import GripMonitor
+from sim.diagnosis import WheelState
+from sim.diagnosis import diagnose
 from ui.history import History
 from ui.panels.drives import DrivesPanel
 from ui.panels.grip import GripPanel

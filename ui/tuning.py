@@ -14,7 +14,9 @@ from pathlib import Path
 
 import sim
 from sim import advisor
-from sim.model import checks, files, vehicle_toml
+from sim.model import checks
+from sim.model import files
+from sim.model import vehicle_toml
 
 
 def config_presets() -> list[vehicle_toml.Preset]:

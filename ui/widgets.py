@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from sim.diagnosis import GRIP, LOW, NO_LOAD, SATURATED
+from sim.diagnosis import GRIP
+from sim.diagnosis import LOW
+from sim.diagnosis import NO_LOAD
+from sim.diagnosis import SATURATED
 
 # low use is neutral (a rolling or parked wheel is healthy); no load and saturation are the warnings
 STATE_COLORS = {NO_LOAD: (0.95, 0.70, 0.30, 1.0), LOW: (0.68, 0.70, 0.74, 1.0), GRIP: (0.40, 0.85, 0.40, 1.0),

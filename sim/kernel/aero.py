@@ -3,7 +3,8 @@ the figures of seed 002)."""
 from __future__ import annotations
 
 from sim.kernel.jit import leaf
-from sim.kernel.vec import norm, scale
+from sim.kernel.vec import norm
+from sim.kernel.vec import scale
 
 ROLLING_FADE_SPEED = 1.0e-4  # m/s: below it static friction can take the wheel over within one substep
 

@@ -20,81 +20,79 @@ body's torque is the external one minus their change: tau = sum (Q - com) x F - 
 """
 from __future__ import annotations
 
-from sim.kernel.aero import downforce, drag_force
-from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import (
-    BS_PX,
-    BS_QW,
-    BS_QX,
-    BS_QY,
-    BS_QZ,
-    BS_VX,
-    BS_WX,
-    DS_HEX,
-    DS_OMEGA_E,
-    NW,
-    TB_DOWNFORCE_X,
-    TB_DRAG_X,
-    TB_GRAVITY_X,
-    TB_HBODY_X,
-    TB_HENGINE_X,
-    TB_HTOTAL_X,
-    TB_HWHEELS_X,
-    TB_ROLLING_X,
-    TB_SUSPENSION_X,
-    TB_TIRE_X,
-    VP_AREA,
-    VP_CD,
-    VP_CLA_F,
-    VP_CLA_R,
-    VP_IE,
-    VP_IXX,
-    VP_IYY,
-    VP_IZZ,
-    VP_LATERAL_THETA,
-    VP_MASS,
-    VP_RHO,
-    VP_UEX,
-    VP_XF,
-    VP_XR,
-    W_BX,
-    W_FRX,
-    W_FSX,
-    W_FTX,
-    W_FY,
-    W_GROUNDED,
-    W_KY,
-    W_LOCKED,
-    W_NX,
-    W_OMEGA_NEXT,
-    W_QX,
-    W_UX,
-    W_VX,
-    WP_IW,
-    WS_HX,
-)
-from sim.kernel.vec import (
-    add,
-    cross,
-    dot,
-    get3,
-    get3w,
-    madd,
-    quat_axis_x,
-    quat_axis_z,
-    quat_from_rotvec,
-    quat_matrix,
-    quat_mul,
-    quat_normalize,
-    quat_rotate,
-    scale,
-    set3,
-    set3w,
-    solve_spd4,
-    sub,
-    world_inertia_apply,
-    world_inertia_solve,
-)
+from sim.kernel.aero import downforce
+from sim.kernel.aero import drag_force
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.tables import BS_PX
+from sim.kernel.tables import BS_QW
+from sim.kernel.tables import BS_QX
+from sim.kernel.tables import BS_QY
+from sim.kernel.tables import BS_QZ
+from sim.kernel.tables import BS_VX
+from sim.kernel.tables import BS_WX
+from sim.kernel.tables import DS_HEX
+from sim.kernel.tables import DS_OMEGA_E
+from sim.kernel.tables import NW
+from sim.kernel.tables import TB_DOWNFORCE_X
+from sim.kernel.tables import TB_DRAG_X
+from sim.kernel.tables import TB_GRAVITY_X
+from sim.kernel.tables import TB_HBODY_X
+from sim.kernel.tables import TB_HENGINE_X
+from sim.kernel.tables import TB_HTOTAL_X
+from sim.kernel.tables import TB_HWHEELS_X
+from sim.kernel.tables import TB_ROLLING_X
+from sim.kernel.tables import TB_SUSPENSION_X
+from sim.kernel.tables import TB_TIRE_X
+from sim.kernel.tables import VP_AREA
+from sim.kernel.tables import VP_CD
+from sim.kernel.tables import VP_CLA_F
+from sim.kernel.tables import VP_CLA_R
+from sim.kernel.tables import VP_IE
+from sim.kernel.tables import VP_IXX
+from sim.kernel.tables import VP_IYY
+from sim.kernel.tables import VP_IZZ
+from sim.kernel.tables import VP_LATERAL_THETA
+from sim.kernel.tables import VP_MASS
+from sim.kernel.tables import VP_RHO
+from sim.kernel.tables import VP_UEX
+from sim.kernel.tables import VP_XF
+from sim.kernel.tables import VP_XR
+from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_FRX
+from sim.kernel.tables import W_FSX
+from sim.kernel.tables import W_FTX
+from sim.kernel.tables import W_FY
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_KY
+from sim.kernel.tables import W_LOCKED
+from sim.kernel.tables import W_NX
+from sim.kernel.tables import W_OMEGA_NEXT
+from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_UX
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import WP_IW
+from sim.kernel.tables import WS_HX
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import dot
+from sim.kernel.vec import get3
+from sim.kernel.vec import get3w
+from sim.kernel.vec import madd
+from sim.kernel.vec import quat_axis_x
+from sim.kernel.vec import quat_axis_z
+from sim.kernel.vec import quat_from_rotvec
+from sim.kernel.vec import quat_matrix
+from sim.kernel.vec import quat_mul
+from sim.kernel.vec import quat_normalize
+from sim.kernel.vec import quat_rotate
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3
+from sim.kernel.vec import set3w
+from sim.kernel.vec import solve_spd4
+from sim.kernel.vec import sub
+from sim.kernel.vec import world_inertia_apply
+from sim.kernel.vec import world_inertia_solve
 
 NO_SKIP = (False, False, False, False)
 

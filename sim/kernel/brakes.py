@@ -16,38 +16,38 @@ It keeps no state of its own.
 """
 from __future__ import annotations
 
-from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import (
-    CT_ABS,
-    CT_BRAKE,
-    CT_ESP,
-    CT_HANDBRAKE,
-    NW,
-    TB_ESP_CUT,
-    TB_YAW_REF,
-    VP_ABS_APPLY,
-    VP_ABS_RELEASE,
-    VP_ABS_SLIP,
-    VP_ESP_CUT,
-    VP_ESP_GAIN,
-    VP_ESP_K,
-    VP_ESP_MIN_SPEED,
-    VP_ESP_MU,
-    VP_ESP_THRESHOLD,
-    VP_WHEELBASE,
-    W_ABS,
-    W_ESP,
-    W_GROUNDED,
-    W_KAPPA,
-    W_MU,
-    W_STEER,
-    W_T_BRAKE_MAX,
-    WP_STEERS,
-    WP_TBRAKE,
-    WP_THAND,
-    WS_ABS,
-)
-from sim.kernel.vec import dot, quat_axis_z
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.tables import CT_ABS
+from sim.kernel.tables import CT_BRAKE
+from sim.kernel.tables import CT_ESP
+from sim.kernel.tables import CT_HANDBRAKE
+from sim.kernel.tables import NW
+from sim.kernel.tables import TB_ESP_CUT
+from sim.kernel.tables import TB_YAW_REF
+from sim.kernel.tables import VP_ABS_APPLY
+from sim.kernel.tables import VP_ABS_RELEASE
+from sim.kernel.tables import VP_ABS_SLIP
+from sim.kernel.tables import VP_ESP_CUT
+from sim.kernel.tables import VP_ESP_GAIN
+from sim.kernel.tables import VP_ESP_K
+from sim.kernel.tables import VP_ESP_MIN_SPEED
+from sim.kernel.tables import VP_ESP_MU
+from sim.kernel.tables import VP_ESP_THRESHOLD
+from sim.kernel.tables import VP_WHEELBASE
+from sim.kernel.tables import W_ABS
+from sim.kernel.tables import W_ESP
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_KAPPA
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_STEER
+from sim.kernel.tables import W_T_BRAKE_MAX
+from sim.kernel.tables import WP_STEERS
+from sim.kernel.tables import WP_TBRAKE
+from sim.kernel.tables import WP_THAND
+from sim.kernel.tables import WS_ABS
+from sim.kernel.vec import dot
+from sim.kernel.vec import quat_axis_z
 
 ABS_PROPORTIONAL = 0.5     # -: ABS's immediate release per unit of relative excess braking slip
 

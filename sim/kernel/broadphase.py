@@ -14,32 +14,37 @@ from __future__ import annotations
 import math
 
 from sim.kernel.contact import A_MIN
-from sim.kernel.jit import leaf, stage
-from sim.kernel.shapes import (
-    BX_AX,
-    BX_AY,
-    BX_AZ,
-    BX_BOUND,
-    BX_OWNER,
-    BX_PERIOD,
-    BX_VX,
-    BX_VY,
-    BX_VZ,
-    BX_WX,
-    BX_WY,
-    BX_WZ,
-    HF_DX,
-    HF_DY,
-    HF_NX,
-    HF_NY,
-    HF_OX,
-    HF_OY,
-    MASK_BITS,
-    box_centre,
-    sphere_misses_box,
-)
-from sim.kernel.tables import NW, VP_REACH, WP_AX, WP_LMAX, WP_R
-from sim.kernel.vec import dot, norm, sub
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.shapes import BX_AX
+from sim.kernel.shapes import BX_AY
+from sim.kernel.shapes import BX_AZ
+from sim.kernel.shapes import BX_BOUND
+from sim.kernel.shapes import BX_OWNER
+from sim.kernel.shapes import BX_PERIOD
+from sim.kernel.shapes import BX_VX
+from sim.kernel.shapes import BX_VY
+from sim.kernel.shapes import BX_VZ
+from sim.kernel.shapes import BX_WX
+from sim.kernel.shapes import BX_WY
+from sim.kernel.shapes import BX_WZ
+from sim.kernel.shapes import HF_DX
+from sim.kernel.shapes import HF_DY
+from sim.kernel.shapes import HF_NX
+from sim.kernel.shapes import HF_NY
+from sim.kernel.shapes import HF_OX
+from sim.kernel.shapes import HF_OY
+from sim.kernel.shapes import MASK_BITS
+from sim.kernel.shapes import box_centre
+from sim.kernel.shapes import sphere_misses_box
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_REACH
+from sim.kernel.tables import WP_AX
+from sim.kernel.tables import WP_LMAX
+from sim.kernel.tables import WP_R
+from sim.kernel.vec import dot
+from sim.kernel.vec import norm
+from sim.kernel.vec import sub
 
 BROAD_MARGIN = 0.5          # m: how far the centre of mass may move before the static shapes are tested again
 BROAD_KEEP = 0.99           # of the margin: a mask is used while the centre of mass is this close (rounding's

@@ -13,65 +13,60 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import leaf, stage
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
 from sim.kernel.query import hf_height
-from sim.kernel.shapes import (
-    BX_BOUND,
-    BX_HX,
-    BX_HY,
-    BX_HZ,
-    BX_OWNER,
-    BX_SURF,
-    HF_SURF,
-    MASK_BITS,
-    PL_NX,
-    PL_NY,
-    PL_NZ,
-    PL_PX,
-    PL_PY,
-    PL_PZ,
-    PL_SURF,
-    box_centre,
-    box_half_extents,
-    box_pose,
-    box_surface_velocity,
-    in_mask,
-    least_penetrated_face,
-    mask_end,
-    sphere_misses_box,
-)
-from sim.kernel.tables import (
-    TB_COLLISION_X,
-    TB_HULL_CONTACTS,
-    TB_HULL_DEPTH,
-    VP_HULL_BX,
-    VP_HULL_BY,
-    VP_HULL_BZ,
-    VP_HULL_C,
-    VP_HULL_CT,
-    VP_HULL_CT_LIMIT,
-    VP_HULL_HX,
-    VP_HULL_HY,
-    VP_HULL_HZ,
-    VP_HULL_K,
-    VP_HULL_MU,
-    VP_HULL_RADIUS,
-    VP_HULL_SIZE,
-)
-from sim.kernel.vec import (
-    add,
-    cross,
-    dot,
-    madd,
-    norm,
-    normalize,
-    quat_matrix,
-    quat_rotate,
-    quat_rotate_inv,
-    scale,
-    set3,
-    sub,
-)
+from sim.kernel.shapes import BX_BOUND
+from sim.kernel.shapes import BX_HX
+from sim.kernel.shapes import BX_HY
+from sim.kernel.shapes import BX_HZ
+from sim.kernel.shapes import BX_OWNER
+from sim.kernel.shapes import BX_SURF
+from sim.kernel.shapes import HF_SURF
+from sim.kernel.shapes import MASK_BITS
+from sim.kernel.shapes import PL_NX
+from sim.kernel.shapes import PL_NY
+from sim.kernel.shapes import PL_NZ
+from sim.kernel.shapes import PL_PX
+from sim.kernel.shapes import PL_PY
+from sim.kernel.shapes import PL_PZ
+from sim.kernel.shapes import PL_SURF
+from sim.kernel.shapes import box_centre
+from sim.kernel.shapes import box_half_extents
+from sim.kernel.shapes import box_pose
+from sim.kernel.shapes import box_surface_velocity
+from sim.kernel.shapes import in_mask
+from sim.kernel.shapes import least_penetrated_face
+from sim.kernel.shapes import mask_end
+from sim.kernel.shapes import sphere_misses_box
+from sim.kernel.tables import TB_COLLISION_X
+from sim.kernel.tables import TB_HULL_CONTACTS
+from sim.kernel.tables import TB_HULL_DEPTH
+from sim.kernel.tables import VP_HULL_BX
+from sim.kernel.tables import VP_HULL_BY
+from sim.kernel.tables import VP_HULL_BZ
+from sim.kernel.tables import VP_HULL_C
+from sim.kernel.tables import VP_HULL_CT
+from sim.kernel.tables import VP_HULL_CT_LIMIT
+from sim.kernel.tables import VP_HULL_HX
+from sim.kernel.tables import VP_HULL_HY
+from sim.kernel.tables import VP_HULL_HZ
+from sim.kernel.tables import VP_HULL_K
+from sim.kernel.tables import VP_HULL_MU
+from sim.kernel.tables import VP_HULL_RADIUS
+from sim.kernel.tables import VP_HULL_SIZE
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import dot
+from sim.kernel.vec import madd
+from sim.kernel.vec import norm
+from sim.kernel.vec import normalize
+from sim.kernel.vec import quat_matrix
+from sim.kernel.vec import quat_rotate
+from sim.kernel.vec import quat_rotate_inv
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3
+from sim.kernel.vec import sub
 
 
 @leaf

@@ -7,45 +7,60 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import VECTOR_MATH, leaf, stage
-from sim.kernel.lanes import cos4, div4, sin4, sqrt4
-from sim.kernel.query import QUERY_DISC, cast
-from sim.kernel.suspension import A_MIN, compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
-from sim.kernel.tables import (
-    NW,
-    W_A,
-    W_BX,
-    W_CX,
-    W_GROUNDED,
-    W_INV_A,
-    W_L,
-    W_LRAW,
-    W_MU,
-    W_NX,
-    W_QX,
-    W_R_EFF,
-    W_ROLL_SURF,
-    W_S,
-    W_SHAPE,
-    W_STEER,
-    W_SURFACE,
-    W_TX,
-    W_UX,
-    W_VGX,
-    W_X,
-    WP_AX,
-    WP_CAMBER_COS,
-    WP_CAMBER_SIN,
-    WP_DX,
-    WP_GRIP,
-    WP_L0,
-    WP_LMAX,
-    WP_LMIN,
-    WP_QUERY,
-    WP_R,
-    WS_LRAW,
-)
-from sim.kernel.vec import add, cross, dot, get3w, madd, norm, normalize, quat_rotate, scale, set3w, sub
+from sim.kernel.jit import VECTOR_MATH
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.lanes import cos4
+from sim.kernel.lanes import div4
+from sim.kernel.lanes import sin4
+from sim.kernel.lanes import sqrt4
+from sim.kernel.query import QUERY_DISC
+from sim.kernel.query import cast
+from sim.kernel.suspension import A_MIN  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
+from sim.kernel.suspension import compression  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
+from sim.kernel.tables import NW
+from sim.kernel.tables import W_A
+from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_CX
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_INV_A
+from sim.kernel.tables import W_L
+from sim.kernel.tables import W_LRAW
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_NX
+from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_R_EFF
+from sim.kernel.tables import W_ROLL_SURF
+from sim.kernel.tables import W_S
+from sim.kernel.tables import W_SHAPE
+from sim.kernel.tables import W_STEER
+from sim.kernel.tables import W_SURFACE
+from sim.kernel.tables import W_TX
+from sim.kernel.tables import W_UX
+from sim.kernel.tables import W_VGX
+from sim.kernel.tables import W_X
+from sim.kernel.tables import WP_AX
+from sim.kernel.tables import WP_CAMBER_COS
+from sim.kernel.tables import WP_CAMBER_SIN
+from sim.kernel.tables import WP_DX
+from sim.kernel.tables import WP_GRIP
+from sim.kernel.tables import WP_L0
+from sim.kernel.tables import WP_LMAX
+from sim.kernel.tables import WP_LMIN
+from sim.kernel.tables import WP_QUERY
+from sim.kernel.tables import WP_R
+from sim.kernel.tables import WS_LRAW
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import dot
+from sim.kernel.vec import get3w
+from sim.kernel.vec import madd
+from sim.kernel.vec import norm
+from sim.kernel.vec import normalize
+from sim.kernel.vec import quat_rotate
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3w
+from sim.kernel.vec import sub
 
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
 

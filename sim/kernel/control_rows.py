@@ -13,7 +13,14 @@ import math
 import numpy as np
 
 from sim.kernel.jit import kernel
-from sim.kernel.tables import CT_ABS, CT_ESP, CT_GEAR, CT_N, CT_SHIFT, CT_TC, MAX_GEARS, NO_GEAR
+from sim.kernel.tables import CT_ABS
+from sim.kernel.tables import CT_ESP
+from sim.kernel.tables import CT_GEAR
+from sim.kernel.tables import CT_N
+from sim.kernel.tables import CT_SHIFT
+from sim.kernel.tables import CT_TC
+from sim.kernel.tables import MAX_GEARS
+from sim.kernel.tables import NO_GEAR
 
 
 @kernel

@@ -10,20 +10,19 @@ driveline speed the clutch sees is the matching mean, s (front mean) + (1 - s) (
 """
 from __future__ import annotations
 
-from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import (
-    TB_LOCK_F,
-    VP_DIFF_F,
-    VP_DIFF_R,
-    VP_LSD_K,
-    VP_LSD_T,
-    VP_SPLIT,
-    W_OMEGA_NEXT,
-    W_T_DRIVE,
-    WP_IW,
-    WP_SHARE,
-    WS_OMEGA,
-)
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.tables import TB_LOCK_F
+from sim.kernel.tables import VP_DIFF_F
+from sim.kernel.tables import VP_DIFF_R
+from sim.kernel.tables import VP_LSD_K
+from sim.kernel.tables import VP_LSD_T
+from sim.kernel.tables import VP_SPLIT
+from sim.kernel.tables import W_OMEGA_NEXT
+from sim.kernel.tables import W_T_DRIVE
+from sim.kernel.tables import WP_IW
+from sim.kernel.tables import WP_SHARE
+from sim.kernel.tables import WS_OMEGA
 
 DIFF_OPEN, DIFF_LSD, DIFF_LOCKED = 0, 1, 2
 DIFFS = {"open": DIFF_OPEN, "lsd": DIFF_LSD, "locked": DIFF_LOCKED}

@@ -7,8 +7,14 @@ and brakes are the same as with the engine.
 """
 from __future__ import annotations
 
-from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import CT_THROTTLE, NW, W_T_DRIVE, WP_TDRIVE, WP_WMAX, WS_OMEGA
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.tables import CT_THROTTLE
+from sim.kernel.tables import NW
+from sim.kernel.tables import W_T_DRIVE
+from sim.kernel.tables import WP_TDRIVE
+from sim.kernel.tables import WP_WMAX
+from sim.kernel.tables import WS_OMEGA
 
 
 @leaf

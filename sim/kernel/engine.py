@@ -16,47 +16,46 @@ from __future__ import annotations
 import math
 
 from sim.kernel.gearbox import total_ratio
-from sim.kernel.jit import leaf, stage
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
 from sim.kernel.spin import wheel_inertia_with_tire
-from sim.kernel.tables import (
-    CT_CLUTCH,
-    CT_TC,
-    CT_THROTTLE,
-    DS_GEAR,
-    DS_GEAR_TARGET,
-    DS_LAUNCH,
-    DS_OMEGA_E,
-    DS_TC,
-    MAX_CURVE,
-    NW,
-    TB_GEAR,
-    TB_RPM,
-    TB_T_CLUTCH,
-    TB_T_ENGINE,
-    TB_TC_ACTIVE,
-    VP_BLIP,
-    VP_CURVE_NM,
-    VP_CURVE_RPM,
-    VP_EFF,
-    VP_ENGINE_BRAKE,
-    VP_IDLE_GAIN,
-    VP_IDLE_OMEGA,
-    VP_IE,
-    VP_KC,
-    VP_LAUNCH_OMEGA,
-    VP_LC_OMEGA,
-    VP_LC_ON,
-    VP_NCURVE,
-    VP_REDLINE_OMEGA,
-    VP_TC_CUT,
-    VP_TC_RESTORE,
-    VP_TC_SLIP,
-    VP_TCAP,
-    W_FX,
-    W_KAPPA,
-    W_RHO,
-    WP_SHARE,
-)
+from sim.kernel.tables import CT_CLUTCH
+from sim.kernel.tables import CT_TC
+from sim.kernel.tables import CT_THROTTLE
+from sim.kernel.tables import DS_GEAR
+from sim.kernel.tables import DS_GEAR_TARGET
+from sim.kernel.tables import DS_LAUNCH
+from sim.kernel.tables import DS_OMEGA_E
+from sim.kernel.tables import DS_TC
+from sim.kernel.tables import MAX_CURVE
+from sim.kernel.tables import NW
+from sim.kernel.tables import TB_GEAR
+from sim.kernel.tables import TB_RPM
+from sim.kernel.tables import TB_T_CLUTCH
+from sim.kernel.tables import TB_T_ENGINE
+from sim.kernel.tables import TB_TC_ACTIVE
+from sim.kernel.tables import VP_BLIP
+from sim.kernel.tables import VP_CURVE_NM
+from sim.kernel.tables import VP_CURVE_RPM
+from sim.kernel.tables import VP_EFF
+from sim.kernel.tables import VP_ENGINE_BRAKE
+from sim.kernel.tables import VP_IDLE_GAIN
+from sim.kernel.tables import VP_IDLE_OMEGA
+from sim.kernel.tables import VP_IE
+from sim.kernel.tables import VP_KC
+from sim.kernel.tables import VP_LAUNCH_OMEGA
+from sim.kernel.tables import VP_LC_OMEGA
+from sim.kernel.tables import VP_LC_ON
+from sim.kernel.tables import VP_NCURVE
+from sim.kernel.tables import VP_REDLINE_OMEGA
+from sim.kernel.tables import VP_TC_CUT
+from sim.kernel.tables import VP_TC_RESTORE
+from sim.kernel.tables import VP_TC_SLIP
+from sim.kernel.tables import VP_TCAP
+from sim.kernel.tables import W_FX
+from sim.kernel.tables import W_KAPPA
+from sim.kernel.tables import W_RHO
+from sim.kernel.tables import WP_SHARE
 from sim.kernel.units import RPM
 
 TC_PROPORTIONAL = 0.5      # -: traction control's immediate cut per unit of relative excess slip

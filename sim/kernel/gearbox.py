@@ -13,35 +13,34 @@ shift_hold seconds of its last shift: no hunting.
 """
 from __future__ import annotations
 
-from sim.kernel.jit import leaf, stage
-from sim.kernel.tables import (
-    CT_GEAR,
-    CT_SHIFT,
-    CT_THROTTLE,
-    DS_GEAR,
-    DS_GEAR_TARGET,
-    DS_LAST_SHIFT,
-    DS_OMEGA_E,
-    DS_SHIFT_T,
-    DS_SINCE_SHIFT,
-    NO_GEAR,
-    NW,
-    VP_AUTO,
-    VP_DOWN_OMEGA,
-    VP_FINAL,
-    VP_KICKDOWN_BELOW,
-    VP_KICKDOWN_HEADROOM,
-    VP_KICKDOWN_THROTTLE,
-    VP_NGEARS,
-    VP_RATIO,
-    VP_REVERSE,
-    VP_SHIFT_HOLD,
-    VP_SHIFT_TIME,
-    VP_UP_LIGHT,
-    VP_UP_OMEGA,
-    WP_R,
-    WP_SHARE,
-)
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.tables import CT_GEAR
+from sim.kernel.tables import CT_SHIFT
+from sim.kernel.tables import CT_THROTTLE
+from sim.kernel.tables import DS_GEAR
+from sim.kernel.tables import DS_GEAR_TARGET
+from sim.kernel.tables import DS_LAST_SHIFT
+from sim.kernel.tables import DS_OMEGA_E
+from sim.kernel.tables import DS_SHIFT_T
+from sim.kernel.tables import DS_SINCE_SHIFT
+from sim.kernel.tables import NO_GEAR
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_AUTO
+from sim.kernel.tables import VP_DOWN_OMEGA
+from sim.kernel.tables import VP_FINAL
+from sim.kernel.tables import VP_KICKDOWN_BELOW
+from sim.kernel.tables import VP_KICKDOWN_HEADROOM
+from sim.kernel.tables import VP_KICKDOWN_THROTTLE
+from sim.kernel.tables import VP_NGEARS
+from sim.kernel.tables import VP_RATIO
+from sim.kernel.tables import VP_REVERSE
+from sim.kernel.tables import VP_SHIFT_HOLD
+from sim.kernel.tables import VP_SHIFT_TIME
+from sim.kernel.tables import VP_UP_LIGHT
+from sim.kernel.tables import VP_UP_OMEGA
+from sim.kernel.tables import WP_R
+from sim.kernel.tables import WP_SHARE
 
 
 @leaf

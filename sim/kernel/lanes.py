@@ -20,9 +20,11 @@ import math
 
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic
+from numba.extending import overload
 
-from sim.kernel.jit import VECTOR_MATH, leaf
+from sim.kernel.jit import VECTOR_MATH
+from sim.kernel.jit import leaf
 
 
 def _vector_call(symbol: str, width: int, nargs: int = 1):

@@ -31,42 +31,54 @@ import math
 
 import numpy as np
 
-from sim.kernel.body import inertia_of, wrench
-from sim.kernel.jit import allocating_kernel, allocating_leaf, kernel, leaf, stage
-from sim.kernel.tables import (
-    NW,
-    VP_HOLD_SOLVER,
-    VP_HOLD_STOP,
-    VP_MASS,
-    W_BX,
-    W_FRX,
-    W_FTX,
-    W_FX,
-    W_FY,
-    W_FZ,
-    W_GRIP_SCALE,
-    W_GROUNDED,
-    W_LOCKED,
-    W_MU,
-    W_OMEGA,
-    W_QX,
-    W_RHO,
-    W_ROLL_SURF,
-    W_T_BRAKE,
-    W_T_BRAKE_MAX,
-    W_T_DRIVE,
-    W_TX,
-    W_VGX,
-    W_VX,
-    W_VY,
-    WP_IW,
-    WP_ROLL,
-    WP_ROLLING_ON,
-    WS_HX,
-    WS_LOCKED,
-    WS_OMEGA,
-)
-from sim.kernel.vec import add, cross, dot, get3w, madd, scale, set3w, sub, world_inertia_apply, world_inertia_solve
+from sim.kernel.body import inertia_of
+from sim.kernel.body import wrench
+from sim.kernel.jit import allocating_kernel
+from sim.kernel.jit import allocating_leaf
+from sim.kernel.jit import kernel
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_HOLD_SOLVER
+from sim.kernel.tables import VP_HOLD_STOP
+from sim.kernel.tables import VP_MASS
+from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_FRX
+from sim.kernel.tables import W_FTX
+from sim.kernel.tables import W_FX
+from sim.kernel.tables import W_FY
+from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_GRIP_SCALE
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_LOCKED
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_OMEGA
+from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_RHO
+from sim.kernel.tables import W_ROLL_SURF
+from sim.kernel.tables import W_T_BRAKE
+from sim.kernel.tables import W_T_BRAKE_MAX
+from sim.kernel.tables import W_T_DRIVE
+from sim.kernel.tables import W_TX
+from sim.kernel.tables import W_VGX
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_IW
+from sim.kernel.tables import WP_ROLL
+from sim.kernel.tables import WP_ROLLING_ON
+from sim.kernel.tables import WS_HX
+from sim.kernel.tables import WS_LOCKED
+from sim.kernel.tables import WS_OMEGA
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import dot
+from sim.kernel.vec import get3w
+from sim.kernel.vec import madd
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3w
+from sim.kernel.vec import sub
+from sim.kernel.vec import world_inertia_apply
+from sim.kernel.vec import world_inertia_solve
 
 ENTER_SPEED = 0.1          # m/s: |vx|, |vy| and |rho omega| below this make a wheel a candidate
 EXIT_SPEED = 0.2           # m/s: a locked contact stays a candidate below this (hysteresis)

@@ -7,44 +7,43 @@ from __future__ import annotations
 import math
 
 from sim.kernel.contact import spin_axis
-from sim.kernel.gearbox import driven_radius, total_ratio
+from sim.kernel.gearbox import driven_radius
+from sim.kernel.gearbox import total_ratio
 from sim.kernel.jit import kernel
-from sim.kernel.tables import (
-    BS_PX,
-    BS_PY,
-    BS_PZ,
-    BS_QW,
-    BS_QX,
-    BS_QY,
-    BS_QZ,
-    BS_VX,
-    BS_VY,
-    BS_VZ,
-    DS_GEAR,
-    DS_GEAR_TARGET,
-    DS_HEX,
-    DS_HEY,
-    DS_HEZ,
-    DS_OMEGA_E,
-    DS_TC,
-    NW,
-    VP_DIRECT,
-    VP_IDLE_OMEGA,
-    VP_IE,
-    VP_NGEARS,
-    VP_UEX,
-    VP_UEY,
-    VP_UEZ,
-    WP_CAMBER,
-    WP_IW,
-    WP_R,
-    WS_ABS,
-    WS_HX,
-    WS_HY,
-    WS_HZ,
-    WS_OMEGA,
-    WS_SHAPE,
-)
+from sim.kernel.tables import BS_PX
+from sim.kernel.tables import BS_PY
+from sim.kernel.tables import BS_PZ
+from sim.kernel.tables import BS_QW
+from sim.kernel.tables import BS_QX
+from sim.kernel.tables import BS_QY
+from sim.kernel.tables import BS_QZ
+from sim.kernel.tables import BS_VX
+from sim.kernel.tables import BS_VY
+from sim.kernel.tables import BS_VZ
+from sim.kernel.tables import DS_GEAR
+from sim.kernel.tables import DS_GEAR_TARGET
+from sim.kernel.tables import DS_HEX
+from sim.kernel.tables import DS_HEY
+from sim.kernel.tables import DS_HEZ
+from sim.kernel.tables import DS_OMEGA_E
+from sim.kernel.tables import DS_TC
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_DIRECT
+from sim.kernel.tables import VP_IDLE_OMEGA
+from sim.kernel.tables import VP_IE
+from sim.kernel.tables import VP_NGEARS
+from sim.kernel.tables import VP_UEX
+from sim.kernel.tables import VP_UEY
+from sim.kernel.tables import VP_UEZ
+from sim.kernel.tables import WP_CAMBER
+from sim.kernel.tables import WP_IW
+from sim.kernel.tables import WP_R
+from sim.kernel.tables import WS_ABS
+from sim.kernel.tables import WS_HX
+from sim.kernel.tables import WS_HY
+from sim.kernel.tables import WS_HZ
+from sim.kernel.tables import WS_OMEGA
+from sim.kernel.tables import WS_SHAPE
 from sim.kernel.vec import quat_rotate
 
 

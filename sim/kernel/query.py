@@ -23,39 +23,46 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import kernel, leaf
-from sim.kernel.shapes import (
-    BX_BOUND,
-    BX_ID,
-    BX_OWNER,
-    BX_SURF,
-    HF_DX,
-    HF_DY,
-    HF_ID,
-    HF_NX,
-    HF_NY,
-    HF_OFF,
-    HF_OX,
-    HF_OY,
-    HF_OZ,
-    HF_SURF,
-    PL_ID,
-    PL_NX,
-    PL_NY,
-    PL_NZ,
-    PL_PX,
-    PL_PY,
-    PL_PZ,
-    PL_SURF,
-    box_centre,
-    box_half_extents,
-    box_pose,
-    box_surface_velocity,
-    in_mask,
-    least_penetrated_face,
-    mask_end,
-)
-from sim.kernel.vec import add, dot, madd, norm, normalize, quat_rotate, quat_rotate_inv, scale, sub
+from sim.kernel.jit import kernel
+from sim.kernel.jit import leaf
+from sim.kernel.shapes import BX_BOUND
+from sim.kernel.shapes import BX_ID
+from sim.kernel.shapes import BX_OWNER
+from sim.kernel.shapes import BX_SURF
+from sim.kernel.shapes import HF_DX
+from sim.kernel.shapes import HF_DY
+from sim.kernel.shapes import HF_ID
+from sim.kernel.shapes import HF_NX
+from sim.kernel.shapes import HF_NY
+from sim.kernel.shapes import HF_OFF
+from sim.kernel.shapes import HF_OX
+from sim.kernel.shapes import HF_OY
+from sim.kernel.shapes import HF_OZ
+from sim.kernel.shapes import HF_SURF
+from sim.kernel.shapes import PL_ID
+from sim.kernel.shapes import PL_NX
+from sim.kernel.shapes import PL_NY
+from sim.kernel.shapes import PL_NZ
+from sim.kernel.shapes import PL_PX
+from sim.kernel.shapes import PL_PY
+from sim.kernel.shapes import PL_PZ
+from sim.kernel.shapes import PL_SURF
+from sim.kernel.shapes import box_centre
+from sim.kernel.shapes import box_half_extents
+from sim.kernel.shapes import box_pose
+from sim.kernel.shapes import box_surface_velocity
+from sim.kernel.shapes import in_mask
+from sim.kernel.shapes import least_penetrated_face
+from sim.kernel.shapes import mask_end
+from sim.kernel.vec import add
+from sim.kernel.vec import dot
+from sim.kernel.vec import madd
+from sim.kernel.vec import norm
+from sim.kernel.vec import normalize
+from sim.kernel.vec import quat_rotate
+from sim.kernel.vec import quat_rotate_inv
+from sim.kernel.vec import scale
+from sim.kernel.vec import sub
 
 QUERY_RAY, QUERY_SPHERE, QUERY_DISC = 0, 1, 2
 QUERY_KINDS = {"ray": QUERY_RAY, "sphere": QUERY_SPHERE, "disc": QUERY_DISC}

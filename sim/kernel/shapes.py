@@ -13,8 +13,16 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import kernel, leaf
-from sim.kernel.vec import add, cross, madd, quat_from_rotvec, quat_mul, quat_rotate_inv, scale, sub
+from sim.kernel.jit import kernel
+from sim.kernel.jit import leaf
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import madd
+from sim.kernel.vec import quat_from_rotvec
+from sim.kernel.vec import quat_mul
+from sim.kernel.vec import quat_rotate_inv
+from sim.kernel.vec import scale
+from sim.kernel.vec import sub
 
 # plane columns: a point on the plane (m), its unit normal (facing up out of the ground), material, shape id
 PL_PX, PL_PY, PL_PZ, PL_NX, PL_NY, PL_NZ, PL_SURF, PL_ID, PL_N = 0, 1, 2, 3, 4, 5, 6, 7, 8

@@ -3,7 +3,11 @@ the tire force linearised in the wheel speed, chosen per axle (`tire.spin_update
 from __future__ import annotations
 
 from sim.kernel.jit import leaf
-from sim.kernel.tables import W_DFX, W_INV_V, W_RHO, WP_IW, WP_SPIN
+from sim.kernel.tables import W_DFX
+from sim.kernel.tables import W_INV_V
+from sim.kernel.tables import W_RHO
+from sim.kernel.tables import WP_IW
+from sim.kernel.tables import WP_SPIN
 
 SPIN_IMPLICIT, SPIN_EXPLICIT = 0, 1
 

@@ -7,24 +7,24 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import leaf, stage
-from sim.kernel.lanes import atan4, div4
-from sim.kernel.tables import (
-    BS_VX,
-    BS_VY,
-    BS_VZ,
-    CT_STEER,
-    NW,
-    VP_ACKERMANN,
-    VP_STEER_LIMIT_V,
-    VP_STEER_MAX,
-    VP_STEER_RATE,
-    VP_TRACK_F,
-    VP_WHEELBASE,
-    W_STEER,
-    WP_STEERS,
-    WS_STEER,
-)
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.lanes import atan4
+from sim.kernel.lanes import div4
+from sim.kernel.tables import BS_VX
+from sim.kernel.tables import BS_VY
+from sim.kernel.tables import BS_VZ
+from sim.kernel.tables import CT_STEER
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_ACKERMANN
+from sim.kernel.tables import VP_STEER_LIMIT_V
+from sim.kernel.tables import VP_STEER_MAX
+from sim.kernel.tables import VP_STEER_RATE
+from sim.kernel.tables import VP_TRACK_F
+from sim.kernel.tables import VP_WHEELBASE
+from sim.kernel.tables import W_STEER
+from sim.kernel.tables import WP_STEERS
+from sim.kernel.tables import WS_STEER
 
 
 @leaf

@@ -40,23 +40,42 @@ substep; the tire force it computes does not depend on the torques they set.
 """
 from __future__ import annotations
 
-from sim.kernel.body import body_stage, forward_speed, read_body, spin_ledger
-from sim.kernel.brakes import brake_stage, esp_stage
-from sim.kernel.broadphase import broadphase_stage, fresh_broad_cache
+from sim.kernel.body import body_stage
+from sim.kernel.body import forward_speed
+from sim.kernel.body import read_body
+from sim.kernel.body import spin_ledger
+from sim.kernel.brakes import brake_stage
+from sim.kernel.brakes import esp_stage
+from sim.kernel.broadphase import broadphase_stage
+from sim.kernel.broadphase import fresh_broad_cache
 from sim.kernel.collision import collision_stage
 from sim.kernel.contact import contact_stage
-from sim.kernel.differential import differential_stage, driveline_speed
+from sim.kernel.differential import differential_stage
+from sim.kernel.differential import driveline_speed
 from sim.kernel.direct_drive import direct_drive_stage
 from sim.kernel.engine import engine_stage
 from sim.kernel.gearbox import gearbox_stage
-from sim.kernel.jit import inlined_copy, kernel, leaf, stage, threaded_kernel
+from sim.kernel.jit import inlined_copy
+from sim.kernel.jit import kernel
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.jit import threaded_kernel
 from sim.kernel.lanes import asin4
 from sim.kernel.parking import parking_stage
-from sim.kernel.steering import steering_stage, steering_targets
+from sim.kernel.steering import steering_stage
+from sim.kernel.steering import steering_targets
 from sim.kernel.suspension import suspension_stage
-from sim.kernel.tables import BS_PX, NW, VP_DIRECT, W_GAMMA, W_GROUNDED, W_NX, W_UX
+from sim.kernel.tables import BS_PX
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_DIRECT
+from sim.kernel.tables import W_GAMMA
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_NX
+from sim.kernel.tables import W_UX
 from sim.kernel.tire.stage import tire_stage
-from sim.kernel.vec import dot, get3, get3w
+from sim.kernel.vec import dot
+from sim.kernel.vec import get3
+from sim.kernel.vec import get3w
 from sim.kernel.watch import check_vehicles
 from sim.kernel.wheel import wheel_stage
 

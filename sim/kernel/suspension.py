@@ -14,46 +14,53 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import leaf, stage
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
 from sim.kernel.query import QUERY_DISC
-from sim.kernel.tables import (
-    NW,
-    W_A,
-    W_CX,
-    W_FS,
-    W_FSX,
-    W_FZ,
-    W_GROUNDED,
-    W_INV_A,
-    W_LRAW,
-    W_NX,
-    W_QX,
-    W_S,
-    W_SHAPE,
-    W_STEER,
-    W_UX,
-    W_VGX,
-    W_X,
-    W_XDOT,
-    WP_ALONG,
-    WP_ARB,
-    WP_C,
-    WP_C_REBOUND,
-    WP_DX,
-    WP_K,
-    WP_LMIN,
-    WP_PARTNER,
-    WP_PRELOAD,
-    WP_QUERY,
-    WP_R,
-    WP_STOP_C,
-    WP_STOP_K,
-    WP_SUS_MODEL,
-    WS_NX,
-    WS_SHAPE,
-    WS_STEER,
-)
-from sim.kernel.vec import add, cross, dot, get3w, quat_axis_z, quat_rotate, scale, set3w, sub
+from sim.kernel.tables import NW
+from sim.kernel.tables import W_A
+from sim.kernel.tables import W_CX
+from sim.kernel.tables import W_FS
+from sim.kernel.tables import W_FSX
+from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_INV_A
+from sim.kernel.tables import W_LRAW
+from sim.kernel.tables import W_NX
+from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_S
+from sim.kernel.tables import W_SHAPE
+from sim.kernel.tables import W_STEER
+from sim.kernel.tables import W_UX
+from sim.kernel.tables import W_VGX
+from sim.kernel.tables import W_X
+from sim.kernel.tables import W_XDOT
+from sim.kernel.tables import WP_ALONG
+from sim.kernel.tables import WP_ARB
+from sim.kernel.tables import WP_C
+from sim.kernel.tables import WP_C_REBOUND
+from sim.kernel.tables import WP_DX
+from sim.kernel.tables import WP_K
+from sim.kernel.tables import WP_LMIN
+from sim.kernel.tables import WP_PARTNER
+from sim.kernel.tables import WP_PRELOAD
+from sim.kernel.tables import WP_QUERY
+from sim.kernel.tables import WP_R
+from sim.kernel.tables import WP_STOP_C
+from sim.kernel.tables import WP_STOP_K
+from sim.kernel.tables import WP_SUS_MODEL
+from sim.kernel.tables import WS_NX
+from sim.kernel.tables import WS_SHAPE
+from sim.kernel.tables import WS_STEER
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import dot
+from sim.kernel.vec import get3w
+from sim.kernel.vec import quat_axis_z
+from sim.kernel.vec import quat_rotate
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3w
+from sim.kernel.vec import sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)

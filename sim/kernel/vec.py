@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import accessor, leaf
+from sim.kernel.jit import accessor
+from sim.kernel.jit import leaf
 
 NEAR_UNIT = 1e-9          # quat_normalize: |q|^2 this close to 1 takes one Newton step
 SMALL_ROTATION = 0.1      # rad: quat_from_rotvec sums the series below this angle

@@ -7,23 +7,22 @@ from __future__ import annotations
 
 import math
 
-from sim.kernel.jit import kernel, leaf
-from sim.kernel.tables import (
-    BS_N,
-    BS_PZ,
-    BS_QW,
-    BS_QX,
-    BS_QY,
-    BS_QZ,
-    BS_VX,
-    BS_VY,
-    BS_VZ,
-    BS_WX,
-    BS_WY,
-    BS_WZ,
-    TB_HULL_DEPTH,
-    WS_N,
-)
+from sim.kernel.jit import kernel
+from sim.kernel.jit import leaf
+from sim.kernel.tables import BS_N
+from sim.kernel.tables import BS_PZ
+from sim.kernel.tables import BS_QW
+from sim.kernel.tables import BS_QX
+from sim.kernel.tables import BS_QY
+from sim.kernel.tables import BS_QZ
+from sim.kernel.tables import BS_VX
+from sim.kernel.tables import BS_VY
+from sim.kernel.tables import BS_VZ
+from sim.kernel.tables import BS_WX
+from sim.kernel.tables import BS_WY
+from sim.kernel.tables import BS_WZ
+from sim.kernel.tables import TB_HULL_DEPTH
+from sim.kernel.tables import WS_N
 from sim.kernel.vec import quat_rotate_inv
 
 OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY = range(6)

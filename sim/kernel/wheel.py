@@ -12,43 +12,49 @@ from __future__ import annotations
 import math
 
 from sim.kernel.differential import lock_axles
-from sim.kernel.jit import leaf, stage
-from sim.kernel.spin import SPIN_IMPLICIT, tire_spin_stiffness, wheel_spin, wheel_spin_implicit
-from sim.kernel.tables import (
-    NW,
-    VP_DIRECT,
-    W_BX,
-    W_FTX,
-    W_FX,
-    W_FY,
-    W_FZ,
-    W_GROUNDED,
-    W_LRAW,
-    W_MU,
-    W_NX,
-    W_OMEGA_NEXT,
-    W_RHO,
-    W_SHAPE,
-    W_STEER,
-    W_T_BRAKE,
-    W_T_BRAKE_MAX,
-    W_T_DRIVE,
-    W_TX,
-    WP_IW,
-    WP_LMAX,
-    WP_MODEL,
-    WP_SPIN,
-    WS_ANGLE,
-    WS_LRAW,
-    WS_NX,
-    WS_OMEGA,
-    WS_SHAPE,
-    WS_STEER,
-)
-from sim.kernel.tire import MODEL_AVS, MODEL_CHAOS
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
+from sim.kernel.spin import SPIN_IMPLICIT
+from sim.kernel.spin import tire_spin_stiffness
+from sim.kernel.spin import wheel_spin
+from sim.kernel.spin import wheel_spin_implicit
+from sim.kernel.tables import NW
+from sim.kernel.tables import VP_DIRECT
+from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_FTX
+from sim.kernel.tables import W_FX
+from sim.kernel.tables import W_FY
+from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_LRAW
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_NX
+from sim.kernel.tables import W_OMEGA_NEXT
+from sim.kernel.tables import W_RHO
+from sim.kernel.tables import W_SHAPE
+from sim.kernel.tables import W_STEER
+from sim.kernel.tables import W_T_BRAKE
+from sim.kernel.tables import W_T_BRAKE_MAX
+from sim.kernel.tables import W_T_DRIVE
+from sim.kernel.tables import W_TX
+from sim.kernel.tables import WP_IW
+from sim.kernel.tables import WP_LMAX
+from sim.kernel.tables import WP_MODEL
+from sim.kernel.tables import WP_SPIN
+from sim.kernel.tables import WS_ANGLE
+from sim.kernel.tables import WS_LRAW
+from sim.kernel.tables import WS_NX
+from sim.kernel.tables import WS_OMEGA
+from sim.kernel.tables import WS_SHAPE
+from sim.kernel.tables import WS_STEER
+from sim.kernel.tire import MODEL_AVS
+from sim.kernel.tire import MODEL_CHAOS
 from sim.kernel.tire.avs import avs_wheel
 from sim.kernel.tire.chaos import chaos_wheel
-from sim.kernel.vec import add, get3w, scale, set3w
+from sim.kernel.vec import add
+from sim.kernel.vec import get3w
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3w
 
 TWO_PI = 2.0 * math.pi
 
@@ -70,13 +76,13 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
     new speed (W_FX, W_FTX). A locked differential then shares one speed between its two wheels. Commits
     the wheel state: spin, spin angle, steering angle and the contact it touched (for nDot). h: substep (s)."""
     for i in range(NW):
+        model = int(wheel_params[v, i, WP_MODEL])
         omega = wheel_state[v, i, WS_OMEGA]
         t_drive = wheel_scratch[v, i, W_T_DRIVE]
         t_brake_max = wheel_scratch[v, i, W_T_BRAKE_MAX]
         rho = wheel_scratch[v, i, W_RHO]
         fx = wheel_scratch[v, i, W_FX]
         iw = wheel_params[v, i, WP_IW]
-        model = int(wheel_params[v, i, WP_MODEL])
         if model == MODEL_CHAOS and wheel_scratch[v, i, W_GROUNDED] > 0.0:
             omega_next, t_brake = chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, rho,
                                               iw, h)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 
@@ -25,7 +26,8 @@ from sim.controls import Controls
 from sim.kernel.units import GRAVITY as G
 from sim.lab.drives import gear_for
 from sim.model.checks import with_value
-from sim.model.geometry import rest_com_height, wheel_geometry
+from sim.model.geometry import rest_com_height
+from sim.model.geometry import wheel_geometry
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle
 from sim.model.world import World

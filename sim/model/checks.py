@@ -9,8 +9,11 @@ import math
 from dataclasses import fields
 from typing import Any
 
-from sim.model.files import ConfigError, show
-from sim.model.params import GROUP_TYPES, Suspension, Vehicle
+from sim.model.files import ConfigError
+from sim.model.files import show
+from sim.model.params import GROUP_TYPES
+from sim.model.params import Suspension
+from sim.model.params import Vehicle
 
 
 def describe_allowed(f: dataclasses.Field) -> str:

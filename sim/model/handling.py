@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kernel.tables import MF61_EXTRA, MF96_FIELDS
+from sim.kernel.tables import MF61_EXTRA
+from sim.kernel.tables import MF96_FIELDS
 from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.limit import load_factor
 from sim.kernel.tire.mf96 import mf_pure

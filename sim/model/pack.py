@@ -9,15 +9,20 @@ import numpy as np
 from sim.kernel import tables as T
 from sim.kernel.broadphase import vehicle_reach
 from sim.kernel.differential import DIFFS
-from sim.kernel.parking import HOLD_SOLVERS, HOLD_STOPS
+from sim.kernel.parking import HOLD_SOLVERS
+from sim.kernel.parking import HOLD_STOPS
 from sim.kernel.query import QUERY_KINDS
 from sim.kernel.spin import SPIN_UPDATES
-from sim.kernel.suspension import BUMP_STOP_FACTOR, FORCE_ALONG, SUSPENSION_MODELS
-from sim.kernel.tables import MF61_EXTRA, MF96_FIELDS
+from sim.kernel.suspension import BUMP_STOP_FACTOR
+from sim.kernel.suspension import FORCE_ALONG
+from sim.kernel.suspension import SUSPENSION_MODELS
+from sim.kernel.tables import MF61_EXTRA
+from sim.kernel.tables import MF96_FIELDS
 from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.slip import SLIP_FORMS
 from sim.kernel.units import RAD_S_PER_RPM
-from sim.model.geometry import hull_points, wheel_geometry
+from sim.model.geometry import hull_points
+from sim.model.geometry import wheel_geometry
 from sim.model.handling import understeer_coefficient
 from sim.model.params import Vehicle
 

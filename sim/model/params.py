@@ -11,9 +11,13 @@ itself is integrated about the centre of mass (`chassis.com_*`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from sim.kernel.tables import MAX_CURVE, MAX_GEARS, MF61_EXTRA, MF96_FIELDS
+from sim.kernel.tables import MAX_CURVE
+from sim.kernel.tables import MAX_GEARS
+from sim.kernel.tables import MF61_EXTRA
+from sim.kernel.tables import MF96_FIELDS
 
 # ----------------------------------------------------------------------------------------------------
 # Field declarations with unit and range

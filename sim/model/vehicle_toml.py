@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +16,20 @@ import tomlkit
 import tomlkit.exceptions
 
 from config import CONFIG_DIR
-from sim.model.checks import check_consistency, check_value, validate
-from sim.model.files import (
-    ConfigError,
-    atomic_write_bytes,
-    build,
-    data_dir,
-    read_text,
-    read_toml,
-    resolve_preset,
-    show,
-    table,
-)
-from sim.model.params import GROUP_TYPES, Vehicle
+from sim.model.checks import check_consistency
+from sim.model.checks import check_value
+from sim.model.checks import validate
+from sim.model.files import ConfigError
+from sim.model.files import atomic_write_bytes
+from sim.model.files import build
+from sim.model.files import data_dir
+from sim.model.files import read_text
+from sim.model.files import read_toml
+from sim.model.files import resolve_preset
+from sim.model.files import show
+from sim.model.files import table
+from sim.model.params import GROUP_TYPES
+from sim.model.params import Vehicle
 
 PRESET_DIR = CONFIG_DIR / "vehicles"
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,23 +20,23 @@ import numpy as np
 from config import CONFIG_DIR
 from sim.kernel import shapes as S
 from sim.kernel.contact import A_MIN
-from sim.kernel.query import QUERY_KINDS, cast
+from sim.kernel.query import QUERY_KINDS
+from sim.kernel.query import cast
 from sim.kernel.units import GRAVITY
-from sim.kernel.vec import quat_from_rotvec, quat_mul
-from sim.model.files import (
-    ConfigError,
-    build,
-    known_keys,
-    number,
-    read_toml,
-    required,
-    resolve_preset,
-    show,
-    string,
-    table,
-    tables,
-    vector,
-)
+from sim.kernel.vec import quat_from_rotvec
+from sim.kernel.vec import quat_mul
+from sim.model.files import ConfigError
+from sim.model.files import build
+from sim.model.files import known_keys
+from sim.model.files import number
+from sim.model.files import read_toml
+from sim.model.files import required
+from sim.model.files import resolve_preset
+from sim.model.files import show
+from sim.model.files import string
+from sim.model.files import table
+from sim.model.files import tables
+from sim.model.files import vector
 
 WORLD_DIR = CONFIG_DIR / "worlds"
 

@@ -11,7 +11,11 @@ import sim
 from sim.lab import drives as manoeuvres
 from ui.panels.time import TimePanel
 from ui.tuning import Tuning
-from ui.widgets import AMBER, GREEN, RED, TABLE_FLAGS, text_wrapped_colored
+from ui.widgets import AMBER
+from ui.widgets import GREEN
+from ui.widgets import RED
+from ui.widgets import TABLE_FLAGS
+from ui.widgets import text_wrapped_colored
 
 
 class DrivesPanel:

@@ -9,9 +9,12 @@ from collections.abc import Callable
 from imgui_bundle import imgui
 
 import sim
-from sim.diagnosis import GripMonitor, WheelState
+from sim.diagnosis import GripMonitor
+from sim.diagnosis import WheelState
 from ui.panels import StepPanel
-from ui.widgets import AMBER, STATE_COLORS, text_wrapped_colored
+from ui.widgets import AMBER
+from ui.widgets import STATE_COLORS
+from ui.widgets import text_wrapped_colored
 
 
 class GripPanel(StepPanel):

@@ -8,7 +8,9 @@ from imgui_bundle import imgui
 
 import sim
 from ui.panels import StepPanel
-from ui.widgets import GREY, STATE_COLORS, text_wrapped_colored
+from ui.widgets import GREY
+from ui.widgets import STATE_COLORS
+from ui.widgets import text_wrapped_colored
 
 
 def arrow(dl, a, b, color, thickness: float, hollow: bool = False) -> None:

@@ -7,11 +7,15 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from imgui_bundle import imgui, implot
+from imgui_bundle import imgui
+from imgui_bundle import implot
 
 import sim
 from sim.diagnosis import tire_curve
-from ui.history import CHANNELS, G, History, log_channel
+from ui.history import CHANNELS
+from ui.history import G
+from ui.history import History
+from ui.history import log_channel
 
 MIN_SPAN = {"km/h": 2.0, "rpm": 200.0, "N": 200.0, "-": 0.02, "deg": 1.0, "deg/s": 2.0, "g": 0.05}
 MIN_PLOT_ROW = 80.0       # px: the least height of one unit's plot

@@ -5,9 +5,13 @@ import math
 
 from imgui_bundle import imgui
 
-from sim.diagnosis import CAUSE_SHORT, SATURATED, STATE_NAMES, force_was_cut
+from sim.diagnosis import CAUSE_SHORT
+from sim.diagnosis import SATURATED
+from sim.diagnosis import STATE_NAMES
+from sim.diagnosis import force_was_cut
 from ui.panels import StepPanel
-from ui.widgets import STATE_COLORS, TABLE_FLAGS
+from ui.widgets import STATE_COLORS
+from ui.widgets import TABLE_FLAGS
 
 # (label, telemetry name, unit, scale for display)
 ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", "x", "m", 1.0),

@@ -9,7 +9,9 @@ from collections.abc import Callable
 from imgui_bundle import imgui
 
 from sim.model.files import data_dir
-from ui.widgets import AMBER, GREY, text_wrapped_colored
+from ui.widgets import AMBER
+from ui.widgets import GREY
+from ui.widgets import text_wrapped_colored
 
 
 def save_log(log, kind: str) -> str:

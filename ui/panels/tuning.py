@@ -11,8 +11,20 @@ from imgui_bundle import imgui
 from sim import advisor
 from sim.model import checks
 from sim.model import params as P
-from ui.tuning import NUMBER_FORMAT, Tuning, config_presets, home_short, same_file, short_number, typed_number
-from ui.widgets import AMBER, GREEN, GREY, RED, TABLE_FLAGS, fit_text, text_wrapped_colored
+from ui.tuning import NUMBER_FORMAT
+from ui.tuning import Tuning
+from ui.tuning import config_presets
+from ui.tuning import home_short
+from ui.tuning import same_file
+from ui.tuning import short_number
+from ui.tuning import typed_number
+from ui.widgets import AMBER
+from ui.widgets import GREEN
+from ui.widgets import GREY
+from ui.widgets import RED
+from ui.widgets import TABLE_FLAGS
+from ui.widgets import fit_text
+from ui.widgets import text_wrapped_colored
 
 GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "Rear axle",
                 "front_suspension": "Suspension: front", "rear_suspension": "Suspension: rear",

@@ -6,25 +6,24 @@ import math
 
 from sim.kernel.jit import leaf
 from sim.kernel.spin import wheel_spin
-from sim.kernel.tables import (
-    W_ALPHA,
-    W_FZ,
-    W_MU,
-    W_VX,
-    W_VY,
-    WP_AVS_BLEND,
-    WP_AVS_PEAK,
-    WP_AVS_TAU,
-    WP_CA,
-    WP_DXF,
-    WP_DYF,
-    WP_FRICTION_ON,
-    WP_VMIN,
-    WS_FY_LAG,
-    WS_SX,
-    WS_SY,
-)
-from sim.kernel.tire.chaos import chaos_request, write_request_forces
+from sim.kernel.tables import W_ALPHA
+from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_AVS_BLEND
+from sim.kernel.tables import WP_AVS_PEAK
+from sim.kernel.tables import WP_AVS_TAU
+from sim.kernel.tables import WP_CA
+from sim.kernel.tables import WP_DXF
+from sim.kernel.tables import WP_DYF
+from sim.kernel.tables import WP_FRICTION_ON
+from sim.kernel.tables import WP_VMIN
+from sim.kernel.tables import WS_FY_LAG
+from sim.kernel.tables import WS_SX
+from sim.kernel.tables import WS_SY
+from sim.kernel.tire.chaos import chaos_request
+from sim.kernel.tire.chaos import write_request_forces
 from sim.kernel.tire.limit import lagged
 
 AVS_SIGN_RAMP = 0.05       # m/s: the low-speed lateral target reaches +-1 over this much sideways speed

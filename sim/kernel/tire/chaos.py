@@ -7,28 +7,29 @@ import math
 
 from sim.kernel.jit import leaf
 from sim.kernel.spin import wheel_spin
-from sim.kernel.tables import (
-    W_BX,
-    W_FTX,
-    W_FX,
-    W_FX_RAW,
-    W_FY,
-    W_FY_RAW,
-    W_FZ,
-    W_GRIP_SCALE,
-    W_MF_FY,
-    W_MU,
-    W_TX,
-    W_VX,
-    WP_CA,
-    WP_CHAOS_CURVE,
-    WP_FRICTION_ON,
-    WP_FZ_STATIC,
-    WP_LOAD_RATIO,
-    WS_FY_LAG,
-)
+from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_FTX
+from sim.kernel.tables import W_FX
+from sim.kernel.tables import W_FX_RAW
+from sim.kernel.tables import W_FY
+from sim.kernel.tables import W_FY_RAW
+from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_GRIP_SCALE
+from sim.kernel.tables import W_MF_FY
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_TX
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import WP_CA
+from sim.kernel.tables import WP_CHAOS_CURVE
+from sim.kernel.tables import WP_FRICTION_ON
+from sim.kernel.tables import WP_FZ_STATIC
+from sim.kernel.tables import WP_LOAD_RATIO
+from sim.kernel.tables import WS_FY_LAG
 from sim.kernel.tire.limit import lagged
-from sim.kernel.vec import add, get3w, scale, set3w
+from sim.kernel.vec import add
+from sim.kernel.vec import get3w
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3w
 
 CHAOS_ROLLING_SPEED = 0.05   # m/s: below this the chaos wheel's brake opposes the drive, not the motion
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import math
 
 from sim.kernel.jit import leaf
-from sim.kernel.tables import W_VX, W_VY, WP_SLIP_FORM, WP_VMIN
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_SLIP_FORM
+from sim.kernel.tables import WP_VMIN
 from sim.kernel.tire.slip import SLIP_FGEAR
 
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)

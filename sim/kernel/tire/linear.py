@@ -3,8 +3,11 @@ friction limit (docs/physics.md §8)."""
 from __future__ import annotations
 
 from sim.kernel.jit import leaf
-from sim.kernel.tables import WP_CA, WP_CK, WS_FY_LAG
-from sim.kernel.tire.limit import lagged, limited_forces
+from sim.kernel.tables import WP_CA
+from sim.kernel.tables import WP_CK
+from sim.kernel.tables import WS_FY_LAG
+from sim.kernel.tire.limit import lagged
+from sim.kernel.tire.limit import limited_forces
 
 
 @leaf

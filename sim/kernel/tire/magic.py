@@ -7,30 +7,30 @@ import math
 
 from sim.kernel.jit import leaf
 from sim.kernel.lanes import magic_formula_lanes
-from sim.kernel.tables import (
-    NW,
-    W_ALPHA,
-    W_KAPPA,
-    W_MF_DX,
-    W_MF_DY,
-    W_MF_EX,
-    W_MF_EY,
-    W_MF_FX,
-    W_MF_FY,
-    W_MF_SLOPE,
-    W_MF_SLOPE_Y,
-    WP_BX,
-    WP_BY,
-    WP_CX,
-    WP_CY,
-    WP_DXF,
-    WP_DYF,
-    WP_EX,
-    WP_EY,
-    WS_FY_LAG,
-)
-from sim.kernel.tire import MODEL_MAGIC, MODEL_SIMPLE
-from sim.kernel.tire.limit import lagged, limited_forces
+from sim.kernel.tables import NW
+from sim.kernel.tables import W_ALPHA
+from sim.kernel.tables import W_KAPPA
+from sim.kernel.tables import W_MF_DX
+from sim.kernel.tables import W_MF_DY
+from sim.kernel.tables import W_MF_EX
+from sim.kernel.tables import W_MF_EY
+from sim.kernel.tables import W_MF_FX
+from sim.kernel.tables import W_MF_FY
+from sim.kernel.tables import W_MF_SLOPE
+from sim.kernel.tables import W_MF_SLOPE_Y
+from sim.kernel.tables import WP_BX
+from sim.kernel.tables import WP_BY
+from sim.kernel.tables import WP_CX
+from sim.kernel.tables import WP_CY
+from sim.kernel.tables import WP_DXF
+from sim.kernel.tables import WP_DYF
+from sim.kernel.tables import WP_EX
+from sim.kernel.tables import WP_EY
+from sim.kernel.tables import WS_FY_LAG
+from sim.kernel.tire import MODEL_MAGIC
+from sim.kernel.tire import MODEL_SIMPLE
+from sim.kernel.tire.limit import lagged
+from sim.kernel.tire.limit import limited_forces
 
 MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 
 from sim.kernel.jit import leaf
-from sim.kernel.tire.limit import LOAD_FACTOR_MIN, LOAD_RANGE_MAX
-from sim.kernel.tire.magic import MF_EPS, magic_formula
+from sim.kernel.tire.limit import LOAD_FACTOR_MIN
+from sim.kernel.tire.limit import LOAD_RANGE_MAX
+from sim.kernel.tire.magic import MF_EPS
+from sim.kernel.tire.magic import magic_formula
 
 
 @leaf

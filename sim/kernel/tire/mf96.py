@@ -6,10 +6,20 @@ from __future__ import annotations
 import math
 
 from sim.kernel.jit import leaf
-from sim.kernel.tables import W_VX, W_VY, WP_FZ0, WP_NOMPRES, WP_PCX1, WP_SLIP_FORM, WP_VMIN, WS_FY_LAG
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_FZ0
+from sim.kernel.tables import WP_NOMPRES
+from sim.kernel.tables import WP_PCX1
+from sim.kernel.tables import WP_SLIP_FORM
+from sim.kernel.tables import WP_VMIN
+from sim.kernel.tables import WS_FY_LAG
 from sim.kernel.tire import MODEL_MF61
-from sim.kernel.tire.limit import LOAD_FACTOR_MIN, LOAD_RANGE_MAX, lateral_damping_terms
-from sim.kernel.tire.magic import MF_EPS, magic_formula
+from sim.kernel.tire.limit import LOAD_FACTOR_MIN
+from sim.kernel.tire.limit import LOAD_RANGE_MAX
+from sim.kernel.tire.limit import lateral_damping_terms
+from sim.kernel.tire.magic import MF_EPS
+from sim.kernel.tire.magic import magic_formula
 from sim.kernel.tire.mf61 import mf61_pure
 from sim.kernel.tire.slip import SLIP_FGEAR
 

@@ -6,7 +6,9 @@ import math
 
 from sim.kernel.jit import leaf
 from sim.kernel.lanes import atan2_4
-from sim.kernel.tables import W_VX, W_VY, WP_VMIN
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_VMIN
 
 SLIP_REFERENCE, SLIP_FGEAR = 0, 1
 

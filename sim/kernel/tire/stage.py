@@ -16,68 +16,83 @@ from __future__ import annotations
 
 from sim.kernel.aero import rolling_resistance
 from sim.kernel.contact import rolling_arm
-from sim.kernel.jit import leaf, stage
+from sim.kernel.jit import leaf
+from sim.kernel.jit import stage
 from sim.kernel.lanes import div4
-from sim.kernel.tables import (
-    NW,
-    W_ALPHA,
-    W_BX,
-    W_CX,
-    W_DFX,
-    W_FRX,
-    W_FTX,
-    W_FX,
-    W_FX_RAW,
-    W_FY,
-    W_FY_RAW,
-    W_FZ,
-    W_GRIP_SCALE,
-    W_GROUNDED,
-    W_INV_V,
-    W_KAPPA,
-    W_KY,
-    W_KY_DEN,
-    W_KY_NUM,
-    W_MF_DX,
-    W_MF_DY,
-    W_MF_EX,
-    W_MF_EY,
-    W_MU,
-    W_NX,
-    W_OMEGA,
-    W_QX,
-    W_RHO,
-    W_ROLL_SURF,
-    W_TX,
-    W_UX,
-    W_VGX,
-    W_VX,
-    W_VY,
-    WP_CHAOS_CURVE,
-    WP_FRICTION_ON,
-    WP_FZ0,
-    WP_LOAD_SENS,
-    WP_MODEL,
-    WP_R,
-    WP_RELAX,
-    WP_ROLL,
-    WP_ROLLING_ON,
-    WP_SLIP_FORM,
-    WP_VMIN,
-    WS_FY_LAG,
-    WS_OMEGA,
-    WS_SX,
-    WS_SY,
-)
-from sim.kernel.tire import MODEL_AVS, MODEL_CHAOS, MODEL_MAGIC, MODEL_MF61, MODEL_MF96, MODEL_SIMPLE
+from sim.kernel.tables import NW
+from sim.kernel.tables import W_ALPHA
+from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_CX
+from sim.kernel.tables import W_DFX
+from sim.kernel.tables import W_FRX
+from sim.kernel.tables import W_FTX
+from sim.kernel.tables import W_FX
+from sim.kernel.tables import W_FX_RAW
+from sim.kernel.tables import W_FY
+from sim.kernel.tables import W_FY_RAW
+from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_GRIP_SCALE
+from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_INV_V
+from sim.kernel.tables import W_KAPPA
+from sim.kernel.tables import W_KY
+from sim.kernel.tables import W_KY_DEN
+from sim.kernel.tables import W_KY_NUM
+from sim.kernel.tables import W_MF_DX
+from sim.kernel.tables import W_MF_DY
+from sim.kernel.tables import W_MF_EX
+from sim.kernel.tables import W_MF_EY
+from sim.kernel.tables import W_MU
+from sim.kernel.tables import W_NX
+from sim.kernel.tables import W_OMEGA
+from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_RHO
+from sim.kernel.tables import W_ROLL_SURF
+from sim.kernel.tables import W_TX
+from sim.kernel.tables import W_UX
+from sim.kernel.tables import W_VGX
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_CHAOS_CURVE
+from sim.kernel.tables import WP_FRICTION_ON
+from sim.kernel.tables import WP_FZ0
+from sim.kernel.tables import WP_LOAD_SENS
+from sim.kernel.tables import WP_MODEL
+from sim.kernel.tables import WP_R
+from sim.kernel.tables import WP_RELAX
+from sim.kernel.tables import WP_ROLL
+from sim.kernel.tables import WP_ROLLING_ON
+from sim.kernel.tables import WP_SLIP_FORM
+from sim.kernel.tables import WP_VMIN
+from sim.kernel.tables import WS_FY_LAG
+from sim.kernel.tables import WS_OMEGA
+from sim.kernel.tables import WS_SX
+from sim.kernel.tables import WS_SY
+from sim.kernel.tire import MODEL_AVS
+from sim.kernel.tire import MODEL_CHAOS
+from sim.kernel.tire import MODEL_MAGIC
+from sim.kernel.tire import MODEL_MF61
+from sim.kernel.tire import MODEL_MF96
+from sim.kernel.tire import MODEL_SIMPLE
 from sim.kernel.tire.avs import avs_tire
 from sim.kernel.tire.chaos import chaos_tire
-from sim.kernel.tire.limit import load_factor, relax_keep
+from sim.kernel.tire.limit import load_factor
+from sim.kernel.tire.limit import relax_keep
 from sim.kernel.tire.linear import linear_tire
-from sim.kernel.tire.magic import curve_inputs, curves_of_all_wheels, magic_tire
+from sim.kernel.tire.magic import curve_inputs
+from sim.kernel.tire.magic import curves_of_all_wheels
+from sim.kernel.tire.magic import magic_tire
 from sim.kernel.tire.mf96 import mf_tire
-from sim.kernel.tire.slip import SLIP_FGEAR, slip_angles, slip_fgear
-from sim.kernel.vec import add, cross, dot, get3w, scale, set3w, sub
+from sim.kernel.tire.slip import SLIP_FGEAR
+from sim.kernel.tire.slip import slip_angles
+from sim.kernel.tire.slip import slip_fgear
+from sim.kernel.vec import add
+from sim.kernel.vec import cross
+from sim.kernel.vec import dot
+from sim.kernel.vec import get3w
+from sim.kernel.vec import scale
+from sim.kernel.vec import set3w
+from sim.kernel.vec import sub
 
 
 @leaf

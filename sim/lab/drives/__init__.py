@@ -18,18 +18,24 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
 
 from sim.controls import Controls
 from sim.kernel.units import GRAVITY as G
-from sim.lab.driver import Driver, OpenLoop, PathFollower, SpeedPI
-from sim.lab.logs import TelemetryLog, write_parquet
+from sim.lab.driver import Driver
+from sim.lab.driver import OpenLoop
+from sim.lab.driver import PathFollower
+from sim.lab.driver import SpeedPI
+from sim.lab.logs import TelemetryLog
+from sim.lab.logs import write_parquet
 from sim.model.checks import with_value
 from sim.model.files import ConfigError
-from sim.model.geometry import rest_com_height, wheel_geometry
+from sim.model.geometry import rest_com_height
+from sim.model.geometry import wheel_geometry
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle
 from sim.model.world import World
@@ -498,7 +504,8 @@ def curb(car: Vehicle, speed_kmh: float = 30.0, height: float = 0.12) -> Result:
     to the path under the left wheels only. Whether each wheel kept contact, the largest load on the
     front left against its static share, and the largest roll angle (a step under one side tilts the
     body by about atan(height / track) while the springs take it)."""
-    from sim.model.world import Box, Surface
+    from sim.model.world import Box
+    from sim.model.world import Surface
     v = speed_kmh / 3.6
     half = car.front_axle.half_track
     world = World("curb", [Surface("asphalt", 1.0, (0.35, 0.35, 0.37)), Surface("curb", 1.0, (0.8, 0.2, 0.2))],
