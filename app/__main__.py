@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
     if args_in[:1] in (["test"], ["compare"]):        # headless: test drives, or the model lab's comparison
         if args_in[0] == "test":
-            from sim.lab.drives import cli
+            from sim.lab.cli import drives_command as cli
         else:
-            from sim.lab.families import cli
+            from sim.lab.cli import compare_command as cli
         try:
             return cli(args_in[1:])
         except BrokenPipeError:                      # the output went to `head` or a closed pager

@@ -54,7 +54,7 @@ def test_esp_keeps_the_sine_with_dwell_on_course_where_without_it_the_car_spins(
 
 def test_esp_does_nothing_in_steady_straight_driving():
     car = sim.load_vehicle("hatchback")
-    s = M._sim(car, speed=27.0, gear=M.gear_for(car, 27.0))
+    s = M.on_flat(car, speed=27.0, gear=M.gear_for(car, 27.0))
     driver = Driver(OpenLoop(lambda t: 0.0), SpeedPI(27.0), esp=True)
     for _ in range(2400):
         s.step(driver.controls(s))

@@ -10,7 +10,7 @@ from sim.kernel import tables as T
 from sim.kernel.body import lateral_implicit
 from sim.kernel.vec import quat_matrix
 from sim.kernel.vec import solve_spd4
-from sim.lab.validation import sine_steer
+from sim.lab.drives import sine_steer
 
 DT = 1 / 240
 

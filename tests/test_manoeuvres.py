@@ -9,7 +9,8 @@ import pytest
 
 import sim
 from sim.lab import drives as M
-from sim.lab import validation as V
+from sim.lab import drives as V
+from sim.lab.cli import drives_command
 from sim.lab.logs import TelemetryLog
 
 
@@ -198,7 +199,7 @@ def test_user_limits_judge_figures_and_bad_limits_are_named(capsys):
     """A user's limit replaces the drive's own on its side: the settle loads are judged against M g b / L / 2
     +- 1 % by the drive; a user's 'load FL>=' above the physical share makes it fail, one below passes."""
     car = sim.load_vehicle("hatchback")
-    share = car.chassis.mass * M.G * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
+    share = car.chassis.mass * sim.GRAVITY * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
     r = M.settle(car)
     used = M.apply_limits(r, [M.parse_limit(f"settle/load FL>={share * 1.02:.1f}"),
                               M.parse_limit("braking/stopping distance<=1")])
@@ -210,5 +211,5 @@ def test_user_limits_judge_figures_and_bad_limits_are_named(capsys):
                        ("skid/load FL<=3", "'skid' is not known")):
         with pytest.raises(sim.ConfigError, match=words.replace("[", r"\[").replace("/", "/")):
             M.parse_limit(bad)
-    assert M.cli(["settle", "--limit", "no such figure<=1"]) == 2
+    assert drives_command(["settle", "--limit", "no such figure<=1"]) == 2
     assert "no such figure<=1" in capsys.readouterr().err

@@ -158,7 +158,8 @@ def test_a_family_is_a_variant_of_the_same_car_and_unknown_ones_are_named(capsys
     assert models.variant(car, "reference") == car
     with pytest.raises(sim.ConfigError, match="not built yet"):
         models.variant(car, "avs-solid")
-    assert models.cli(["--models", "reference,nonsense"]) == 2
+    from sim.lab.cli import compare_command
+    assert compare_command(["--models", "reference,nonsense"]) == 2
     assert "'nonsense' is not known" in capsys.readouterr().err
     text = models.table({"reference": {name: 1.0 for name, _, _ in models.COLUMNS}})
     assert text.count("\n") == 2 and "| reference |" in text
@@ -417,7 +418,7 @@ def test_the_avs_suspension_converts_its_units_and_supports_past_full_compressio
     assert wheels[0, T.WP_STOP_K] == 350000.0
     r = M.settle(car)
     assert r.passed
-    share = car.chassis.mass * M.G * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
+    share = car.chassis.mass * sim.GRAVITY * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
     assert r.value("sag front") == pytest.approx(share / 35000.0 * 1000.0, rel=0.02)
 
 

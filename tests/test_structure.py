@@ -87,7 +87,7 @@ def sim_imports(path: Path) -> list[str]:
 # parameter metadata for the editors; grip diagnosis; reading files with clear messages; the world's named
 # features (map, teleports); test drives, their driver model and telemetry logs; the model lab's families
 PUBLIC_MODULES = ("sim.model.params", "sim.model.checks", "sim.model.vehicle_toml", "sim.diagnosis", "sim.model.files",
-                  "sim.model.features", "sim.lab.drives",
+                  "sim.model.features", "sim.lab.drives", "sim.lab.cli",
                   "sim.lab.driver", "sim.lab.logs", "sim.lab.families")
 
 

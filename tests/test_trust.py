@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim.lab import validation as V
+from sim.lab import drives as V
 
 PRESETS = ("hatchback", "boxster_s")
 

@@ -15,15 +15,11 @@ gives per family:
 """
 from __future__ import annotations
 
-import argparse
 import math
-import os
-import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from sim.model.checks import apply_sets
 from sim.model.checks import with_value
 from sim.model.files import ConfigError
 from sim.model.params import Vehicle
@@ -147,54 +143,4 @@ def table(results: dict[str, dict[str, float]]) -> str:
 
 def _measure_job(args):
     vehicle, sets, family = args
-    from sim.lab.drives import _apply_sets
-    return family, measure(_apply_sets(load_vehicle(vehicle), sets), family)
-
-
-def cli(argv: list[str] | None = None) -> int:
-    """contactpatch compare [--models a,b,...] [--vehicle V] [--set path=value] [--jobs N]"""
-    ap = argparse.ArgumentParser(prog="contactpatch compare", description="Drive the same car on several wheel "
-                                 "and tire model families and print seed 001's comparison table (Markdown).")
-    ap.add_argument("--models", default=",".join(FAMILIES),
-                    help=f"comma-separated families from {', '.join(FAMILIES)} (default: all)")
-    ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file")
-    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                    help="change a parameter of the car first (every family gets it), e.g. --set chassis.mass=1300")
-    ap.add_argument("--test", default="all", help=f"the drives: all ({', '.join(COMPARE_DRIVES)})")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
-    args = ap.parse_args(argv)
-    families = [m.strip() for m in args.models.split(",") if m.strip()]
-    try:
-        from sim.lab.drives import _apply_sets
-        car = _apply_sets(load_vehicle(args.vehicle), args.set)
-        if args.test != "all":
-            raise ConfigError(f"--test {args.test!r} is not allowed; the comparison drives all of "
-                              f"{', '.join(COMPARE_DRIVES)} (--test all)")
-        for f in families:
-            variant(car, f)                      # names the unknown ones before anything runs
-    except ConfigError as exc:
-        print(f"contactpatch compare: {exc}", file=sys.stderr)
-        return 2
-    t0 = time.perf_counter()
-    jobs = [(args.vehicle, args.set, f) for f in families]
-    if args.jobs > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(max_workers=min(args.jobs, len(jobs))) as pool:
-            done = dict(pool.map(_measure_job, jobs))
-    else:
-        done = dict(_measure_job(j) for j in jobs)
-    results = {f: done[f] for f in families}
-    for f, cost in step_costs({f: variant(car, f) for f in families}).items():
-        results[f]["step cost"] = cost
-    print(f"### {car.name}: {len(families)} model families, the same car, dt 1/240 s, 2 substeps\n")
-    print(table(results))
-    print()
-    for f in families:
-        print(f"- {f}: {FAMILIES[f][0]}")
-    from sim.lab.bench import machine
-    print(f"\n({time.perf_counter() - t0:.0f} s on {machine()}; the step costs were measured one family after "
-          f"another, three rounds, best of each)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(cli())
+    return family, measure(apply_sets(load_vehicle(vehicle), sets), family)

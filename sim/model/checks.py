@@ -138,3 +138,18 @@ def with_value(v: Vehicle, path: str, value: Any) -> Vehicle:
     new = dataclasses.replace(v, **{gname: dataclasses.replace(getattr(v, gname), **{fname: value})})
     check_consistency(new, v.name)
     return new
+
+
+def apply_sets(car: Vehicle, sets: list[str]) -> Vehicle:
+    """A copy of `car` with the command line's `path=value` changes (a number where the value reads as one)."""
+    for item in sets:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r} is not allowed; expected path=value, e.g. front_tire.grip=1.1")
+        path, text = item.split("=", 1)
+        try:
+            value: object = float(text)
+        except ValueError:
+            value = text
+        car = with_value(car, path.strip(), value)
+    return car
+

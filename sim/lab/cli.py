@@ -1,0 +1,155 @@
+"""The lab's command lines: `contactpatch test` (the test drives, their figures, logs and plots) and
+`contactpatch compare` (the model families side by side, seed 001's table)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from sim.lab.drives.common import DT
+from sim.lab.drives.results import compare_table
+from sim.lab.drives.suite import SUITE
+from sim.lab.drives.suite import Limit
+from sim.lab.drives.suite import apply_limits
+from sim.lab.drives.suite import parse_limit
+from sim.lab.drives.suite import run
+from sim.lab.families import COMPARE_DRIVES
+from sim.lab.families import FAMILIES
+from sim.lab.families import _measure_job
+from sim.lab.families import step_costs
+from sim.lab.families import table
+from sim.lab.families import variant
+from sim.lab.logs import write_parquet
+from sim.lab.plots import plot
+from sim.model.checks import apply_sets
+from sim.model.files import ConfigError
+from sim.model.vehicle_toml import load_vehicle
+
+
+def drives_command(argv: list[str] | None = None) -> int:
+    """contactpatch test NAME|all [--vehicle V] [--set path=value ...] [--log DIR]"""
+    ap = argparse.ArgumentParser(prog="contactpatch test", description="Run standard test drives and print "
+                                 "their figures (Markdown); write each drive's telemetry log as CSV.")
+    ap.add_argument("name", help=f"one of {', '.join(SUITE)}, or all")
+    ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file")
+    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                    help="change a parameter first, e.g. --set front_tire.grip=1.1 (repeatable)")
+    ap.add_argument("--compare", action="store_true",
+                    help="run each drive with the preset as it is and with the --set changes, side by side")
+    ap.add_argument("--limit", action="append", default=[], metavar="[DRIVE/]FIGURE<=VALUE",
+                    help="judge a figure by your own limit (<= or >=, in the figure's unit), e.g. --limit "
+                    "'braking/stopping distance<=38' (repeatable; without DRIVE/ any drive with that figure)")
+    ap.add_argument("--log", metavar="DIR", help="write each drive's telemetry log (CSV) into DIR")
+    ap.add_argument("--plot", action="store_true", help="also a PNG of the key channels beside each log "
+                    "(needs --log and matplotlib: pip install -e '.[plots]')")
+    ap.add_argument("--log-format", choices=("csv", "parquet"), default="csv",
+                    help="csv (units in the second row) or parquet (units in the field metadata; pyarrow)")
+    ap.add_argument("--log-rate", type=float, default=60.0, metavar="HZ",
+                    help="rows per second in the log (default 60; 240 for every physics step)")
+    args = ap.parse_args(argv)
+    try:
+        base = load_vehicle(args.vehicle)
+        car = apply_sets(base, args.set)
+        names = list(SUITE) if args.name == "all" else [args.name]
+        for n in names:
+            if n not in SUITE:
+                raise ConfigError(f"test drive {n!r} is not known; expected one of {', '.join(SUITE)} or all")
+        limits = [parse_limit(text) for text in args.limit]
+    except ConfigError as exc:
+        print(f"contactpatch test: {exc}", file=sys.stderr)
+        return 2
+    if args.plot and not args.log:
+        print("contactpatch test: --plot needs --log DIR (the plot is written beside the log)", file=sys.stderr)
+        return 2
+    failed = False
+    used: set[Limit] = set()
+    for n in names:
+        r = run(n, car)
+        used.update(apply_limits(r, limits))
+        before = None
+        if args.compare:
+            before = run(n, base)
+            apply_limits(before, limits)
+            print(compare_table(before, r, ("as loaded", "with --set")))
+        else:
+            print(r.table())
+        print(f"\n({len(r.log)} logged steps, {r.seconds:.1f} s)\n")
+        failed |= not r.passed
+        if args.log:
+            path = Path(args.log) / f"{n}-{car.name}.{args.log_format}"
+            every = max(1, round(1.0 / (DT * max(args.log_rate, 1e-3))))
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if args.log_format == "parquet":
+                    write_parquet(r.log, path, every)
+                else:
+                    r.log.write_csv(path, every)
+            except OSError as exc:
+                print(f"contactpatch test: {path}: cannot write the log: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+            except ConfigError as exc:
+                print(f"contactpatch test: {exc}", file=sys.stderr)
+                return 2
+            print(f"log: {path}\n")
+            if args.plot:
+                png = path.with_suffix(".png")
+                try:
+                    plot([before, r] if args.compare else [r], png,
+                         ["as loaded", "with --set"] if args.compare else None)
+                except ConfigError as exc:
+                    print(f"contactpatch test: {exc}", file=sys.stderr)
+                    return 2
+                print(f"plot: {png}\n")
+    unused = [str(lim) for lim in limits if lim not in used]
+    if unused:
+        print(f"contactpatch test: no drive run here has the figure of limit {', '.join(unused)}; the figures' "
+              f"names are in the tables above", file=sys.stderr)
+        return 2
+    return 1 if failed else 0
+
+
+def compare_command(argv: list[str] | None = None) -> int:
+    """contactpatch compare [--models a,b,...] [--vehicle V] [--set path=value] [--jobs N]"""
+    ap = argparse.ArgumentParser(prog="contactpatch compare", description="Drive the same car on several wheel "
+                                 "and tire model families and print seed 001's comparison table (Markdown).")
+    ap.add_argument("--models", default=",".join(FAMILIES),
+                    help=f"comma-separated families from {', '.join(FAMILIES)} (default: all)")
+    ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file")
+    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                    help="change a parameter of the car first (every family gets it), e.g. --set chassis.mass=1300")
+    ap.add_argument("--test", default="all", help=f"the drives: all ({', '.join(COMPARE_DRIVES)})")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
+    args = ap.parse_args(argv)
+    families = [m.strip() for m in args.models.split(",") if m.strip()]
+    try:
+        car = apply_sets(load_vehicle(args.vehicle), args.set)
+        if args.test != "all":
+            raise ConfigError(f"--test {args.test!r} is not allowed; the comparison drives all of "
+                              f"{', '.join(COMPARE_DRIVES)} (--test all)")
+        for f in families:
+            variant(car, f)                      # names the unknown ones before anything runs
+    except ConfigError as exc:
+        print(f"contactpatch compare: {exc}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    jobs = [(args.vehicle, args.set, f) for f in families]
+    if args.jobs > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=min(args.jobs, len(jobs))) as pool:
+            done = dict(pool.map(_measure_job, jobs))
+    else:
+        done = dict(_measure_job(j) for j in jobs)
+    results = {f: done[f] for f in families}
+    for f, cost in step_costs({f: variant(car, f) for f in families}).items():
+        results[f]["step cost"] = cost
+    print(f"### {car.name}: {len(families)} model families, the same car, dt 1/240 s, 2 substeps\n")
+    print(table(results))
+    print()
+    for f in families:
+        print(f"- {f}: {FAMILIES[f][0]}")
+    from sim.lab.bench import machine
+    print(f"\n({time.perf_counter() - t0:.0f} s on {machine()}; the step costs were measured one family after "
+          f"another, three rounds, best of each)")
+    return 0

@@ -1,0 +1,188 @@
+"""Drives on a circle: ISO 4138's constant radius with a rising speed (the lateral limit and the gradients),
+a circle held at one lateral acceleration, and the skidpad limit by a second, independent closed loop (the
+circle's check)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.controls import Controls
+from sim.kernel.units import GRAVITY as G
+from sim.lab.driver import Driver
+from sim.lab.driver import PathFollower
+from sim.lab.driver import SpeedPI
+from sim.lab.drives.common import DT
+from sim.lab.drives.common import SUBSTEPS
+from sim.lab.drives.common import circle_course
+from sim.lab.drives.common import front_angles
+from sim.lab.drives.common import gear_for
+from sim.lab.drives.results import Figure
+from sim.lab.drives.results import Result
+from sim.lab.logs import TelemetryLog
+from sim.model.geometry import rest_com_height
+from sim.model.params import Vehicle
+from sim.model.world import World
+from sim.simulation import Simulation
+
+
+def constant_radius(car: Vehicle, radius: float = 40.0, ramp_g_per_s: float = 0.004,
+                    start_g: float = 0.1) -> Result:
+    """ISO 4138 constant radius: a left circle of `radius` with the target lateral acceleration rising
+    from `start_g` at `ramp_g_per_s`. Lateral limit: the largest 1 s mean of the path's lateral
+    acceleration (speed x the turning rate of the velocity) while the car stayed within 0.5 m of the
+    circle and 0.15 m/s of the target speed (as sim.lab.validation's skidpad);
+    gradients of the road-wheel angle (the understeer gradient, as the radius is constant), roll and
+    body slip against lateral acceleration, fitted from 0.1 g to 0.4 g or 80 % of the limit."""
+    v0 = math.sqrt(start_g * G * radius)
+    s = Simulation(car, circle_course(radius), dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=gear_for(car, v0))
+    # start on the circle about (0, R), heading +x at the origin: a left turn
+    log = TelemetryLog(replayable=True)
+    target = lambda t: math.sqrt((start_g + ramp_g_per_s * t) * G * radius)  # noqa: E731
+    follow = PathFollower(car, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius)
+    speed = SpeedPI(target, kp=0.6, ki=0.4)
+    window = int(round(1.0 / DT))
+    held = []
+    ay_last = np.zeros(window)                # v x the velocity's turning rate over the last second, a ring
+    course_prev = None
+    best = 0.0
+    failing = 0
+    while True:
+        t_now = s.time
+        if start_g + ramp_g_per_s * t_now > 1.6:
+            break
+        follow.lookahead = max(6.0, 0.4 * float(np.linalg.norm(s.state.velocity)))
+        driver = Driver(follow, speed)
+        c = driver.controls(s)
+        s.step(c)
+        log.add(s, c)
+        p = np.asarray(s.state.position[:2], dtype=float)
+        error = float(np.linalg.norm(p - np.array([0.0, radius]))) - radius
+        v = float(np.linalg.norm(s.state.velocity))
+        held.append(abs(error) < 0.5 and abs(v - target(s.time)) < 0.15)
+        # the path's own lateral acceleration: speed x the turning rate of the velocity (v x yaw rate
+        # counts a body that swings out, its slip angle growing, as more cornering than there is)
+        vel = np.asarray(s.state.velocity[:2], dtype=float)
+        course = math.atan2(vel[1], vel[0])
+        turn = (course - course_prev + math.pi) % (2.0 * math.pi) - math.pi if course_prev is not None else 0.0
+        course_prev = course
+        ay_last[len(held) % window] = v * turn / DT
+        if len(held) >= window and all(held[-window:]):
+            best = max(best, float(ay_last.mean()) / G)
+        failing = 0 if held[-1] or s.time < 3.0 else failing + 1     # 3 s to settle onto the circle
+        if failing * DT > 1.0:
+            break
+    ay = log.column("speed") * log.column("yaw_rate") / G
+    top = min(0.4, 0.8 * best) if best > 0 else 0.4
+    fit = (ay >= 0.1) & (ay <= top) & np.array(held)
+    grads = {}
+    for name, series in (("understeer gradient", np.degrees(front_angles(log))),
+                         ("roll gradient", np.degrees(log.column("roll"))),
+                         ("body slip gradient", np.degrees(log.column("beta")))):
+        ok = fit & np.isfinite(series)
+        grads[name] = float(np.polyfit(ay[ok], series[ok], 1)[0]) if ok.sum() > 50 else math.nan
+    figs = [Figure("lateral limit", best, "g"),
+            Figure("understeer gradient", grads["understeer gradient"], "deg/g"),
+            Figure("roll gradient", grads["roll gradient"], "deg/g"),
+            Figure("body slip gradient", grads["body slip gradient"], "deg/g"),
+            Figure("kinematic steer angle", math.degrees(math.atan(car.wheelbase / radius)), "deg")]
+    return Result("circle", car.name, figs, log)
+
+
+def steady_circle(car: Vehicle | list[Vehicle], radius: float = 40.0, lateral_g: float = 0.4,
+                  seconds: float = 12.0) -> Result | list[Result]:
+    """A circle of `radius` held at the speed of `lateral_g`: roll angle, body slip and road-wheel angle
+    there (the last 2 s), e.g. to compare the roll of two spring rates. A list of cars is driven as one
+    batch (one Simulation, one driver call per step for all of them) and gives a list of Results."""
+    cars = car if isinstance(car, list) else [car]
+    v = math.sqrt(lateral_g * G * radius)
+    s = Simulation(cars, circle_course(radius), dt=DT, substeps=SUBSTEPS, n_vehicles=len(cars))
+    z = max(rest_com_height(c) for c in cars)
+    s.reset(position=[(0.0, 0.0, z)] * len(cars), speed=v, gear=gear_for(cars[0], v))
+    logs = [TelemetryLog(vehicle=i, replayable=True) for i in range(len(cars))]
+    driver = Driver(PathFollower(cars[0], lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
+                    SpeedPI(v, kp=0.6, ki=0.4))
+    for _ in range(int(round(seconds / s.dt))):
+        c = driver.controls(s)
+        s.step(c)
+        for log in logs:
+            log.add(s, c)
+    out = []
+    for c, log in zip(cars, logs):
+        late = log.column("time") >= seconds - 2.0
+        ay = float(np.mean(log.column("speed")[late] * log.column("yaw_rate")[late])) / G
+        figs = [Figure("lateral acceleration", ay, "g"),
+                Figure("roll angle", math.degrees(float(np.mean(log.column("roll")[late]))), "deg"),
+                Figure("body slip", math.degrees(float(np.nanmean(log.column("beta")[late]))), "deg"),
+                Figure("road-wheel angle", math.degrees(float(np.mean(front_angles(log)[late]))), "deg")]
+        out.append(Result("steady-circle", c.name, figs, log))
+    return out if isinstance(car, list) else out[0]
+
+
+@dataclass
+class CircleDriver:
+    """Holds a circle of radius R about (0, R) (a left turn from the origin heading +x) at a target speed:
+    the steering input sets the path curvature (sim/kernel/steering.py), so the command is the circle's
+    curvature plus PID on the radial error; the throttle is a PI on speed."""
+    radius: float
+    car: Vehicle
+    integral: float = 0.0
+    speed_integral: float = 0.0
+
+    def controls(self, s: Simulation, v_target: float) -> tuple[Controls, float]:
+        p = np.array(s.state.position[:2])
+        vel = np.array(s.state.velocity[:2])
+        rel = p - np.array([0.0, self.radius])
+        dist = float(np.linalg.norm(rel))
+        error = dist - self.radius                               # + outside the circle
+        radial_rate = float(np.dot(vel, rel / max(dist, 1e-9)))
+        self.integral = float(np.clip(self.integral + error * s.dt, -20.0, 20.0))
+        curvature = 1.0 / self.radius + 0.02 * error + 0.004 * self.integral + 0.02 * radial_rate
+        st = self.car.steering
+        speed = float(np.linalg.norm(s.state.velocity))
+        top = math.radians(st.max_angle_deg)
+        if st.limit_speed > 0.0:
+            top /= 1.0 + (speed / st.limit_speed) ** 2
+        r_min = self.car.wheelbase / math.tan(top) + self.car.front_axle.half_track
+        steer = float(np.clip(curvature * r_min, -1.0, 1.0))
+        dv = v_target - speed
+        self.speed_integral = float(np.clip(self.speed_integral + dv * s.dt, -5.0, 5.0))
+        throttle = float(np.clip(0.3 + 0.5 * dv + 0.3 * self.speed_integral, 0.0, 1.0))
+        brake = float(np.clip(-0.3 * dv, 0.0, 1.0)) if dv < -1.0 else 0.0
+        return Controls(throttle=throttle, brake=brake, steer=steer), error
+
+
+def skidpad_limit(car: Vehicle, radius: float = 40.0, substeps: int = 8, dt: float = DT,
+                  ramp_g_per_s: float = 0.004) -> float:
+    """The steady skidpad limit (g): the target lateral acceleration rises slowly from 0.5 g; the result
+    is the largest 1 s mean of v x yaw rate over which the car stayed within 0.5 m of the circle and
+    within 0.15 m/s of the target speed, before the first second in which it could hold neither."""
+    s = Simulation(car, World.flat(), dt=dt, substeps=substeps)
+    v0 = math.sqrt(0.5 * G * radius)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=max(1, gear_for(car, v0)))
+    driver = CircleDriver(radius, car)
+    window = int(round(1.0 / dt))
+    ay = np.zeros(window)
+    held = np.zeros(window, dtype=bool)
+    best = 0.0
+    k = 0
+    failing = 0
+    while True:
+        a_target = 0.5 + ramp_g_per_s * s.time
+        if a_target > 1.6:
+            break
+        v_target = math.sqrt(a_target * G * radius)
+        c, error = driver.controls(s, v_target)
+        s.step(c)
+        speed = float(np.linalg.norm(s.state.velocity))
+        ay[k % window] = speed * float(s.state.angular_velocity[2])
+        held[k % window] = abs(error) < 0.5 and abs(speed - v_target) < 0.15
+        k += 1
+        if k >= window and held.all():
+            best = max(best, float(ay.mean()) / G)
+        failing = 0 if held[(k - 1) % window] else failing + 1
+        if failing * dt > 1.0:                       # lost the circle or the speed for a second: past the limit
+            break
+    return best

@@ -1,0 +1,159 @@
+"""Drives of steering transients: ISO 7401's step steer, ISO 3888-1's double lane change, FMVSS 126's sine
+with dwell (stability control), and an open-loop sine steer (the substep counts compared)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sim.controls import Controls
+from sim.lab.driver import Driver
+from sim.lab.driver import OpenLoop
+from sim.lab.driver import PathFollower
+from sim.lab.driver import SpeedPI
+from sim.lab.drives.common import DT
+from sim.lab.drives.common import SUBSTEPS
+from sim.lab.drives.common import bicycle_yaw_gain
+from sim.lab.drives.common import course
+from sim.lab.drives.common import drive_for
+from sim.lab.drives.common import front_angles
+from sim.lab.drives.common import gear_for
+from sim.lab.drives.common import on_flat
+from sim.lab.drives.results import Figure
+from sim.lab.drives.results import Result
+from sim.lab.logs import TelemetryLog
+from sim.model.geometry import rest_com_height
+from sim.model.params import Vehicle
+from sim.model.world import World
+from sim.simulation import Simulation
+
+
+def step_steer(car: Vehicle, speed: float = 20.0, steer: float = 0.05, at: float = 2.0,
+               seconds: float = 6.0) -> Result:
+    """ISO 7401 step steer: straight at `speed`, then the steering input steps to `steer` in 0.05 s. Steady
+    yaw-rate gain (yaw rate per road-wheel angle, 1/s), response time (from half the steering input to
+    90 % of the steady yaw rate) and overshoot of the yaw rate."""
+    s = on_flat(car, speed=speed, gear=gear_for(car, speed))
+    log = TelemetryLog(replayable=True)
+    driver = Driver(OpenLoop.step(at, steer), SpeedPI(speed))
+    drive_for(s, driver, seconds, log)
+    t, r = log.column("time"), log.column("yaw_rate")
+    late = t >= seconds - 1.0
+    r_ss = float(r[late].mean())
+    delta_ss = float(np.mean(front_angles(log)[late]))
+    gain = r_ss / delta_ss if delta_ss else math.nan
+    t_half = at + 0.025
+    reached = np.flatnonzero((t > at) & (np.abs(r) >= 0.9 * abs(r_ss)))
+    response = float(t[reached[0]] - t_half) if len(reached) else math.nan
+    after = t > at
+    overshoot = (float(np.max(np.abs(r[after]))) / abs(r_ss) - 1.0) * 100.0 if r_ss else math.nan
+    figs = [Figure("yaw-rate gain", gain, "1/s"), Figure("steady yaw rate", r_ss, "rad/s"),
+            Figure("road-wheel angle", math.degrees(delta_ss), "deg"),
+            Figure("response time", response, "s"), Figure("yaw-rate overshoot", overshoot, "%"),
+            Figure("lateral acceleration", float(log.column("a_lat")[late].mean()), "g")]
+    if car.front_tire.model == "linear" and car.rear_tire.model == "linear":
+        ref = bicycle_yaw_gain(car, speed)
+        figs.append(Figure("bicycle-model gain", ref, "1/s"))
+        figs[0] = Figure("yaw-rate gain", gain, "1/s", 0.97 * ref, 1.03 * ref, "single-track model +- 3 %")
+    return Result("step-steer", car.name, figs, log)
+
+
+def lane_change(car: Vehicle, speed_kmh: float = 60.0, offset: float = 3.5) -> Result:
+    """ISO 3888-1 double lane change at a held speed: 15 m straight, over 30 m to the left by `offset`, 25 m
+    there, 25 m back, then straight. The gates' widths follow the car's width w (section 1: 1.1 w + 0.25,
+    section 3: w + 1, section 5: 1.3 w + 0.25, ISO 3888-1); a gate counts as hit when the centre line of
+    the car strays from the gate's centre by more than (gate width - w) / 2 inside it."""
+    from sim.model.world import Marking
+    v = speed_kmh / 3.6
+    x0 = 5.0                                                    # the first gate starts 5 m ahead
+    path = np.array([(-50.0, 0.0), (x0 + 15.0, 0.0), (x0 + 45.0, offset), (x0 + 70.0, offset),
+                     (x0 + 95.0, 0.0), (x0 + 250.0, 0.0)])
+    w = 2.0 * max(car.front_axle.half_track, car.rear_axle.half_track) + 0.2
+    gates = [("gate 1", x0, x0 + 15.0, 0.0, 1.1 * w + 0.25), ("gate 3", x0 + 45.0, x0 + 70.0, offset, w + 1.0),
+             ("gate 5", x0 + 95.0, x0 + 125.0, 0.0, 1.3 * w + 0.25)]
+    paint = [Marking("line", (a, c + side * width / 2), end=(b, c + side * width / 2), width=0.12,
+                     color=(0.95, 0.55, 0.1)) for _, a, b, c, width in gates for side in (-1.0, 1.0)]
+    s = Simulation(car, course("ISO 3888-1 lane change", paint), dt=DT, substeps=SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v, gear=gear_for(car, v))
+    log = TelemetryLog(replayable=True)
+    driver = Driver(PathFollower(car, lookahead=max(5.0, 0.5 * v), points=path), SpeedPI(v, kp=0.8, ki=0.4))
+    drive_for(s, driver, (x0 + 160.0) / v, log)
+    x, y = log.column("x"), log.column("y")
+    figs = []
+    hits = 0
+    for name, a, b, centre, width in gates:
+        inside = (x >= a) & (x <= b)
+        dev = float(np.max(np.abs(y[inside] - centre))) if inside.any() else math.nan
+        room = (width - w) / 2.0
+        hits += int(not dev <= room)
+        figs.append(Figure(f"{name}: largest offset", dev, "m", None, room, "(gate width - car width) / 2"))
+    figs += [Figure("gates hit", float(hits), "-", None, 0.0),
+             Figure("largest lateral acceleration", float(np.max(np.abs(log.column("a_lat")))), "g"),
+             Figure("largest yaw rate", math.degrees(float(np.max(np.abs(log.column("yaw_rate"))))), "deg/s"),
+             Figure("largest body slip", math.degrees(float(np.nanmax(np.abs(log.column("beta"))))), "deg")]
+    return Result("lane-change", car.name, figs, log)
+
+
+def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.3, at: float = 2.0,
+                    coast: bool = True, esp: bool = True) -> Result:
+    """The sine with dwell of FMVSS 126 / UN R140 (electronic stability control): from `speed_kmh`, the
+    steering input follows a 0.7 Hz sine of `amplitude` to the left, right, holds 0.5 s at the right peak,
+    and returns; the throttle is released at the start. Figures: the yaw rate 1.0 s and 1.75 s after the
+    steering completes, as a share of the yaw rate's peak in the opposite direction (the rules ask at
+    most 35 % and 20 %: the car stops turning), and the lateral displacement 1.07 s after the steering
+    starts (at least 1.83 m: it still responds). `esp`: stability control on (the rules test it on; the
+    suite's sine-with-dwell-no-esp drives the same inputs with it off)."""
+    f, dwell = 0.7, 0.5
+    period = 1.0 / f
+
+    def steer(t):
+        x = t - at
+        if x < 0.0:
+            return 0.0
+        if x < 0.75 * period:
+            return amplitude * math.sin(2.0 * math.pi * f * x)
+        if x < 0.75 * period + dwell:
+            return -amplitude
+        x -= dwell
+        return amplitude * math.sin(2.0 * math.pi * f * x) if x < period else 0.0
+    v = speed_kmh / 3.6
+    s = on_flat(car, speed=v, gear=gear_for(car, v))
+    log = TelemetryLog(replayable=True)
+    speed = SpeedPI(v, kp=0.8, ki=0.4)
+    hold = Driver(OpenLoop(lambda t: 0.0), speed)
+    drive_for(s, hold, at, log)
+    y0 = float(s.state.position[1])
+    drive_for(s, Driver(OpenLoop(steer), None, throttle=0.0, esp=esp), period + dwell + 3.0, log)
+    t, r, y = log.column("time"), log.column("yaw_rate"), log.column("y")
+    end = at + period + dwell                                   # completion of steer
+    second = (t > at + 0.25 * period) & (t <= end)
+    peak = float(np.min(r[second])) if second.any() else math.nan   # the right turn's peak (negative)
+
+    def at_time(series, when):
+        return float(np.interp(when, t, series))
+    ratio = lambda when: 100.0 * at_time(r, when) / peak if peak else math.nan  # noqa: E731
+    lateral = abs(at_time(y, at + 1.07) - y0)
+    figs = [Figure("yaw rate 1.0 s after the steering, share of its peak", ratio(end + 1.0), "%", None, 35.0,
+                   "FMVSS 126: <= 35 %"),
+            Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0,
+                   "FMVSS 126: <= 20 %"),
+            Figure("lateral displacement 1.07 s after the start", lateral, "m", 1.83, None, "FMVSS 126: >= 1.83 m"),
+            Figure("peak yaw rate", math.degrees(abs(peak)), "deg/s")]
+    esp_log = log.column("esp_cut")
+    figs.append(Figure("time stability control acted", float(np.sum(esp_log < 1.0) * DT), "s"))
+    return Result("sine-with-dwell" if esp else "sine-with-dwell-no-esp", car.name, figs, log)
+
+
+def sine_steer(car: Vehicle, substeps: int = 2, amplitude: float = 0.15, speed: float = 20.0,
+               check_stability: bool = True) -> np.ndarray:
+    """Open loop at `speed` in the gear for it: a 1 Hz sine of `amplitude` on the steering input for 2 s
+    (0.15: in the tires' linear range), then 1 s straight; the yaw rate (rad/s) of every step."""
+    s = Simulation(car, World.flat(), dt=DT, substeps=substeps, check_stability=check_stability)
+    gear = gear_for(car, speed)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=speed, gear=gear)
+    out = np.empty(int(round(3.0 / DT)))
+    for k in range(len(out)):
+        t = k * DT
+        s.step(Controls(throttle=0.25, steer=amplitude * math.sin(2.0 * math.pi * t) if t < 2.0 else 0.0, gear=gear))
+        out[k] = s.state.angular_velocity[2]
+    return out
