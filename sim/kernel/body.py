@@ -31,7 +31,7 @@ from sim.kernel.tables import BS_QY
 from sim.kernel.tables import BS_QZ
 from sim.kernel.tables import BS_VX
 from sim.kernel.tables import BS_WX
-from sim.kernel.tables import DS_HEX
+from sim.kernel.tables import DS_H_ENGINE_X
 from sim.kernel.tables import DS_OMEGA_E
 from sim.kernel.tables import NW
 from sim.kernel.tables import TB_DOWNFORCE_X
@@ -265,8 +265,8 @@ def spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wh
         set3w(wheel_state, v, i, WS_HX, h_new)
     u_engine = quat_rotate(q, get3(vehicle_params, v, VP_UEX))
     he_new = scale(u_engine, vehicle_params[v, VP_IE] * drive_state[v, DS_OMEGA_E])
-    d_h = add(d_h, sub(he_new, get3(drive_state, v, DS_HEX)))
-    set3(drive_state, v, DS_HEX, he_new)
+    d_h = add(d_h, sub(he_new, get3(drive_state, v, DS_H_ENGINE_X)))
+    set3(drive_state, v, DS_H_ENGINE_X, he_new)
     return d_h
 
 
@@ -304,7 +304,7 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     h_wheels = (0.0, 0.0, 0.0)
     for i in range(NW):
         h_wheels = add(h_wheels, get3w(wheel_state, v, i, WS_HX))
-    h_engine = get3(drive_state, v, DS_HEX)
+    h_engine = get3(drive_state, v, DS_H_ENGINE_X)
     set3(body_telemetry, v, TB_HBODY_X, h_body)
     set3(body_telemetry, v, TB_HWHEELS_X, h_wheels)
     set3(body_telemetry, v, TB_HENGINE_X, h_engine)

@@ -35,6 +35,8 @@ from sim.kernel.tables import TB_T_CLUTCH
 from sim.kernel.tables import TB_T_ENGINE
 from sim.kernel.tables import TB_TC_ACTIVE
 from sim.kernel.tables import VP_BLIP
+from sim.kernel.tables import VP_CLUTCH_K
+from sim.kernel.tables import VP_CLUTCH_T_MAX
 from sim.kernel.tables import VP_CURVE_NM
 from sim.kernel.tables import VP_CURVE_RPM
 from sim.kernel.tables import VP_EFF
@@ -42,7 +44,6 @@ from sim.kernel.tables import VP_ENGINE_BRAKE
 from sim.kernel.tables import VP_IDLE_GAIN
 from sim.kernel.tables import VP_IDLE_OMEGA
 from sim.kernel.tables import VP_IE
-from sim.kernel.tables import VP_KC
 from sim.kernel.tables import VP_LAUNCH_OMEGA
 from sim.kernel.tables import VP_LC_OMEGA
 from sim.kernel.tables import VP_LC_ON
@@ -51,7 +52,6 @@ from sim.kernel.tables import VP_REDLINE_OMEGA
 from sim.kernel.tables import VP_TC_CUT
 from sim.kernel.tables import VP_TC_RESTORE
 from sim.kernel.tables import VP_TC_SLIP
-from sim.kernel.tables import VP_TCAP
 from sim.kernel.tables import W_FX
 from sim.kernel.tables import W_KAPPA
 from sim.kernel.tables import W_RHO
@@ -153,7 +153,7 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
     if handover and t_full > 0.0:
         # launch control let go: the factor that held the clutch at tc Tcap now scales the engine's full
         # torque, so it carries over as tc Tcap / T_full and the wheels feel no step
-        tc = min(1.0, tc * vehicle_params[v, VP_TCAP] / t_full)
+        tc = min(1.0, tc * vehicle_params[v, VP_CLUTCH_T_MAX] / t_full)
         drive_state[v, DS_TC] = tc
     throttle = (pedal if launching else pedal * tc) * esp_cut     # esp_cut: stability control's factor
     # idle controller: more throttle the further the engine drops below idle
@@ -188,7 +188,7 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
         # with each driven wheel's road torque -rho Fx and its tire-stiffened inertia I_i = Iw + h rho k (as
         # the wheel update solves it); T_clutch = clamp(Kc slip'), so the slip a steady torque needs is
         # T / Kc at any substep
-        kc = vehicle_params[v, VP_KC]
+        kc = vehicle_params[v, VP_CLUTCH_K]
         eff = vehicle_params[v, VP_EFF]
         compliance = inv_ie
         a_w = 0.0
@@ -199,7 +199,8 @@ def engine_stage(v, vehicle_params, wheel_params, controls, drive_state, wheel_s
                 compliance += g * g * eff * share * share * inv_w
                 a_w -= share * wheel_scratch[v, i, W_RHO] * wheel_scratch[v, i, W_FX] * inv_w
         slip_free = omega_e - g * omega_w + h * (t_engine * inv_ie - g * a_w)
-        t_clutch = clutch_torque(kc / (1.0 + kc * h * compliance), slip_free, vehicle_params[v, VP_TCAP] * engage)
+        t_max = vehicle_params[v, VP_CLUTCH_T_MAX] * engage
+        t_clutch = clutch_torque(kc / (1.0 + kc * h * compliance), slip_free, t_max)
     omega_next = omega_e + h * (t_engine - t_clutch) * inv_ie         # omegaE += h (Te - Tclutch) / Ie
     drive_state[v, DS_OMEGA_E] = max(0.0, omega_next)
     body_telemetry[v, TB_RPM] = drive_state[v, DS_OMEGA_E] * RPM

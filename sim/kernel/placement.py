@@ -22,9 +22,9 @@ from sim.kernel.tables import BS_VY
 from sim.kernel.tables import BS_VZ
 from sim.kernel.tables import DS_GEAR
 from sim.kernel.tables import DS_GEAR_TARGET
-from sim.kernel.tables import DS_HEX
-from sim.kernel.tables import DS_HEY
-from sim.kernel.tables import DS_HEZ
+from sim.kernel.tables import DS_H_ENGINE_X
+from sim.kernel.tables import DS_H_ENGINE_Y
+from sim.kernel.tables import DS_H_ENGINE_Z
 from sim.kernel.tables import DS_OMEGA_E
 from sim.kernel.tables import DS_TC
 from sim.kernel.tables import NW
@@ -88,9 +88,9 @@ def place_vehicle(v, x, y, z, yaw, speed, gear, vehicle_params, wheel_params, bo
     drive_state[v, DS_TC] = 1.0
     u_engine = quat_rotate(q, (vehicle_params[v, VP_UEX], vehicle_params[v, VP_UEY], vehicle_params[v, VP_UEZ]))
     momentum = vehicle_params[v, VP_IE] * drive_state[v, DS_OMEGA_E]
-    drive_state[v, DS_HEX] = momentum * u_engine[0]
-    drive_state[v, DS_HEY] = momentum * u_engine[1]
-    drive_state[v, DS_HEZ] = momentum * u_engine[2]
+    drive_state[v, DS_H_ENGINE_X] = momentum * u_engine[0]
+    drive_state[v, DS_H_ENGINE_Y] = momentum * u_engine[1]
+    drive_state[v, DS_H_ENGINE_Z] = momentum * u_engine[2]
     wheel_scratch[v, :, :] = 0.0
     wheel_telemetry[v, :, :] = 0.0
     body_telemetry[v, :] = 0.0

@@ -54,7 +54,7 @@ MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "p
  VP_KICKDOWN_HEADROOM, VP_KICKDOWN_BELOW,  # - kick-down limits as fractions of the upshift speed
  VP_SHIFT_HOLD,                            # s the automatic will not shift back the other way after a shift
  VP_LC_ON, VP_LC_OMEGA,                    # launch control: 1 on, 0 off; rad/s engine speed it holds
- VP_KC, VP_TCAP, VP_LAUNCH_OMEGA,          # N m s/rad, N m, rad/s
+ VP_CLUTCH_K, VP_CLUTCH_T_MAX, VP_LAUNCH_OMEGA,   # N m s/rad clutch stiffness, N m its most torque, rad/s
  VP_SPLIT, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T,   # front share, diff kinds (DIFF_*), N m s/rad, N m
  VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
  VP_ABS_SLIP, VP_ABS_RELEASE, VP_ABS_APPLY,   # -, s, s
@@ -136,7 +136,7 @@ VP_N = VP_RATIO + MAX_GEARS
 
 # --- drive_state[v, :]: engine and gearbox ---------------------------------------------------------
 (DS_OMEGA_E,                               # rad/s engine speed
- DS_HEX, DS_HEY, DS_HEZ,                   # N m s engine rotor angular momentum last committed (world)
+ DS_H_ENGINE_X, DS_H_ENGINE_Y, DS_H_ENGINE_Z,   # N m s engine rotor angular momentum last committed (world)
  DS_GEAR, DS_GEAR_TARGET, DS_SHIFT_T,      # engaged gear (-1 R, 0 N, 1..), gear being shifted to, s left
  DS_TC,                                    # traction control's throttle factor 0..1
  DS_SINCE_SHIFT,                           # s since the last shift ended

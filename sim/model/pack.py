@@ -103,8 +103,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_SHIFT_HOLD] = g.shift_hold
     row[T.VP_LC_ON] = 1.0 if g.launch_control == "on" else 0.0
     row[T.VP_LC_OMEGA] = g.launch_control_rpm * RAD_S_PER_RPM
-    row[T.VP_KC] = g.clutch_stiffness
-    row[T.VP_TCAP] = g.clutch_max_torque
+    row[T.VP_CLUTCH_K] = g.clutch_stiffness
+    row[T.VP_CLUTCH_T_MAX] = g.clutch_max_torque
     row[T.VP_LAUNCH_OMEGA] = g.launch_rpm * RAD_S_PER_RPM
     row[T.VP_SPLIT] = {"rwd": 0.0, "fwd": 1.0, "awd": d.centre_split}[d.layout]
     row[T.VP_DIFF_F] = DIFFS[d.front_diff]
@@ -226,7 +226,7 @@ def apply_switches(off, vehicle_row: np.ndarray, wheel_rows: np.ndarray) -> None
         elif name == "aero":
             vehicle_row[T.VP_CD] = vehicle_row[T.VP_CLA_F] = vehicle_row[T.VP_CLA_R] = 0.0
         elif name == "drive":
-            vehicle_row[T.VP_TCAP] = 0.0
+            vehicle_row[T.VP_CLUTCH_T_MAX] = 0.0
             wheel_rows[:, T.WP_TDRIVE] = 0.0
         elif name == "brakes":
             wheel_rows[:, T.WP_TBRAKE] = 0.0
