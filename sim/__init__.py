@@ -1,7 +1,15 @@
 """Contact Patch physics core: the seed-000 wheel chain on a rigid body, compiled and batched.
 
-`sim` imports only numpy, numba and the standard library (plus tomlkit for saving presets). It never
-reads a clock, draws, or imports pygame / moderngl / imgui.
+`sim` imports only numpy, numba and the standard library (plus tomlkit for saving presets, and the
+`config` package for finding the presets). It never reads a clock, draws, or imports pygame / moderngl /
+imgui. Three wings below the API here (imports run lab -> API -> model -> kernel, tests/test_layers.py):
+
+    sim/kernel/   the compiled stages, the packed tables, the maths and the jit layer
+    sim/model/    the parameter schema, its checks, vehicle and world files, geometry, packing
+    sim/lab/      the driver model, the test drives, validation, model families, command lines, bench
+
+The API: Simulation (simulation.py) with its controls, views, watchdog and batch threads, the stability
+advisor, the grip diagnosis and the warm-up.
 """
 from sim import advisor
 from sim import warmup
