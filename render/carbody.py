@@ -1,7 +1,7 @@
 """The car's body as one low-poly mesh built from its own parameters, and the paint it is drawn in.
 
 The size comes from the vehicle: the body's box is the collision hull's box (chassis length, width,
-floor and roof height: sim.hull_points), narrowed where the wheels are so they stay in sight (the wheels
+floor and roof height: sim.model.geometry.hull_points), narrowed where the wheels are so they stay in sight (the wheels
 show steer, spin and suspension travel); the wheel arches sit around the wheels where they hang at
 rest (axle positions, tire radius, the suspension's static length), so the ride height is the physics'
 own. Within that box the shape is a fixed style: a lower body with a sloping bonnet and a cabin whose

@@ -180,7 +180,8 @@ def hull_friction_limit(car: Vehicle) -> float:
     return FRICTION_CAP / hull_friction_mode(car)[0]
 
 
-# the hull points that can press on the ground at once, and along which direction (sim/model/pack.py's order)
+# the hull points that can press on the ground at once, and along which direction (in the order of
+# sim/model/geometry.py hull_points)
 HULL_GROUPS = (("floor", (0, 1, 2, 3), 2), ("roof", (8, 9, 10, 11), 2), ("left side", (0, 2, 4, 6, 8, 10, 12), 1),
                ("right side", (1, 3, 5, 7, 9, 11, 13), 1), ("front bumper", (4, 5), 0), ("rear bumper", (6, 7), 0))
 

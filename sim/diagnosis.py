@@ -34,7 +34,7 @@ from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.limit import combined_limit
 from sim.kernel.tire.magic import raw_force
 from sim.kernel.tire.mf96 import mf96_coefficients
-from sim.kernel.tire.mf96 import mf_pure
+from sim.kernel.tire.mf_combined import mf_pure
 from sim.model.geometry import static_loads
 from sim.model.handling import mf_coefficient_block
 from sim.model.params import Tire
@@ -254,9 +254,9 @@ def tire_curve(tire, mu: float, fz: float, slips: np.ndarray, lateral: bool) -> 
     out = np.empty(len(slips))
     model = TIRE_MODELS[tire.model]
     if tire.model in ("chaos", "avs"):
-        # force-request wheels (sim/kernel/wheel.py): chaos is rigid along its rolling direction (any slip is the
-        # full mu Fz) with -ca alpha sideways up to mu Fz; avs shows kappa 0.1 at a full longitudinal slip
-        # and takes sqrt(alpha / its peak angle) of mu_y Fz sideways
+        # force-request wheels (sim/kernel/tire/chaos.py, avs.py): chaos is rigid along its rolling direction
+        # (any slip is the full mu Fz) with -ca alpha sideways up to mu Fz; avs shows kappa 0.1 at a full
+        # longitudinal slip and takes sqrt(alpha / its peak angle) of mu_y Fz sideways
         s_ = np.asarray(slips, dtype=float)
         if tire.model == "chaos" and lateral and tire.chaos_lateral == "curve":
             out[:] = [np.clip(raw_force(TIRE_MODELS["magic"], 0.0, a, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx,

@@ -268,8 +268,9 @@ class Simulation:
         speed = np.broadcast_to(np.asarray(speed, float), (len(idx),))
         for k, v in enumerate(idx):
             pos[k, 2] = max(pos[k, 2], self._lowest_com(int(v), pos[k]))
+        g_sel = int(min(max(gear, -1), T.MAX_GEARS))          # (the kernel clamps to the car's gearbox)
         for k, v in enumerate(idx):
-            place_vehicle(int(v), pos[k, 0], pos[k, 1], pos[k, 2], float(yaw[k]), float(speed[k]), int(gear),
+            place_vehicle(int(v), pos[k, 0], pos[k, 1], pos[k, 2], float(yaw[k]), float(speed[k]), g_sel,
                           t.vehicle_params, t.wheel_params, t.body_state, t.drive_state, t.wheel_state,
                           t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, t.controls, DEFAULT_ROW)
         self._watch_baseline(idx)
@@ -301,6 +302,10 @@ class Simulation:
     def watchdog(self) -> str | bool:
         """"raise", "flag" or False: what a blow-up does (see __init__)."""
         return self.watcher.mode
+
+    @watchdog.setter
+    def watchdog(self, mode: str | bool) -> None:
+        self.watcher.set_mode(mode)
 
     @property
     def health(self) -> list[str]:

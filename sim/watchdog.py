@@ -48,15 +48,20 @@ class Watchdog:
     BlowUp), "flag" (it is noted in `health` and the run goes on), or False (no checks)."""
 
     def __init__(self, mode: str | bool, n: int, gravity: float):
-        if mode not in MODES:
-            raise ValueError(f"watchdog = {mode!r} is not allowed; expected 'raise', 'flag' or False")
-        self.mode = mode
+        self.mode: str | bool = "raise"
+        self.set_mode(mode)
         self.gravity = gravity
         self.health = [""] * n                     # per vehicle: what is wrong with its state ("" physical)
         self.table = np.zeros((n, watch.WT_N))     # the compiled check's table (sim/kernel/watch.py WT_*)
         self.table[:, watch.WT_DEEP_SINCE] = np.nan
         self.idle_table = np.zeros((1, watch.WT_N))   # what the step kernel gets when nothing is watched
         self.reported: set[int] = set()            # vehicles whose finding has been raised or flagged
+
+    def set_mode(self, mode: str | bool) -> None:
+        """Another mode from the next check on (what is already found stays found)."""
+        if mode not in MODES:
+            raise ValueError(f"watchdog = {mode!r} is not allowed; expected 'raise', 'flag' or False")
+        self.mode = mode
 
     @property
     def watching(self) -> bool:

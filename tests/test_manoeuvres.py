@@ -9,7 +9,6 @@ import pytest
 
 import sim
 from sim.lab import drives as M
-from sim.lab import drives as V
 from sim.lab.cli import drives_command
 from sim.lab.logs import TelemetryLog
 
@@ -32,7 +31,7 @@ def test_step_steer_yaw_gain_matches_the_single_track_model_on_linear_tires():
 @pytest.mark.slow
 def test_circle_lateral_limit_matches_the_constant_radius_run_within_one_percent():
     car = sim.load_vehicle("boxster_s")
-    by_hand = V.skidpad_limit(car, substeps=M.SUBSTEPS)          # the validation's closed-loop skidpad
+    by_hand = M.skidpad_limit(car, substeps=M.SUBSTEPS)          # the validation's closed-loop skidpad
     r = M.constant_radius(car)
     assert r.value("lateral limit") == pytest.approx(by_hand, rel=0.01)
     assert r.value("roll gradient") > 0.0                        # a left turn rolls the body right side down
@@ -136,7 +135,7 @@ def test_coast_down_standing_start_and_parking_match_their_physics():
     coast = M.coast_down(car)
     assert coast.value("deceleration at 25 m/s") == pytest.approx(coast.value("expected"), rel=0.01)
     launch = M.standing_start(car)
-    assert launch.value("0-100 km/h") == pytest.approx(V.launch(car, substeps=M.SUBSTEPS).seconds, rel=0.01)
+    assert launch.value("0-100 km/h") == pytest.approx(M.launch(car, substeps=M.SUBSTEPS).seconds, rel=0.01)
     assert M.parked(car).passed                                      # under 1 mm in 30 s across 15 deg
 
 

@@ -6,7 +6,7 @@ ABS is a slip controller per wheel, the twin of traction control (`sim/kernel/en
 of this substep (the tire stage runs first) e = (-kappa - abs_slip) / abs_slip, the factor's integral
 part (WS_ABS) falls at e / abs_release_time per second while e > 0 and climbs back at
 min(1, -e) / abs_apply_time per second otherwise; the factor is that part minus ABS_PROPORTIONAL e for
-e > 0. The brake rule that applies the torque is the wheel's (`sim/kernel/wheel.py`).
+e > 0. The brake rule that applies the torque is the wheel's (`sim/kernel/spin.py`).
 
 Stability control (ESP, docs/physics.md §3.1) compares the yaw rate r with the one the steering asks for,
 the single-track model's r_ref = v delta / (L + K v^2) kept within esp_mu mu g / v. Past a threshold it

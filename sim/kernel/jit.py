@@ -36,8 +36,6 @@ def _import_numba_arraymath() -> None:
 
 JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 KERNEL_DIR = Path(__file__).resolve().parent      # sim/kernel: every file a compiled kernel can depend on
-
-
 LIBMVEC_SYMBOLS = {"avx512": ("_ZGVeN8v_atan", "_ZGVeN8v_sin", "_ZGVeN8v_cos", "_ZGVdN4vv_atan2", "_ZGVdN4v_atan",
                               "_ZGVdN4v_sin", "_ZGVdN4v_cos", "_ZGVdN4v_asin"),
                    "avx2": ("_ZGVdN4v_atan", "_ZGVdN4v_sin", "_ZGVdN4v_cos", "_ZGVdN4vv_atan2", "_ZGVdN4v_asin")}

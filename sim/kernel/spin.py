@@ -10,8 +10,6 @@ from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WP_SPIN
 
 SPIN_IMPLICIT, SPIN_EXPLICIT = 0, 1
-
-
 SPIN_UPDATES = {"implicit": SPIN_IMPLICIT, "explicit": SPIN_EXPLICIT}
 
 

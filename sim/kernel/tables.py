@@ -96,7 +96,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_STEERS,                                # 1 if the wheel steers, else 0
  WP_SHARE,                                 # share of the driveline torque that reaches this wheel's axle / 2
  WP_PARTNER,                               # index of the other wheel on the axle (anti-roll bar)
- WP_SPIN,                                  # SPIN_IMPLICIT or SPIN_EXPLICIT (sim/kernel/wheel.py)
+ WP_SPIN,                                  # SPIN_IMPLICIT or SPIN_EXPLICIT (sim/kernel/spin.py)
  WP_ALONG,                                 # ALONG_NORMAL or ALONG_AXIS (sim/kernel/suspension.py)
  WP_LOAD_SENS, WP_FZ0,                     # -, N: peak friction's load sensitivity and its nominal load
  # the 1996-style Magic Formula (tire model "mf96", sim/kernel/tire/mf96.py): pure slip with load dependence ...

@@ -1,17 +1,18 @@
-"""Whole-car validation: the figures the physics must reproduce, measured by driving the car.
+"""The whole-car validation table: the figures the physics must reproduce, measured by driving the car.
 
-`python -m sim.lab.validation` prints a table (figure, source, target, result, pass) for both presets; the
-tests call the same functions on shorter or fewer cases. Every measurement here is a closed-loop drive
-of the real simulation (no shortcuts through the formulas), on a flat plane or a plane tilted by the
-slope under test, at dt = 1/240 s.
+`python -m sim.lab.validation` prints a table (figure, source, target, result, pass) for both presets. Every
+figure is a closed-loop drive of the real simulation with the test drives' own functions (sim/lab/drives/;
+the tests call them on shorter or fewer cases), on a flat plane or a plane tilted by the slope under
+test, at dt = 1/240 s:
 
-    rest_drift            a car left alone: horizontal movement in 60 s after settling
-    parked_drift          parked across a slope on the handbrake: movement in 60 s
-    neutral_roll          free in neutral on a slope: acceleration against (m g sin - rolling - drag) / (m + sum Iw/r^2)
-    skidpad_limit         the largest steady lateral acceleration on a circle (a_y = v x yaw rate)
-    braking_distance      from v0 to rest, full brake (ABS on or off)
-    launch                0-100 km/h at full throttle with the gear changes on the way
-    kappa_sign_flips      walking pace: how often a wheel's slip changes sign from one substep to the next
+    rest_drift            a car left alone: horizontal movement in 60 s after settling      (standstill.py)
+    parked_drift          parked across a slope on the handbrake: movement in 60 s          (standstill.py)
+    neutral_roll          free in neutral on a slope against the resistances                (longitudinal.py)
+    skidpad_limit         the largest steady lateral acceleration on a circle               (circles.py)
+    braking_distance      from v0 to rest, full brake (ABS on or off)                       (longitudinal.py)
+    launch                0-100 km/h at full throttle with the gear changes on the way      (longitudinal.py)
+    sine_steer            a 1 Hz sine steer's yaw rate (the substep counts compared)        (transients.py)
+    kappa_sign_flips      walking pace: how often a wheel's slip changes sign a substep     (longitudinal.py)
 """
 from __future__ import annotations
 

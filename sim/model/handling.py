@@ -9,7 +9,7 @@ from sim.kernel.tables import MF61_EXTRA
 from sim.kernel.tables import MF96_FIELDS
 from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.limit import load_factor
-from sim.kernel.tire.mf96 import mf_pure
+from sim.kernel.tire.mf_combined import mf_pure
 from sim.kernel.units import GRAVITY
 from sim.model.params import Vehicle
 

@@ -32,8 +32,6 @@ from sim.model.params import GROUP_TYPES
 from sim.model.params import Vehicle
 
 PRESET_DIR = CONFIG_DIR / "vehicles"
-
-
 MAX_BASE_DEPTH = 8         # a vehicle file may start from another (base = ...) at most this deep
 
 
@@ -160,8 +158,6 @@ def toml_value(value: Any) -> str:
 
 
 SAVE_WIDTH = 110           # a fresh file's comments wrap before this column
-
-
 KEEP = "\x00"              # a space at which wrap_comment does not break a line
 
 

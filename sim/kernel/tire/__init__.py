@@ -6,6 +6,7 @@ the same forces signature the stage calls (see stage.py):
                 without E ("simple"); their curves for the four wheels at once
     mf96.py     the 1996-style Magic Formula with load dependence and combined-slip weights
     mf61.py     its MF 6.1-style extension with camber and inflation pressure
+                (mf_combined.py: the two families' combined-slip forces and slopes, the stage's call)
     chaos.py    Unreal Chaos's wheel: a force request from the wheel's torque, scaled onto the grip
     avs.py      AVS's ray wheel: target slips followed over time
 

@@ -27,8 +27,6 @@ from sim.kernel.tire.chaos import write_request_forces
 from sim.kernel.tire.limit import lagged
 
 AVS_SIGN_RAMP = 0.05       # m/s: the low-speed lateral target reaches +-1 over this much sideways speed
-
-
 AVS_KAPPA_FULL = 0.1       # -: the slip ratio the avs wheel shows at a full longitudinal slip (drawing)
 
 

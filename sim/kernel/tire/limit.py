@@ -13,8 +13,6 @@ from sim.kernel.tables import WP_VMIN
 from sim.kernel.tire.slip import SLIP_FGEAR
 
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
-
-
 LOAD_RANGE_MAX = 3.0       # -: the sensitivity is not extrapolated past this many nominal loads (as FZMAX)
 
 
@@ -29,21 +27,14 @@ def limited_slope(fx_raw, fy_raw, slope_raw, mu, fz):
 
 
 @leaf
-def lateral_damping(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min):
-    """k_y = -dFy/dvy (N s/m, >= 0): how much the limited lateral force falls per m/s of the contact's
-    lateral speed vy, at the operating point. Fy_raw = -f(alpha) with f the lateral curve, slope_y = f'(alpha)
-    and alpha = atan2(vy, V), V = max(|vx|, vMin), so dFy_raw/dvy = -slope_y V / (V^2 + vy^2); where the
-    combined limit cuts (grip_scale s = mu Fz / |F_raw| < 1) it is scaled by mu Fz Fx_raw^2 / |F_raw|^3
-    = s Fx_raw^2 / |F_raw|^2 (the force slides round the friction circle). Past the curve's peak the slope is
-    negative: 0 (no damping is claimed where the tire gives none). One division."""
-    num, den = lateral_damping_terms(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min)
-    return max(0.0, num / den)
-
-
-@leaf
 def lateral_damping_terms(fx_raw, fy_raw, grip_scale, slope_y, vx, vy, v_min):
-    """`lateral_damping` as (num, den): k_y = max(0, num / den). The tire stage divides the four wheels' at
-    once (sim/kernel/lanes.py div4, the same bits)."""
+    """k_y = -dFy/dvy (N s/m, >= 0) as (num, den), k_y = max(0, num / den): how much the limited lateral force
+    falls per m/s of the contact's lateral speed vy, at the operating point. Fy_raw = -f(alpha) with f the
+    lateral curve, slope_y = f'(alpha) and alpha = atan2(vy, V), V = max(|vx|, vMin), so dFy_raw/dvy =
+    -slope_y V / (V^2 + vy^2); where the combined limit cuts (grip_scale s = mu Fz / |F_raw| < 1) it is scaled
+    by mu Fz Fx_raw^2 / |F_raw|^3 = s Fx_raw^2 / |F_raw|^2 (the force slides round the friction circle). Past
+    the curve's peak the slope is negative: 0 (no damping is claimed where the tire gives none). The tire
+    stage divides the four wheels' at once (sim/kernel/lanes.py div4)."""
     big_v = max(abs(vx), v_min)
     num = slope_y * big_v
     den = big_v * big_v + vy * vy

@@ -11,14 +11,8 @@ from sim.kernel.tables import W_VY
 from sim.kernel.tables import WP_VMIN
 
 SLIP_REFERENCE, SLIP_FGEAR = 0, 1
-
-
 SLIP_FORMS = {"reference": SLIP_REFERENCE, "fgear": SLIP_FGEAR}
-
-
 FGEAR_KAPPA_MAX = 1.0                      # -: FGear's slips are clipped at low speed ...
-
-
 FGEAR_ALPHA_MAX = math.pi / 4.0            # rad: ... to these
 
 
@@ -27,16 +21,10 @@ def slip(rho, omega, vx, vy, v_min):
     """kappa = (rho omega - vx) / max(|vx|, vMin); alpha = atan2(vy, max(|vx|, vMin)).
 
     rho (m), omega (rad/s), vx, vy (m/s) contact velocity along t and b, v_min (m/s). (The tire stage takes
-    its two halves apart: `slip_ratio` per wheel, `slip_angles` for the four wheels at once.)"""
+    its two halves apart: the slip ratio per wheel by the reciprocal it keeps for the wheel update, W_INV_V,
+    and `slip_angles` for the four wheels at once.)"""
     den = max(abs(vx), v_min)
     return (rho * omega - vx) / den, math.atan2(vy, den)
-
-
-@leaf
-def slip_ratio(rho, omega, vx, v_min):
-    """kappa = (rho omega - vx) / max(|vx|, vMin), the first half of `slip` (by the reciprocal, which the
-    tire stage keeps for the wheel update: W_INV_V)."""
-    return (rho * omega - vx) * (1.0 / max(abs(vx), v_min))
 
 
 @leaf

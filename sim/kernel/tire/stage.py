@@ -82,7 +82,7 @@ from sim.kernel.tire.linear import linear_tire
 from sim.kernel.tire.magic import curve_inputs
 from sim.kernel.tire.magic import curves_of_all_wheels
 from sim.kernel.tire.magic import magic_tire
-from sim.kernel.tire.mf96 import mf_tire
+from sim.kernel.tire.mf_combined import mf_tire
 from sim.kernel.tire.slip import SLIP_FGEAR
 from sim.kernel.tire.slip import slip_angles
 from sim.kernel.tire.slip import slip_fgear

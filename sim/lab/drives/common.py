@@ -16,8 +16,6 @@ from sim.model.world import World
 from sim.simulation import Simulation
 
 DT = 1.0 / 240.0
-
-
 SUBSTEPS = 2
 
 
