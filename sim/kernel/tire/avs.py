@@ -25,6 +25,7 @@ from sim.kernel.tables import WS_SY
 from sim.kernel.tire.chaos import chaos_request
 from sim.kernel.tire.chaos import write_request_forces
 from sim.kernel.tire.limit import lagged
+from sim.kernel.tire.linear import linear_lateral
 
 AVS_SIGN_RAMP = 0.05       # m/s: the low-speed lateral target reaches +-1 over this much sideways speed
 AVS_KAPPA_FULL = 0.1       # -: the slip ratio the avs wheel shows at a full longitudinal slip (drawing)
@@ -92,5 +93,5 @@ def avs_wheel(v, i, wheel_params, wheel_state, wheel_scratch, omega, t_drive, t_
 def avs_tire(model, v, i, wheel_params, wheel_state, wheel_scratch, kappa, alpha, mu, fz, keep, sg):
     """The family's forces in the tire stage's form (stage.py): the lateral -Ca alpha lagged by the
     relaxation length, for the wheel stage to start from; the wheel stage's `avs_wheel` makes both forces."""
-    fy_raw = lagged(-wheel_params[v, i, WP_CA] * alpha, wheel_state[v, i, WS_FY_LAG], keep)
+    fy_raw = lagged(linear_lateral(wheel_params[v, i, WP_CA], alpha), wheel_state[v, i, WS_FY_LAG], keep)
     return 0.0, fy_raw, 0.0, fy_raw, 1.0, 0.0, 0.0, 0.0, 1.0

@@ -25,7 +25,10 @@ from sim.kernel.tables import WP_FRICTION_ON
 from sim.kernel.tables import WP_FZ_STATIC
 from sim.kernel.tables import WP_LOAD_RATIO
 from sim.kernel.tables import WS_FY_LAG
+from sim.kernel.tire import MODEL_CHAOS
+from sim.kernel.tire import MODEL_MAGIC
 from sim.kernel.tire.limit import lagged
+from sim.kernel.tire.linear import linear_lateral
 from sim.kernel.vec import add
 from sim.kernel.vec import get3w
 from sim.kernel.vec import scale
@@ -82,13 +85,19 @@ def write_request_forces(v, i, wheel_scratch, req, fy_raw, fx, fy, share):
                                           scale(get3w(wheel_scratch, v, i, W_BX), fy)))
 
 @leaf
+def lateral_model_of(model, wheel_params, v, i):
+    """The model of the wheel's lateral curve: its own, or the Magic Formula's for a chaos tire on the curve."""
+    return MODEL_MAGIC if model == MODEL_CHAOS and wheel_params[v, i, WP_CHAOS_CURVE] > 0.5 else model
+
+
+@leaf
 def chaos_tire(model, v, i, wheel_params, wheel_state, wheel_scratch, kappa, alpha, mu, fz, keep, sg):
     """The family's forces in the tire stage's form (stage.py): the lateral only, -Ca alpha or the Magic
     Formula curve (`tire.chaos_lateral`), lagged by the relaxation length; the longitudinal comes from the
     wheel's torque in the wheel stage (`chaos_wheel`), which also applies the combined limit."""
-    if wheel_params[v, i, WP_CHAOS_CURVE] > 0.5:
+    if lateral_model_of(model, wheel_params, v, i) == MODEL_MAGIC:
         fy_raw = -wheel_scratch[v, i, W_MF_FY]
     else:
-        fy_raw = -wheel_params[v, i, WP_CA] * alpha
+        fy_raw = linear_lateral(wheel_params[v, i, WP_CA], alpha)
     fy_raw = lagged(fy_raw, wheel_state[v, i, WS_FY_LAG], keep)
     return 0.0, fy_raw, 0.0, fy_raw, 1.0, 0.0, 0.0, 0.0, 1.0

@@ -11,9 +11,22 @@ from sim.kernel.tire.limit import limited_forces
 
 
 @leaf
+def linear_longitudinal(ck, kappa):
+    """(Fx_raw (N), dFx_raw/dkappa) = (Ck kappa, Ck)."""
+    return ck * kappa, ck
+
+
+@leaf
+def linear_lateral(ca, alpha):
+    """Fy_raw (N) = -Ca alpha (alpha in rad)."""
+    return -ca * alpha
+
+
+@leaf
 def linear_tire(model, v, i, wheel_params, wheel_state, wheel_scratch, kappa, alpha, mu, fz, keep, sg):
     """The family's forces in the tire stage's form (stage.py): Ck kappa and -Ca alpha (lagged by the
     relaxation length), limited together onto mu Fz."""
-    ck, ca = wheel_params[v, i, WP_CK], wheel_params[v, i, WP_CA]
-    fy_raw = lagged(-ca * alpha, wheel_state[v, i, WS_FY_LAG], keep)
-    return limited_forces(v, i, wheel_params, wheel_scratch, ck * kappa, fy_raw, ck, ca, mu, fz, keep)
+    ca = wheel_params[v, i, WP_CA]
+    fx_raw, slope_x = linear_longitudinal(wheel_params[v, i, WP_CK], kappa)
+    fy_raw = lagged(linear_lateral(ca, alpha), wheel_state[v, i, WS_FY_LAG], keep)
+    return limited_forces(v, i, wheel_params, wheel_scratch, fx_raw, fy_raw, slope_x, ca, mu, fz, keep)

@@ -31,6 +31,8 @@ from sim.kernel.tire import MODEL_MAGIC
 from sim.kernel.tire import MODEL_SIMPLE
 from sim.kernel.tire.limit import lagged
 from sim.kernel.tire.limit import limited_forces
+from sim.kernel.tire.linear import linear_lateral
+from sim.kernel.tire.linear import linear_longitudinal
 
 MF_EPS = 1e-9              # N: keeps B = K / (C D) finite at zero load (K and D vanish together)
 
@@ -67,7 +69,7 @@ def longitudinal_force(model, kappa, ck, bx, cx, dx, ex, mu, fz):
         return magic_formula_and_slope(bx, cx, dx * mu * fz, ex, kappa)
     if model == MODEL_SIMPLE:
         return magic_formula_and_slope(bx, cx, dx * mu * fz, 0.0, kappa)
-    return ck * kappa, ck
+    return linear_longitudinal(ck, kappa)
 
 
 @leaf
@@ -78,7 +80,7 @@ def lateral_force(model, alpha, ca, by, cy, dy, ey, mu, fz):
         return -magic_formula(by, cy, dy * mu * fz, ey, alpha)
     if model == MODEL_SIMPLE:
         return -magic_formula(by, cy, dy * mu * fz, 0.0, alpha)
-    return -ca * alpha
+    return linear_lateral(ca, alpha)
 
 
 @leaf

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from sim.kernel.aero import rolling_resistance
 from sim.kernel.contact import rolling_arm
-from sim.kernel.jit import leaf
 from sim.kernel.jit import stage
 from sim.kernel.lanes import div4
 from sim.kernel.tables import NW
@@ -53,7 +52,6 @@ from sim.kernel.tables import W_UX
 from sim.kernel.tables import W_VGX
 from sim.kernel.tables import W_VX
 from sim.kernel.tables import W_VY
-from sim.kernel.tables import WP_CHAOS_CURVE
 from sim.kernel.tables import WP_FRICTION_ON
 from sim.kernel.tables import WP_FZ0
 from sim.kernel.tables import WP_LOAD_SENS
@@ -76,6 +74,7 @@ from sim.kernel.tire import MODEL_MF96
 from sim.kernel.tire import MODEL_SIMPLE
 from sim.kernel.tire.avs import avs_tire
 from sim.kernel.tire.chaos import chaos_tire
+from sim.kernel.tire.chaos import lateral_model_of
 from sim.kernel.tire.limit import load_factor
 from sim.kernel.tire.limit import relax_keep
 from sim.kernel.tire.linear import linear_tire
@@ -94,11 +93,6 @@ from sim.kernel.vec import scale
 from sim.kernel.vec import set3w
 from sim.kernel.vec import sub
 
-
-@leaf
-def lateral_model_of(model, wheel_params, v, i):
-    """The model of the wheel's lateral curve: its own, or the Magic Formula's for a chaos tire on the curve."""
-    return MODEL_MAGIC if model == MODEL_CHAOS and wheel_params[v, i, WP_CHAOS_CURVE] > 0.5 else model
 
 @stage
 def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
