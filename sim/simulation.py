@@ -342,11 +342,11 @@ class Simulation:
         if not self._announced:
             self._announce()
         planes, boxes, hf_meta, hf_z, surf_mu = self._world_tables
-        watching = self.watcher.watching
+        watcher = self.watcher
         sick = step_and_watch(t.vehicle_params, t.wheel_params, t.hull_points, t.controls, t.body_state,
                               t.drive_state, t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry,
                               planes, boxes, hf_meta, hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps,
-                              self.watcher.step_table(), watching, (self.steps + 1) * self.dt)
+                              watcher.step_table, watcher.watching, (self.steps + 1) * self.dt)
         self.steps += 1
         self.time = self.steps * self.dt
         if sick:

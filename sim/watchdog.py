@@ -48,28 +48,25 @@ class Watchdog:
     BlowUp), "flag" (it is noted in `health` and the run goes on), or False (no checks)."""
 
     def __init__(self, mode: str | bool, n: int, gravity: float):
-        self.mode: str | bool = "raise"
-        self.set_mode(mode)
         self.gravity = gravity
         self.health = [""] * n                     # per vehicle: what is wrong with its state ("" physical)
         self.table = np.zeros((n, watch.WT_N))     # the compiled check's table (sim/kernel/watch.py WT_*)
         self.table[:, watch.WT_DEEP_SINCE] = np.nan
         self.idle_table = np.zeros((1, watch.WT_N))   # what the step kernel gets when nothing is watched
         self.reported: set[int] = set()            # vehicles whose finding has been raised or flagged
+        # set by set_mode, read by every step (plain attributes: step() is on the hot path)
+        self.mode: str | bool = "raise"
+        self.watching = True                       # mode is not False
+        self.step_table = self.table               # the table the step kernel checks against
+        self.set_mode(mode)
 
     def set_mode(self, mode: str | bool) -> None:
         """Another mode from the next check on (what is already found stays found)."""
         if mode not in MODES:
             raise ValueError(f"watchdog = {mode!r} is not allowed; expected 'raise', 'flag' or False")
         self.mode = mode
-
-    @property
-    def watching(self) -> bool:
-        return self.mode is not False
-
-    def step_table(self) -> np.ndarray:
-        """The table the step kernel checks against (a dummy when nothing is watched)."""
-        return self.table if self.watching else self.idle_table
+        self.watching = mode is not False
+        self.step_table = self.table if self.watching else self.idle_table
 
     def baseline(self, idx, params: list[Vehicle], body_state: np.ndarray, time: float) -> None:
         """Energy and time the energy budget counts from for the vehicles `idx` (at a reset, a restore,
