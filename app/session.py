@@ -114,8 +114,12 @@ class Session:
     # -- car placement ------------------------------------------------------------------------------
     def spawn_pose(self, index: int) -> tuple[tuple[float, float, float], float]:
         x, y, yaw_deg = self.world.spawns[index % len(self.world.spawns)]
-        z = ground_height(self.world, x, y) + sim.rest_com_height(self.sim.vehicle)
-        return (x, y, z), math.radians(yaw_deg)
+        return (x, y, self.rest_height(x, y, math.radians(yaw_deg))), math.radians(yaw_deg)
+
+    def rest_height(self, x: float, y: float, yaw: float) -> float:
+        """Where the car's centre of mass goes at (x, y) heading yaw: clear of the ground under every wheel
+        and hull point (sim.spawn_height)."""
+        return sim.spawn_height(self.sim.vehicle, x, y, yaw, lambda px, py: ground_height(self.world, px, py))
 
     def nearest_spawn(self) -> int:
         p = self.sim.state.position
@@ -135,7 +139,7 @@ class Session:
             return "no teleport while a trace is recorded or replayed (R still resets to a spawn point)"
         if self.scrub:
             self.resume_from_scrub()                     # a new state: the rewound future is forgotten
-        self.place((x, y, ground_height(self.world, x, y) + sim.rest_com_height(self.sim.vehicle)), yaw)
+        self.place((x, y, self.rest_height(x, y, yaw)), yaw)
         self.paused = False
         return ""
 

@@ -30,6 +30,7 @@ from sim.model.files import ConfigError
 from sim.model.files import atomic_write_bytes
 from sim.model.geometry import WheelGeometry
 from sim.model.geometry import rest_com_height
+from sim.model.geometry import spawn_height
 from sim.model.geometry import static_loads
 from sim.model.geometry import wheel_geometry
 from sim.model.pack import SWITCHES
@@ -51,5 +52,6 @@ approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
            "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
            "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
-           "Snapshot", "WheelGeometry", "rest_com_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
+           "Snapshot", "WheelGeometry", "rest_com_height",
+           "spawn_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
            "KMH", "GRAVITY", "SWITCHES", "static_loads"]

@@ -33,7 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.kernel.collision import HULL_LOAD_CAP
+from sim.kernel.collision import held_penalty
 from sim.kernel.suspension import BUMP_STOP_FACTOR
+from sim.kernel.units import GRAVITY
 from sim.model.checks import field_info
 from sim.model.checks import get_value
 from sim.model.checks import with_value
@@ -42,7 +45,9 @@ from sim.model.geometry import hull_points
 from sim.model.geometry import static_loads
 from sim.model.geometry import wheel_geometry
 from sim.model.handling import slip_stiffnesses
+from sim.model.pack import spring_numbers
 from sim.model.params import Vehicle
+from sim.model.tire_curves import axle_fault
 
 BUMP_STOP = 1.0 + BUMP_STOP_FACTOR   # the spring with the bump stop engaged: k + BUMP_STOP_FACTOR k
 REQUIRED_MARGIN = 1.25    # a part is called stable when its limit is this many times what it asks
@@ -53,13 +58,21 @@ INERTIA_NAMES = ("chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inert
 class Item:
     part: str             # what is integrated, e.g. "suspension springs and dampers"
     parameter: str        # the parameter that drives it most, e.g. "front_suspension.k"
-    margin: float         # how many times the stability limit exceeds what the part asks (>= REQUIRED_MARGIN: ok)
+    margin: float         # how many times the stability limit exceeds what the part asks (>= required: ok)
     h_max: float          # the longest substep (s) at which this part is stable with the required margin
     why: str              # the formula and its numbers
+    bounded: bool = False     # its force is bounded (a friction limit, a torque cap, a cap the kernel holds it
+    #                           to): an instability is a chatter of bounded size, noted but not refused
+    required: float = REQUIRED_MARGIN
 
     @property
     def stable(self) -> bool:
-        return self.margin >= REQUIRED_MARGIN
+        return self.margin >= self.required
+
+    @property
+    def refuses(self) -> bool:
+        """Unstable and unbounded: a blow-up, so the parameters are refused."""
+        return not self.stable and not self.bounded
 
 
 @dataclass(frozen=True)
@@ -75,26 +88,38 @@ class Report:
 
     @property
     def stable(self) -> bool:
+        """No part would blow up (a bounded part's chatter is noted, not refused)."""
+        return not any(i.refuses for i in self.items)
+
+    @property
+    def smooth(self) -> bool:
+        """Every part is stable, the bounded ones too (no chatter either)."""
         return all(i.stable for i in self.items)
 
     @property
     def worst(self) -> Item:
-        return min(self.items, key=lambda i: i.margin)
+        """The part that refuses with the least margin, or else the least stable part."""
+        refusing = [i for i in self.items if i.refuses]
+        return min(refusing or self.items, key=lambda i: i.margin / i.required)
 
     @property
     def substeps_needed(self) -> int:
-        """The fewest substeps at this dt with which every part is stable."""
-        h_max = min(i.h_max for i in self.items)
-        return max(1, math.ceil(self.dt / h_max - 1e-9)) if h_max > 0 else 10 ** 9
+        """The fewest substeps at this dt with which every part that could blow up is stable."""
+        h_max = min([i.h_max for i in self.items if not i.bounded] + [math.inf])
+        if h_max <= 0 or any(i.refuses and math.isinf(i.h_max) for i in self.items):
+            return 10 ** 9          # a part no step fixes (springs that cannot hold the car, a tire curve)
+        return max(1, math.ceil(self.dt / h_max - 1e-9)) if h_max < math.inf else 1
 
     def message(self, where: str = "") -> str:
         """One line: the least stable part, its parameter and what would fix it."""
         w = self.worst
+        prefix = f"{where}: " if where else ""
+        if math.isinf(w.h_max):           # not a matter of the step: the part cannot work at all
+            return f"{prefix}{w.parameter}: {w.part}: {w.why}; change {w.parameter}"
         fix = f"use at least {self.substeps_needed} substeps at dt = {self.dt:g} s" \
             if self.substeps_needed < 10 ** 6 else "no step fixes it"
-        prefix = f"{where}: " if where else ""
         return (f"{prefix}{w.parameter}: {w.part}: unstable at h = {self.h:.3g} s (margin {w.margin:.2f}, "
-                f"needs {REQUIRED_MARGIN:g}; {w.why}); {fix}, or change {w.parameter}")
+                f"needs {w.required:g}; {w.why}); {fix}, or change {w.parameter}")
 
 
 def margin_of(h: float, lam_k: float, lam_c: float) -> tuple[float, float]:
@@ -180,18 +205,90 @@ def hull_friction_limit(car: Vehicle) -> float:
     return FRICTION_CAP / hull_friction_mode(car)[0]
 
 
+def hull_normal_mode(car: Vehicle) -> tuple[float, str, np.ndarray]:
+    """The fastest mode of the hull's penalty springs per unit of stiffness: (lambda (1/kg), the group of hull
+    points pressing, the mode), over the groups that can touch the ground at once (HULL_GROUPS). The kernel
+    holds the penalty's k and c to h^2 k lambda + 2 h c lambda <= HULL_LOAD_CAP (collision.py held_penalty)."""
+    masses = mass_matrix(car)
+    pts = hull_points(car)
+    axes = np.eye(3)
+    worst = None
+    for group, members, axis in HULL_GROUPS:
+        k_h = np.zeros((6, 6))
+        for k in members:
+            j = jacobian(pts[k], axes[axis])
+            k_h += np.outer(j, j)
+        lam, mode = fastest(masses, k_h)
+        if worst is None or lam > worst[0]:
+            worst = (lam, group, mode)
+    return worst
+
+
+def hull_normal_held(k: float, c: float, lam: float, h: float) -> tuple[float, float]:
+    """The penalty's (k, c) the kernel uses at substep h (sim/kernel/collision.py held_penalty)."""
+    return tuple(float(x) for x in held_penalty(k, c, lam, h))
+
+
+def support_items(car: Vehicle, gravity: float) -> list[Item]:
+    """Per axle: can the springs hold the car at rest? The most a spring carries before the body rests on its
+    hull is preload + k (l0 - l_min + r) + k_stop r (the bump stop compresses at most one wheel radius past
+    l_min; deeper is the body collision's), against the static load of the more loaded wheel (the centre of
+    mass's side offset included). A centre of mass outside the track tips the car over."""
+    loads = static_loads(car, gravity)
+    out = []
+    for axle in ("front", "rear"):
+        sus, tire, ax = (getattr(car, f"{axle}_{g}") for g in ("suspension", "tire", "axle"))
+        share = 0.5 + car.chassis.com_y / (2.0 * ax.half_track)
+        load = 2.0 * loads[0 if axle == "front" else 2] * max(share, 1.0 - share)
+        k, _, l_min, stop_k, preload = spring_numbers(sus)
+        r = tire.radius
+        capacity = preload + k * max(0.0, min(sus.l0, sus.l_max) - l_min + r) + stop_k * r
+        if not 0.0 <= share <= 1.0:
+            out.append(Item("centre of mass within the track", "chassis.com_y", 0.0, math.inf,
+                            f"com_y = {car.chassis.com_y:g} m lies outside the {axle} track (half track "
+                            f"{ax.half_track:g} m): the car tips over at rest", bounded=True, required=1.0))
+            continue
+        why = (f"the {axle} springs hold at most {capacity:.0f} N a wheel (k = {k:g} N/m over "
+               f"{min(sus.l0, sus.l_max) - l_min:.3g} m to l_min, then the bump stop {stop_k:g} N/m over a wheel "
+               f"radius{f', preload {preload:g} N' if preload else ''}) but carry {load:.0f} N at rest: "
+               f"the body rests on its hull")
+        out.append(Item(f"{axle} springs holding the car", f"{axle}_suspension.k", capacity / max(load, 1e-9),
+                        math.inf, why, required=1.0))
+    return out
+
+
+def tire_curve_items(car: Vehicle, gravity: float) -> list[Item]:
+    """Per axle: do the tire's curves oppose the slip over the slips it reaches at the loads it sees
+    (sim/model/tire_curves.py)? A curve that pushes the way the tire slides adds energy at any step."""
+    loads = static_loads(car, gravity)
+    out = []
+    for axle, load in (("front", loads[0]), ("rear", loads[2])):
+        tire = getattr(car, f"{axle}_tire")
+        found = axle_fault(tire, getattr(car, f"{axle}_suspension").camber_deg, load)
+        if found is None:
+            out.append(Item(f"{axle} tire curves opposing the slip", f"{axle}_tire.model", math.inf, math.inf,
+                            "the force opposes the slip everywhere", required=1.0))
+        else:
+            name, fault = found
+            out.append(Item(f"{axle} tire curves opposing the slip", f"{axle}_tire.{name}", 0.0, math.inf,
+                            f"the {tire.model} tire: {fault.where()}; the force must oppose the slip (a tire "
+                            f"that adds energy)", required=1.0))
+    return out
+
+
 # the hull points that can press on the ground at once, and along which direction (in the order of
 # sim/model/geometry.py hull_points)
 HULL_GROUPS = (("floor", (0, 1, 2, 3), 2), ("roof", (8, 9, 10, 11), 2), ("left side", (0, 2, 4, 6, 8, 10, 12), 1),
                ("right side", (1, 3, 5, 7, 9, 11, 13), 1), ("front bumper", (4, 5), 0), ("rear bumper", (6, 7), 0))
 
 
-def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> Report:
-    """Every explicit part's stability margin at h = dt / substeps (on ground of friction surface_mu)."""
+def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, gravity: float = GRAVITY) -> Report:
+    """Every explicit part's stability margin at h = dt / substeps (on ground of friction surface_mu, in a
+    world of gravity m/s^2), whether the springs hold the car and whether the tires' curves oppose the slip."""
     h = dt / substeps
     masses = mass_matrix(car)
     geometry = wheel_geometry(car)
-    loads = static_loads(car)
+    loads = static_loads(car, gravity)
     axes = np.eye(3)
     items: list[Item] = []
     sus = (car.front_suspension, car.front_suspension, car.rear_suspension, car.rear_suspension)
@@ -230,7 +327,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
         margin, h_max = margin_of(h, lam_k, lam_c)
         items.append(Item(part, blame(mode, param), margin, h_max,
                           f"h^2 lambda_K + 2 h lambda_C < 4 with lambda_K = {lam_k:.4g} 1/s^2, lambda_C = "
-                          f"{lam_c:.4g} 1/s for the body's fastest mode"))
+                          f"{lam_c:.4g} 1/s for the body's fastest mode", bounded="tires" in part))
     explicit = 2 * sum(t.spin_update == "explicit" for t in (tires[0], tires[2]))
     for i, name in ((0, "front"), (2, "rear")):
         tire = tires[i]
@@ -243,30 +340,27 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
                               2.0 / (h * per_h), 2.0 / (per_h * REQUIRED_MARGIN),
                               f"h (dFx/dkappa)/vMin (rho^2/Iw + n/m) < 2 with dFx/dkappa = {slope_x:.4g} N, "
                               f"Iw = {tire.wheel_inertia:g} kg m^2, n = {explicit} wheels on the explicit update "
-                              f"(spin_update = \"implicit\" has no limit)"))
+                              f"(spin_update = \"implicit\" has no limit)", bounded=True))
         diff = car.drive.front_diff if i == 0 else car.drive.rear_diff
         if diff == "lsd" and car.drive.mode == "engine" and car.drive.lsd_stiffness > 0:
             lam = 2.0 * car.drive.lsd_stiffness / tire.wheel_inertia
             margin, h_max = margin_of(h, 0.0, lam)
             items.append(Item(f"{name} limited-slip differential", "drive.lsd_stiffness", margin, h_max,
                               f"h K (2/Iw) < 2 with K = {car.drive.lsd_stiffness:g} N m s/rad, "
-                              f"Iw = {tire.wheel_inertia:g} kg m^2"))
+                              f"Iw = {tire.wheel_inertia:g} kg m^2", bounded=True))
     col = car.collision
-    pts = hull_points(car)
-    worst_hull = None
-    for group, members, axis in HULL_GROUPS:
-        k_h = np.zeros((6, 6))
-        for k in members:
-            j = jacobian(pts[k], axes[axis])
-            k_h += np.outer(j, j)
-        lam_k, mode_k = fastest(masses, k_h)
-        hull = margin_of(h, col.stiffness * lam_k, col.damping * lam_k) + (group, mode_k, lam_k)
-        worst_hull = hull if worst_hull is None or hull[0] < worst_hull[0] else worst_hull
-    margin, h_max, group, mode, lam = worst_hull
+    lam, group, mode = hull_normal_mode(car)
+    k_h, c_h = hull_normal_held(col.stiffness, col.damping, lam, h)    # what collision_stage uses at this h
+    margin, h_max = margin_of(h, k_h * lam, c_h * lam)
     param = "collision.stiffness" if h * col.stiffness > 2.0 * col.damping else "collision.damping"
     items.append(Item("body collision", blame(mode, param), margin, h_max,
-                      f"h^2 k lambda + 2 h c lambda < 4 with k = {col.stiffness:.4g} N/m, c = {col.damping:.4g} N s/m "
-                      f"per hull point, lambda = {lam:.4g} 1/kg for the {group} pressing"))
+                      f"h^2 k lambda + 2 h c lambda < 4 with k = {k_h:.4g} N/m, c = {c_h:.4g} N s/m per hull point, "
+                      f"lambda = {lam:.4g} 1/kg for the {group} pressing (k and c are held to {HULL_LOAD_CAP:g} "
+                      f"together)", bounded=True))
+    held = (f"collision.stiffness and damping ({col.stiffness:g} N/m, {col.damping:g} N s/m) are held to "
+            f"{k_h:.4g} and {c_h:.4g} at this substep: the stiffest penalty a {h * 1000:.3g} ms step integrates "
+            f"stably for the {group} pressing",) if k_h < col.stiffness else ()
+    items += support_items(car, gravity) + tire_curve_items(car, gravity)
     lam, group, mode = hull_friction_mode(car)
     c_t = min(col.friction_damping, FRICTION_CAP / (h * lam))       # what collision_stage uses at this h
     margin, _ = margin_of(h, 0.0, c_t * lam)
@@ -276,18 +370,20 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0) -> R
     capped = (f"collision.friction_damping = {col.friction_damping:g} N s/m is held to {c_t:.4g} at this substep: "
               f"the sliding friction's slope below its Coulomb limit that a {h * 1000:.3g} ms step integrates "
               f"stably (the limit mu Fn is unchanged)",) if c_t < col.friction_damping else ()
-    notes = capped + tuple(f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the part of the "
-                  f"suspension force along the contact plane is not limited by friction, so a rolled or pitched "
-                  f"body is pushed along by it (creep; after a roll it can launch the car); \"normal\" is not"
-                  for axle in ("front", "rear") if getattr(car, f"{axle}_suspension").force_along == "axis")
+    notes = held + capped + tuple(
+        f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the suspension force leans with "
+        f"the body, and its part along the contact plane, which no friction limits, is kept only where it does no "
+        f"positive work (docs/physics.md §7); \"normal\" is the ground's push alone"
+        for axle in ("front", "rear") if getattr(car, f"{axle}_suspension").force_along == "axis")
     return Report(float(dt), int(substeps), tuple(items), notes)
 
 
-def check(car: Vehicle, dt: float, substeps: int, where: str = "", surface_mu: float = 1.0) -> Report:
-    """The report, or ConfigError with its one-line message when some part is unstable."""
-    r = report(car, dt, substeps, surface_mu)
+def check(car: Vehicle, dt: float, substeps: int, where: str = "", surface_mu: float = 1.0,
+          gravity: float = GRAVITY) -> Report:
+    """The report, or ConfigError with its one-line message when some part would blow up."""
+    r = report(car, dt, substeps, surface_mu, gravity)
     if not r.stable:
-        raise ConfigError(r.message(where or car.name))
+        raise ConfigError(r.message(where or car.source or car.name))
     return r
 
 

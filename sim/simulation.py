@@ -134,9 +134,9 @@ class Simulation:
         checked: dict[int, object] = {}
         for i, car in enumerate(vehicles):
             if id(car) not in checked:
-                validate(car, car.name)
-                checked[id(car)] = advisor.check(car, dt, substeps, surface_mu=self.surface_mu) \
-                    if check_stability else None
+                validate(car, car.source or car.name)
+                checked[id(car)] = advisor.check(car, dt, substeps, surface_mu=self.surface_mu,
+                                                 gravity=world.gravity) if check_stability else None
             self._pack(i, car)
         self.params = vehicles
         self._geometry: dict[int, tuple[Vehicle, WheelGeometry]] = {}
@@ -160,9 +160,9 @@ class Simulation:
                                   or not 0 <= index < self.n):
             raise ValueError(f"index = {index!r} is not allowed; expected a vehicle index in [0, {self.n - 1}] "
                              f"or None")
-        validate(vehicle, vehicle.name)
+        validate(vehicle, vehicle.source or vehicle.name)
         if self.check_stability:
-            advisor.check(vehicle, self.dt, self.substeps, surface_mu=self.surface_mu)
+            advisor.check(vehicle, self.dt, self.substeps, surface_mu=self.surface_mu, gravity=self.world.gravity)
         for i in (range(self.n) if index is None else [index]):
             self._pending[i] = vehicle
 
@@ -175,7 +175,7 @@ class Simulation:
                              f"[1, {MAX_SUBSTEPS}]")
         if self.check_stability:
             for car in {id(c): c for c in [self.next_params(i) for i in range(self.n)]}.values():
-                advisor.check(car, self.dt, int(substeps), surface_mu=self.surface_mu)
+                advisor.check(car, self.dt, int(substeps), surface_mu=self.surface_mu, gravity=self.world.gravity)
         self.substeps = int(substeps)
 
     def next_params(self, index: int = 0) -> Vehicle:
@@ -197,7 +197,8 @@ class Simulation:
     def _pack(self, i: int, car: Vehicle) -> None:
         t = self.tables
         pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i],
-                     hull_friction_limit=advisor.hull_friction_limit(car), gravity=self.world.gravity)
+                     hull_friction_limit=advisor.hull_friction_limit(car),
+                     hull_normal_lambda=advisor.hull_normal_mode(car)[0], gravity=self.world.gravity)
         off = self._switched_off.get(i)
         if off:
             apply_switches(off, t.vehicle_params[i], t.wheel_params[i])

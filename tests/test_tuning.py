@@ -135,6 +135,8 @@ def test_revert_all_restores_the_loaded_preset_and_clears_the_refusals():
 
 def test_an_unstable_edit_is_refused_with_the_substeps_that_make_it_stable():
     s, t = make()
+    for axle in ("front", "rear"):
+        assert t.apply(f"{axle}_suspension.c", 5.0e4) is None     # stiff dampers: a light body is unstable
     before = t.params
     unstable = sim.with_value(before, "chassis.inertia_pitch", 20.0)
     needed = sim.advisor.report(unstable, s.sim.dt, 8).substeps_needed

@@ -52,6 +52,7 @@ from sim.kernel.tables import VP_HULL_HX
 from sim.kernel.tables import VP_HULL_HY
 from sim.kernel.tables import VP_HULL_HZ
 from sim.kernel.tables import VP_HULL_K
+from sim.kernel.tables import VP_HULL_LAMBDA
 from sim.kernel.tables import VP_HULL_MU
 from sim.kernel.tables import VP_HULL_RADIUS
 from sim.kernel.tables import VP_HULL_SIZE
@@ -67,6 +68,9 @@ from sim.kernel.vec import quat_rotate_inv
 from sim.kernel.vec import scale
 from sim.kernel.vec import set3
 from sim.kernel.vec import sub
+
+HULL_LOAD_CAP = 0.99 * 4.0 / 1.25   # h^2 k lambda + 2 h c lambda the penalty is held to: the stability limit 4
+#                                     with sim/advisor.py's REQUIRED_MARGIN 1.25, just inside
 
 
 @leaf
@@ -222,6 +226,19 @@ def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
     return True
 
 
+@leaf
+def held_penalty(k, c, lam, h):
+    """The penalty's (k, c) at substep h, both scaled down together where h^2 k lam + 2 h c lam (the hull's
+    fastest mode, lam per unit of stiffness) would exceed HULL_LOAD_CAP: the stiffest contact the step
+    integrates stably, so that no choice of collision.stiffness or damping can blow up (unchanged, bit for
+    bit, where it is within)."""
+    load = h * (h * k + 2.0 * c) * lam
+    if load > HULL_LOAD_CAP:
+        s = HULL_LOAD_CAP / load
+        return k * s, c * s
+    return k, c
+
+
 @stage
 def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu,
                     t, box_mask, hf_mask, h):
@@ -234,6 +251,8 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     tau = (0.0, 0.0, 0.0)
     contacts = 0
     c_t = min(vehicle_params[v, VP_HULL_CT], vehicle_params[v, VP_HULL_CT_LIMIT] / h)
+    k_n, c_n = held_penalty(vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
+                            vehicle_params[v, VP_HULL_LAMBDA], h)
     deepest = 0.0
     n_points = hull_points.shape[1]
     if box_mask != 0:
@@ -253,7 +272,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
         deepest = max(deepest, depth)
         v_rel = sub(add(vel, cross(w, r)), vg)
         f = hull_contact_force(depth, n, surf_mu[surf, 0] * vehicle_params[v, VP_HULL_MU], v_rel,
-                               vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C], c_t)
+                               k_n, c_n, c_t)
         force = add(force, f)
         tau = add(tau, cross(r, f))
     set3(body_telemetry, v, TB_COLLISION_X, force)

@@ -133,6 +133,18 @@ def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a
     return fs, fs * a
 
 
+@leaf
+def axis_push(f, n, v_q):
+    """The seed's -Fs d (force_along = "axis"), whose part along the contact plane no friction limits: that
+    part is kept only while it does no positive work on the contact point moving at v_q (relative to the
+    ground), so it can hold a tilted car or slow it but never push it along (docs/physics.md §7). On level
+    ground d is along -n and the force is the seed's unchanged."""
+    f_t = sub(f, scale(n, dot(f, n)))
+    if dot(f_t, v_q) > 0.0:
+        return sub(f, f_t)
+    return f
+
+
 @stage
 def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     """Compression rate, suspension force Fs, load Fz = Fs a and the force on the body for each wheel; the anti-roll
@@ -191,4 +203,4 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             set3w(wheel_scratch, v, i, W_FSX, scale(n, fz))             # the ground's push Fz n
         else:
             d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
-            set3w(wheel_scratch, v, i, W_FSX, scale(d, -fs))            # the seed's -Fs d
+            set3w(wheel_scratch, v, i, W_FSX, axis_push(scale(d, -fs), n, sub(add(vel, cross(w, sub(qc, pos))), vg)))

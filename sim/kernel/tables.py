@@ -70,11 +70,13 @@ MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "p
                                            # (0: at its start, the seed's explicit form; 0.5: at its middle)
  VP_HULL_CT_LIMIT,                         # N s: the hull's friction damping at substep h is at most this / h
                                            # (sim/advisor.py hull_friction_limit)
+ VP_HULL_LAMBDA,                           # 1/kg: the hull's fastest mode per unit of penalty stiffness; its
+                                           # k and c are held to h^2 k lambda + 2 h c lambda <= HULL_LOAD_CAP
  VP_HULL_BX, VP_HULL_BY, VP_HULL_BZ,       # m: the centre of the hull points' bounding box, body frame
  VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ,       # m: its half extents (sim/kernel/collision.py clear_of_planes)
  VP_HULL_SIZE,                             # m: sum of |x| + |y| + |z| over the hull points (their rounding's size)
  VP_HULL_RADIUS,                           # m: the farthest hull point from the centre of mass (widened a little)
- VP_SCALARS) = range(81)
+ VP_SCALARS) = range(82)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios

@@ -78,6 +78,30 @@ def rest_com_height(car: Vehicle) -> float:
     return max(zs)
 
 
+def spawn_height(car: Vehicle, x: float, y: float, yaw: float, ground) -> float:
+    """The height (m) to place the centre of mass at (x, y), heading yaw (rad), upright, so that no wheel
+    hangs below its rest length over the ground under it and no hull point starts inside the ground:
+    ground(x, y) gives the height of the highest supporting surface there. On flat ground it is
+    rest_com_height; next to a kerb, a ramp or a plateau the car is lifted clear of it (and drops onto it)."""
+    c, s = math.cos(yaw), math.sin(yaw)
+
+    def under(p) -> float:
+        return ground(x + c * p[0] - s * p[1], y + s * p[0] + c * p[1])
+
+    geometry = wheel_geometry(car)
+    z = -math.inf
+    for i in range(T.NW):
+        sus = car.front_suspension if i < 2 else car.rear_suspension
+        reach = min(sus.l0, sus.l_max) + geometry.radius[i] - geometry.anchor[i][2]   # com above the contact
+        z = max(z, under(geometry.anchor[i]) + reach)
+    for p in hull_points(car):
+        z = max(z, under(p) - p[2] + SPAWN_CLEARANCE)
+    return z
+
+
+SPAWN_CLEARANCE = 0.02      # m: a hull point starts this far above the ground under it at the least
+
+
 def static_loads(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
     """Per-wheel static load M g b / L / 2 (front) and the rest / 2 (rear), N."""
     m = car.chassis.mass * gravity

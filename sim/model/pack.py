@@ -29,6 +29,15 @@ from sim.model.params import Vehicle
 LATERAL_THETA = {"midpoint": 0.5, "explicit": 0.0}   # chassis.lateral_update -> VP_LATERAL_THETA
 
 
+def spring_numbers(sus) -> tuple[float, float, float, float, float]:
+    """(k N/m, c N s/m, l_min m, stop_k N/m, preload N) of a Suspension as the kernel uses them: AVS' rates in
+    N/mm and travel in cm converted, the bump stop 10 k (AVS: its support rate), the preload fgear's only."""
+    if sus.model == "avs":
+        return (sus.avs_spring_rate * 1000.0, sus.avs_damper_rate * 1000.0,
+                max(0.0, min(sus.l0, sus.l_max) - sus.avs_travel_cm / 100.0), sus.avs_support_rate * 1000.0, 0.0)
+    return sus.k, sus.c, sus.l_min, BUMP_STOP_FACTOR * sus.k, sus.preload if sus.model == "fgear" else 0.0
+
+
 def pack_hull_bounds(vehicle_row: np.ndarray, hull_rows: np.ndarray) -> None:
     """The hull points' bounding box (centre, half extents; body frame), the sum of their coordinates' sizes
     and their bounding sphere's radius into one vehicle's row: the body collision's test that the whole hull
@@ -46,10 +55,12 @@ def pack_hull_bounds(vehicle_row: np.ndarray, hull_rows: np.ndarray) -> None:
 
 
 def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, hull_rows: np.ndarray, *,
-                 hull_friction_limit: float, gravity: float) -> None:
+                 hull_friction_limit: float, hull_normal_lambda: float, gravity: float) -> None:
     """Fill one vehicle's row of vehicle_params (T.VP_N,), rows of wheel_params (T.NW, T.WP_N) and hull points
     (T.NHULL, 3) from `car`. hull_friction_limit (N s/m): the most friction damping the hull's contact may
-    use at the step the car will run at (the stability advisor's `hull_friction_limit`); gravity (m/s^2): the
+    use at the step the car will run at (the stability advisor's `hull_friction_limit`); hull_normal_lambda
+    (1/kg): the hull's fastest mode per unit of penalty stiffness (the advisor's `hull_normal_mode`), to which
+    the kernel holds the penalty at each substep; gravity (m/s^2): the
     world's, for the static loads packed here."""
     hull_rows[:] = hull_points(car)
     ch = car.chassis
@@ -76,6 +87,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_HULL_C] = car.collision.damping
     row[T.VP_HULL_CT] = car.collision.friction_damping
     row[T.VP_HULL_CT_LIMIT] = hull_friction_limit
+    row[T.VP_HULL_LAMBDA] = hull_normal_lambda
     pack_hull_bounds(row, hull_rows)
     row[T.VP_HULL_MU] = car.collision.friction
     row[T.VP_DIRECT] = 1.0 if d.mode == "direct" else 0.0
@@ -143,11 +155,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_DX:T.WP_DZ + 1] = geometry.axis[i]
         wheel[T.WP_R] = tire.radius
         wheel[T.WP_L0] = sus.l0
-        wheel[T.WP_LMIN] = sus.l_min
         wheel[T.WP_LMAX] = sus.l_max
-        wheel[T.WP_K] = sus.k
-        wheel[T.WP_C] = sus.c
-        wheel[T.WP_STOP_K] = BUMP_STOP_FACTOR * sus.k
         wheel[T.WP_ARB] = sus.anti_roll
         wheel[T.WP_CAMBER] = geometry.camber[i]
         wheel[T.WP_CAMBER_COS] = math.cos(wheel[T.WP_CAMBER])       # the same libm as the kernels' math.cos
@@ -177,13 +185,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_AVS_BLEND] = tire.avs_blend_speed
         wheel[T.WP_FRICTION_ON] = wheel[T.WP_ROLLING_ON] = 1.0
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
-        wheel[T.WP_PRELOAD] = sus.preload if sus.model == "fgear" else 0.0
-        wheel[T.WP_C_REBOUND] = sus.c_rebound
-        if sus.model == "avs":                        # AVS' units, converted here: N/mm -> N/m, cm -> m
-            wheel[T.WP_K] = sus.avs_spring_rate * 1000.0
-            wheel[T.WP_C] = wheel[T.WP_C_REBOUND] = sus.avs_damper_rate * 1000.0
-            wheel[T.WP_LMIN] = max(0.0, min(sus.l0, sus.l_max) - sus.avs_travel_cm / 100.0)
-            wheel[T.WP_STOP_K] = sus.avs_support_rate * 1000.0
+        wheel[T.WP_K], wheel[T.WP_C], wheel[T.WP_LMIN], wheel[T.WP_STOP_K], wheel[T.WP_PRELOAD] = spring_numbers(sus)
+        wheel[T.WP_C_REBOUND] = wheel[T.WP_C] if sus.model == "avs" else sus.c_rebound
         # fgear's travel limit: a stop critically damped for the corner's static share of the mass
         share = (car.chassis.com_x - car.rear_axle.x if front else car.front_axle.x - car.chassis.com_x) / \
             (car.front_axle.x - car.rear_axle.x) / 2.0

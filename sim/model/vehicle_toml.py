@@ -100,7 +100,7 @@ def load_vehicle(name_or_path: str | os.PathLike = "hatchback", _depth: int = 0)
     v = build(path, "vehicle", lambda: vehicle_from_dict(data, str(path), base))
     if "name" not in data:
         v = dataclasses.replace(v, name=path.stem)
-    return v
+    return dataclasses.replace(v, source=str(path))
 
 
 def user_vehicle_dir() -> Path:

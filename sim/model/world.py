@@ -8,6 +8,7 @@ World frame: z up, metres. Angles in TOML are degrees (labelled `_deg`); inside 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from sim.model.files import string
 from sim.model.files import table
 from sim.model.files import tables
 from sim.model.files import vector
+from sim.model.params import Tire
 
 WORLD_DIR = CONFIG_DIR / "worlds"
 
@@ -259,6 +261,9 @@ MAX_HEIGHTFIELD_POINTS = 4_000_000      # grid points over all heightfields of a
 WORLD_KEYS = ("name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn")
 
 
+GRIP_MAX = next(f.metadata["hi"] for f in dataclasses.fields(Tire) if f.name == "grip")
+
+
 def world_from_dict(data: dict, where: str) -> World:
     """Build a World from a TOML-shaped dict. name, gravity, [surfaces] and spawn are required (a file cut
     short is an error, not a silent default), and so is at least one plane, box or heightfield."""
@@ -296,6 +301,7 @@ def world_from_dict(data: dict, where: str) -> World:
         else:
             th = math.radians(number(where, f"{key}.slope_deg", p.get("slope_deg", 0.0), -80.0, 80.0, "deg"))
             normal = (-math.sin(th), 0.0, math.cos(th))
+        check_standable(where, key, normal, surf, surfaces)
         planes.append(Plane(surf, point, normal))
     boxes = []
     box_keys = ("surface", "center", "size", "yaw_deg", "slope_deg", "roll_deg", "angular_velocity", "velocity",
@@ -370,6 +376,20 @@ def world_from_dict(data: dict, where: str) -> World:
                           f"places, at least one")
     spawns = [vector(where, f"spawn[{i}]", s, 3) for i, s in enumerate(spawn)]
     return World(name, surfaces, planes, boxes, fields_, markings, gravity, spawns)
+
+
+def check_standable(where: str, key: str, normal, surface: str, surfaces: list[Surface]) -> None:
+    """A ground plane must be one a car can stand on: tan(slope) at most the surface's mu times the highest tire
+    grip a vehicle may have (sim.model.params Tire.grip); a steeper plane (a wall laid as ground, a normal
+    almost horizontal) is refused, naming the file, the key and the steepest slope allowed there."""
+    n = np.asarray(normal, float)
+    slope = math.degrees(math.acos(min(1.0, n[2] / np.linalg.norm(n))))
+    mu = next(s.mu for s in surfaces if s.name == surface)
+    steepest = math.degrees(math.atan(mu * GRIP_MAX))
+    if slope > steepest + 1e-9:
+        raise ConfigError(f"{where}: {key} is sloped {slope:.1f} deg, steeper than any car can stand on: on "
+                          f"{surface} (mu {mu:g}) a tire of the highest grip ({GRIP_MAX:g}) holds at most "
+                          f"{steepest:.1f} deg; expected a flatter plane (a wall is a [[box]])")
 
 
 def _too_many_points(where: str, key: str) -> ConfigError:

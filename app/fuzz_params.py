@@ -1,0 +1,210 @@
+"""Random in-range parameter sets against the loader, the stability advisor and the watchdog
+(`python -m app.fuzz params`).
+
+Every numeric parameter is drawn uniformly in its declared range and every choice at random (tire
+families, drive modes, suspension models), the cross-field rules respected. Each set is then judged
+by the rules (sim.validate) and by the advisor (sim.advisor.check, at this world's grip and gravity),
+and every set the rules accept is driven for `seconds` of aggressive random driving on each world,
+the advisor's refusals too (check_stability=False): that is how the advisor's refusals are checked
+(a refusal is right when the set blows up) as well as its acceptances (an accepted set must not).
+A set blows up when the watchdog flags it (non-finite numbers, speeds or spins no car reaches, a body
+sunk in the ground, energy from nowhere).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+
+import numpy as np
+
+import sim
+from app.session import ground_height
+from sim.model import params as P
+
+DT = 1.0 / 240.0
+WORLDS = ("proving_ground", "flat")
+CHUNK = 24                  # steps per run() call (the watchdog checks at least every WATCH_EVERY)
+
+
+@dataclass
+class WorldCounts:
+    """One world's tally. `refused` maps the advisor's reason (the part and its parameter) to
+    [sets refused, of which blew up when run anyway]."""
+    world: str
+    substeps: int
+    sets: int = 0
+    refused_by_rules: int = 0
+    accepted: int = 0
+    accepted_blew_up: int = 0
+    refused_by_advisor: int = 0
+    refused_blew_up: int = 0
+    refused: dict[str, list[int]] = field(default_factory=dict)
+    blow_ups: list[str] = field(default_factory=list)     # what the watchdog said of accepted sets
+
+    def line(self) -> str:
+        right = f"{self.refused_blew_up / self.refused_by_advisor:.0%}" if self.refused_by_advisor else "-"
+        return (f"{self.world} at {self.substeps} substeps: {self.sets} sets; refused by the rules "
+                f"{self.refused_by_rules}, refused by the advisor {self.refused_by_advisor} (of which "
+                f"{self.refused_blew_up} blew up when run anyway: {right} right), accepted {self.accepted} "
+                f"(of which {self.accepted_blew_up} blew up)")
+
+
+def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
+    """Every numeric parameter drawn uniformly in its declared range and every choice at random, then the
+    pairs that cross-field rules order put in order (l_min < l0 <= l_max, rear axle < centre of mass <
+    front axle, idle < redline, shift down < shift up <= redline), so that what is tested is the
+    stability advisor, not the ordering rules (curves and the name kept)."""
+    groups = {}
+    base = sim.Vehicle()
+    meta = {}
+    for gname, gtype in P.GROUP_TYPES.items():
+        values = {}
+        for f in dataclasses.fields(gtype):
+            m = f.metadata
+            meta[(gname, f.name)] = m
+            if m["kind"] == "num":
+                values[f.name] = float(rng.uniform(m["lo"], m["hi"]))
+            elif m["kind"] == "text":
+                values[f.name] = str(rng.choice(m["choices"]))
+        groups[gname] = dataclasses.replace(getattr(base, gname), **values)
+
+    def ordered(group: str, names: tuple[str, ...]) -> dict[str, float]:
+        lo = max(meta[(group, n)]["lo"] for n in names)
+        hi = min(meta[(group, n)]["hi"] for n in names)
+        return dict(zip(names, (float(v) for v in sorted(rng.uniform(lo, hi, len(names))))))
+
+    for axle in ("front_suspension", "rear_suspension"):
+        groups[axle] = dataclasses.replace(groups[axle], **ordered(axle, ("l_min", "l0", "l_max")))
+    lo = max(meta[("front_axle", "x")]["lo"], meta[("rear_axle", "x")]["lo"])
+    hi = min(meta[("front_axle", "x")]["hi"], meta[("rear_axle", "x")]["hi"])
+    rear, front = sorted(rng.uniform(lo, hi, 2))
+    groups["front_axle"] = dataclasses.replace(groups["front_axle"], x=float(front))
+    groups["rear_axle"] = dataclasses.replace(groups["rear_axle"], x=float(rear))
+    c_lo, c_hi = meta[("chassis", "com_x")]["lo"], meta[("chassis", "com_x")]["hi"]
+    c_lo, c_hi = (max(rear, c_lo), min(front, c_hi)) if max(rear, c_lo) < min(front, c_hi) else (c_lo, c_hi)
+    groups["chassis"] = dataclasses.replace(groups["chassis"], com_x=float(rng.uniform(c_lo, c_hi)))
+    e = meta[("engine", "idle_rpm")], meta[("engine", "redline_rpm")]
+    idle, redline = sorted(rng.uniform(max(e[0]["lo"], e[1]["lo"]), min(e[0]["hi"], e[1]["hi"]), 2))
+    g_lo = meta[("gearbox", "shift_up_rpm")]["lo"]
+    down, up = sorted(rng.uniform(0.0, redline, 2))
+    light = groups["gearbox"].shift_up_light
+    up = max(up, g_lo)
+    if light * up <= down:
+        down = float(rng.uniform(0.0, light * up))
+    groups["engine"] = dataclasses.replace(groups["engine"], idle_rpm=float(idle), redline_rpm=float(redline))
+    groups["gearbox"] = dataclasses.replace(groups["gearbox"], shift_down_rpm=float(down), shift_up_rpm=float(up))
+    return dataclasses.replace(base, name="random", **groups)
+
+
+def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
+    """Aggressive random driving (steps, n, 9): pedals, steering and handbrake jumping every 0.25-1 s, shift
+    requests now and then, aids at random."""
+    out = np.zeros((steps, n, 9))
+    out[..., 6] = sim.NO_GEAR
+    for v in range(n):
+        k = 0
+        while k < steps:
+            length = int(rng.uniform(0.25, 1.0) / DT)
+            out[k:k + length, v, 0] = rng.choice([0.0, 0.5, 1.0, 1.0])
+            out[k:k + length, v, 1] = rng.choice([0.0, 0.0, 0.5, 1.0])
+            out[k:k + length, v, 2] = rng.uniform(-1.0, 1.0)
+            out[k:k + length, v, 3] = rng.choice([0.0, 0.0, 0.0, 1.0])
+            out[k, v, 5] = rng.choice([0, 0, 0, 1, -1])
+            out[k:k + length, v, 7] = rng.choice([0.0, 1.0])
+            out[k:k + length, v, 8] = rng.choice([0.0, 1.0])
+            k += length
+    return out
+
+
+def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: float,
+          rng: np.random.Generator, batch: int = 250) -> list[str]:
+    """Drive every car (unchecked) for `seconds` from a random spot; what the watchdog said of each ("" when
+    it stayed physical)."""
+    health: list[str] = []
+    steps = int(round(seconds / DT))
+    for start in range(0, len(cars), batch):
+        group = cars[start:start + batch]
+        s = sim.Simulation(group, world, dt=DT, substeps=substeps, n_vehicles=len(group), watchdog="flag",
+                           check_stability=False)
+        span = world_span(world)
+        xy = rng.uniform(span[0], span[1], (len(group), 2))
+        yaw = rng.uniform(0, 2 * np.pi, len(group))
+        z = [sim.spawn_height(car, x, y, a, lambda px, py: ground_height(world, px, py))
+             for (x, y), a, car in zip(xy, yaw, group)]
+        s.reset(position=np.column_stack([xy, z]), yaw=yaw)
+        trace = driving(rng, steps, len(group))
+        for k in range(0, steps, CHUNK):
+            s.run(trace[k:k + CHUNK])
+        health += list(s.health)
+    return health
+
+
+def world_span(world: sim.World) -> tuple[float, float]:
+    """Where cars are spawned (x and y both in this range, m)."""
+    return (-40.0, 100.0) if world.heightfields or world.boxes else (-50.0, 50.0)
+
+
+def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = 2, worlds=WORLDS,
+                run_refused: bool = True, verbose: bool = False) -> list[WorldCounts]:
+    """Draw n sets and judge and drive them on each world; a WorldCounts per world."""
+    rng = np.random.default_rng(seed)
+    cars = [random_vehicle(rng) for _ in range(n)]
+    out = []
+    for wname in worlds:
+        world = sim.load_world(wname) if isinstance(wname, str) else wname
+        counts = WorldCounts(str(wname if isinstance(wname, str) else "world"), substeps, sets=n)
+        mu = max([sf.mu for sf in world.surfaces] + [1e-9])
+        runs, verdicts = [], []
+        for car in cars:
+            try:
+                sim.validate(car, "random")
+            except sim.ConfigError:
+                counts.refused_by_rules += 1
+                continue
+            try:
+                sim.advisor.check(car, DT, substeps, surface_mu=mu, gravity=world.gravity)
+                verdicts.append("")
+            except sim.ConfigError as exc:
+                verdicts.append(reason_of(str(exc)))
+            runs.append(car)
+        chosen = [k for k, v in enumerate(verdicts) if run_refused or not v]
+        health = drive([runs[k] for k in chosen], world, substeps, seconds, rng)
+        said = dict(zip(chosen, health))
+        for k, verdict in enumerate(verdicts):
+            blew = bool(said.get(k, ""))
+            if verdict:
+                counts.refused_by_advisor += 1
+                counts.refused_blew_up += blew
+                row = counts.refused.setdefault(verdict, [0, 0])
+                row[0] += 1
+                row[1] += blew
+            else:
+                counts.accepted += 1
+                counts.accepted_blew_up += blew
+                if blew:
+                    counts.blow_ups.append(said[k])
+                    if verbose:
+                        print(f"accepted set blew up on {counts.world}: {said[k]}")
+        out.append(counts)
+    return out
+
+
+def reason_of(message: str) -> str:
+    """The advisor's reason in a refusal message: the parameter and the part ('front_suspension.k: springs
+    cannot hold the car')."""
+    body = message.split(": ", 1)[1] if ": " in message else message
+    parts = body.split(": ")
+    return ": ".join(parts[:2]).split(" (")[0]
+
+
+def report_lines(results: list[WorldCounts], top: int = 12) -> list[str]:
+    lines = []
+    for c in results:
+        lines.append(c.line())
+        for reason, (k, blew) in sorted(c.refused.items(), key=lambda kv: -kv[1][0])[:top]:
+            lines.append(f"    refused {k:5d}, blew up {blew:5d} ({blew / k:4.0%}): {reason}")
+        for what, k in Counter(h.split(":")[0][:90] for h in c.blow_ups).most_common(top):
+            lines.append(f"    accepted but blew up {k:4d}: {what}")
+    return lines

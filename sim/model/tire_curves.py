@@ -1,0 +1,137 @@
+"""Whether a tire's force curves are dissipative: over the slip range the tire can reach and at the loads it
+will see, the force must oppose the slip (docs/physics.md §16). A curve that pushes the way the tire
+slides (a negative slip stiffness, a peak factor turned negative by load or pressure terms, a combined-slip
+weight past 90 degrees) adds energy to the car with every metre it slides, which no step size cures.
+
+The forces are the kernel's own (sim/kernel/tire), evaluated from Python at a grid of slips, loads and
+cambers; a small band around zero slip is left out (camber thrust and conicity legitimately push a
+rolling tire sideways there)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+
+from sim.kernel.tire import MODEL_AVS
+from sim.kernel.tire import MODEL_CHAOS
+from sim.kernel.tire import MODEL_MF61
+from sim.kernel.tire import MODEL_MF96
+from sim.kernel.tire import TIRE_MODELS
+from sim.kernel.tire.avs import avs_forces
+from sim.kernel.tire.limit import load_factor
+from sim.kernel.tire.magic import raw_force
+from sim.kernel.tire.mf_combined import mf96_combined_fx
+from sim.kernel.tire.mf_combined import mf96_combined_fy
+from sim.model.handling import mf_coefficient_block
+from sim.model.params import MODEL_FIELDS
+from sim.model.params import Tire
+
+SLIP_BAND = 0.02          # kappa and rad: below this slip a force along the slip is allowed (camber thrust)
+FORCE_BAND = 0.02         # x mu Fz: and a force along the slip smaller than this share of the grip
+LOAD_FACTORS = (0.05, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)   # x the static load: the loads a wheel sees driving
+CAMBER_SPREAD_DEG = (0.0, -8.0, 8.0)    # deg about the static camber: body roll and the wheel's own lean
+KAPPAS = tuple(np.concatenate([np.linspace(-1.0, 1.0, 41), [1.5, 3.0, 6.0]]))   # the spinning wheel's slips too
+ALPHAS_DEG = tuple(np.linspace(-88.0, 88.0, 45))
+COMBINED_KAPPAS = (-1.0, -0.5, -0.15, -0.05, 0.05, 0.15, 0.5, 1.0)   # a fit's own range
+COMBINED_ALPHAS_DEG = (-80.0, -50.0, -25.0, -10.0, -4.0, 4.0, 10.0, 25.0, 50.0, 80.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveFault:
+    direction: str        # "longitudinal" or "lateral"
+    kappa: float
+    alpha: float          # rad
+    load: float           # N
+    camber: float         # rad
+    force: float          # N, the component along the slip (positive: it pushes the way the tire slides)
+
+    def where(self) -> str:
+        return (f"its {self.direction} force pushes the way it slides ({self.force:.0f} N at kappa = "
+                f"{self.kappa:.2f}, alpha = {math.degrees(self.alpha):.1f} deg, load {self.load:.0f} N, camber "
+                f"{math.degrees(self.camber):.1f} deg)")
+
+
+def forces(tire: Tire, kappa: float, alpha: float, fz: float, sg: float) -> tuple[float, float]:
+    """(Fx, Fy) in N the tire family gives at these slips, load and sin(camber), on a surface of mu 1, before
+    the combined friction limit (which scales both by the same positive factor and so keeps their signs)."""
+    model = TIRE_MODELS[tire.model]
+    mu = tire.grip
+    if model in (MODEL_MF96, MODEL_MF61):
+        p = mf_coefficient_block(tire)
+        return (mf96_combined_fx(model, kappa, alpha, p, mu, fz, tire.nominal_load, sg),
+                mf96_combined_fy(model, kappa, alpha, p, mu, fz, tire.nominal_load, sg))
+    mu *= load_factor(tire.load_sensitivity, tire.nominal_load, fz)
+    if model == MODEL_AVS:
+        return avs_forces(kappa, alpha, fz, mu * tire.dx, mu * tire.dy)
+    curve = model
+    if model == MODEL_CHAOS:       # the longitudinal force is the wheel's torque; sideways ca or the curve
+        curve = TIRE_MODELS["magic"] if tire.chaos_lateral == "curve" else TIRE_MODELS["linear"]
+    fx, fy = raw_force(curve, kappa, alpha, tire.ck, tire.ca, tire.bx, tire.cx, tire.dx, tire.ex, tire.by, tire.cy,
+                       tire.dy, tire.ey, mu, fz)
+    return (0.0 if model == MODEL_CHAOS else fx), fy
+
+
+def slip_points(tire: Tire) -> list[tuple[float, float]]:
+    """(kappa, alpha) pairs to look at: each slip alone over its range, and for the families with a
+    combined-slip law of their own (mf96, mf61), a coarse grid of both together. The fgear slip form clips
+    |kappa| <= 1 and |alpha| <= 45 deg."""
+    k_max, a_max = (1.0, math.radians(45.0)) if tire.slip_form == "fgear" else (math.inf, math.radians(89.0))
+    kappas = [k for k in KAPPAS if abs(k) <= k_max]
+    alphas = [math.radians(a) for a in ALPHAS_DEG if abs(math.radians(a)) <= a_max]
+    points = [(k, 0.0) for k in kappas] + [(0.0, a) for a in alphas]
+    if tire.model in ("mf96", "mf61"):
+        points += [(k, math.radians(a)) for k in COMBINED_KAPPAS for a in COMBINED_ALPHAS_DEG
+                   if abs(k) <= k_max and abs(math.radians(a)) <= a_max]
+    return points
+
+
+def fault_at(tire: Tire, kappa: float, alpha: float, fz: float, gamma: float) -> CurveFault | None:
+    fx, fy = forces(tire, kappa, alpha, fz, math.sin(gamma))
+    allowed = FORCE_BAND * max(tire.grip, 0.05) * fz
+    if abs(kappa) > SLIP_BAND and fx * math.copysign(1.0, kappa) < -allowed:
+        return CurveFault("longitudinal", kappa, alpha, fz, gamma, -fx * math.copysign(1.0, kappa))
+    if abs(alpha) > SLIP_BAND and fy * math.copysign(1.0, alpha) > allowed:
+        return CurveFault("lateral", kappa, alpha, fz, gamma, fy * math.copysign(1.0, alpha))
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def curve_fault(tire: Tire, camber_deg: float, static_load: float) -> CurveFault | None:
+    """The first place where the tire's force pushes the way it slides (None: it opposes the slip
+    everywhere), at the loads LOAD_FACTORS x static_load (N) and, for the cambered family (mf61), the
+    cambers about the suspension's static camber_deg."""
+    if tire.grip <= 0.0:
+        return None
+    spread = CAMBER_SPREAD_DEG if tire.model == "mf61" else (0.0,)
+    cambers = [math.radians(camber_deg + d) if tire.model == "mf61" else 0.0 for d in spread]
+    points = slip_points(tire)
+    for factor in LOAD_FACTORS:
+        fz = max(1.0, factor * static_load)
+        for gamma in cambers:
+            for kappa, alpha in points:
+                fault = fault_at(tire, kappa, alpha, fz, gamma)
+                if fault is not None:
+                    return fault
+    return None
+
+
+def culprit(tire: Tire, fault: CurveFault) -> str:
+    """The tire parameter whose default value removes the fault at its place (the first such, in the
+    family's own order), or the family's name when none alone does."""
+    default = Tire()
+    for name in MODEL_FIELDS.get(tire.model, ()) + ("load_sensitivity", "grip", "pressure", "nominal_pressure"):
+        if getattr(tire, name) == getattr(default, name):
+            continue
+        fixed = dataclasses.replace(tire, **{name: getattr(default, name)})
+        if fault_at(fixed, fault.kappa, fault.alpha, fault.load, fault.camber) is None:
+            return name
+    return "model"
+
+
+def axle_fault(tire: Tire, camber_deg: float, static_load: float) -> tuple[str, CurveFault] | None:
+    """(the tire parameter to name, the fault) for an axle's tire at the suspension's static camber and the
+    axle's static load per wheel, or None when its curves oppose the slip everywhere."""
+    fault = curve_fault(tire, round(float(camber_deg), 6), round(float(static_load), 3))
+    return None if fault is None else (culprit(tire, fault), fault)
