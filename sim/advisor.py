@@ -25,6 +25,12 @@ A light body or a small moment of inertia against a long lever arm shows up as a
 Per wheel: the seed's explicit spin update, h (dFx/dkappa) / vMin (rho^2 / Iw + n / m) < 2, the wheel's
 own inertia and the body's mass shared by the n wheels on that update (the implicit update has no
 limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
+
+Not every unstable part blows up. Refused: the suspension's springs and dampers (unbounded), springs that
+cannot hold the car, tire curves that push the way the tire slides. Held by the kernel to what the step
+integrates (noted, never refused): the hull's penalty and friction damping, the 10 k bump stops. Bounded,
+noted: the tires near rest, the explicit wheel spin (the friction limit holds their force: a chatter of
+size about h mu g) and the limited-slip coupling (held by its torque cap).
 """
 from __future__ import annotations
 
@@ -35,7 +41,7 @@ import numpy as np
 
 from sim.kernel.collision import HULL_LOAD_CAP
 from sim.kernel.collision import held_penalty
-from sim.kernel.suspension import BUMP_STOP_FACTOR
+from sim.kernel.suspension import held_stop_scale
 from sim.kernel.units import GRAVITY
 from sim.model.checks import field_info
 from sim.model.checks import get_value
@@ -49,7 +55,6 @@ from sim.model.pack import spring_numbers
 from sim.model.params import Vehicle
 from sim.model.tire_curves import axle_fault
 
-BUMP_STOP = 1.0 + BUMP_STOP_FACTOR   # the spring with the bump stop engaged: k + BUMP_STOP_FACTOR k
 REQUIRED_MARGIN = 1.25    # a part is called stable when its limit is this many times what it asks
 INERTIA_NAMES = ("chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inertia_yaw")
 
@@ -229,6 +234,46 @@ def hull_normal_held(k: float, c: float, lam: float, h: float) -> tuple[float, f
     return tuple(float(x) for x in held_penalty(k, c, lam, h))
 
 
+def rest_contacts(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
+    """The four contact points at rest (4, 3), body frame about the centre of mass: anchor + (l0 - x + r) d
+    with x the static compression."""
+    geometry = wheel_geometry(car)
+    loads = static_loads(car, gravity)
+    out = np.zeros((4, 3))
+    for i in range(4):
+        sus = car.front_suspension if i < 2 else car.rear_suspension
+        k, _, _, _, preload = spring_numbers(sus)
+        x = max(0.0, loads[i] - preload) / k
+        out[i] = geometry.anchor[i] + geometry.axis[i] * (min(sus.l0, sus.l_max) - x + geometry.radius[i])
+    return out
+
+
+def suspension_matrices(car: Vehicle, contacts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K of the springs and bars, K of the bump stops, C of the dampers), each 6 x 6, acting vertically at
+    the contact points: the springs k + 2 k_bar, the stops k_stop, the dampers c (fgear, chaos: the larger of
+    c and c_rebound), as the kernel uses them (spring_numbers)."""
+    k_s, k_stop, c_s = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
+    for i in range(4):
+        sus = car.front_suspension if i < 2 else car.rear_suspension
+        k, c, _, stop_k, _ = spring_numbers(sus)
+        if sus.model in ("fgear", "chaos"):
+            c = max(c, sus.c_rebound)
+        jz = jacobian(contacts[i], np.array([0.0, 0.0, 1.0]))
+        outer = np.outer(jz, jz)
+        k_s += (k + 2.0 * sus.anti_roll) * outer
+        k_stop += stop_k * outer
+        c_s += c * outer
+    return k_s, k_stop, c_s
+
+
+def suspension_modes(car: Vehicle, gravity: float = GRAVITY) -> tuple[float, float, float]:
+    """(lambda of the springs and bars (1/s^2), of the dampers (1/s), of the bump stops (1/s^2)) for the
+    body's fastest mode: what the kernel holds the bump stops with (suspension.py held_stop_scale)."""
+    masses = mass_matrix(car)
+    k_s, k_stop, c_s = suspension_matrices(car, rest_contacts(car, gravity))
+    return fastest(masses, k_s)[0], fastest(masses, c_s)[0], fastest(masses, k_stop)[0]
+
+
 def support_items(car: Vehicle, gravity: float) -> list[Item]:
     """Per axle: can the springs hold the car at rest? The most a spring carries before the body rests on its
     hull is preload + k (l0 - l_min + r) + k_stop r (the bump stop compresses at most one wheel radius past
@@ -287,47 +332,44 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
     world of gravity m/s^2), whether the springs hold the car and whether the tires' curves oppose the slip."""
     h = dt / substeps
     masses = mass_matrix(car)
-    geometry = wheel_geometry(car)
     loads = static_loads(car, gravity)
     axes = np.eye(3)
     items: list[Item] = []
     sus = (car.front_suspension, car.front_suspension, car.rear_suspension, car.rear_suspension)
     tires = (car.front_tire, car.front_tire, car.rear_tire, car.rear_tire)
-    k_s = np.zeros((6, 6))
-    k_bump = np.zeros((6, 6))
-    c_s = np.zeros((6, 6))
+    contacts = rest_contacts(car, gravity)
+    k_s, k_stop, c_s = suspension_matrices(car, contacts)
     c_t = np.zeros((6, 6))
     tire_share = np.zeros(4)
     for i in range(4):
-        preload = sus[i].preload if sus[i].model == "fgear" else 0.0
-        x = max(0.0, loads[i] - preload) / sus[i].k       # the contact point at rest: anchor + (l0 - x + r) d
-        contact = geometry.anchor[i] + geometry.axis[i] * (min(sus[i].l0, sus[i].l_max) - x + geometry.radius[i])
-        jz = jacobian(contact, axes[2])
-        k_s += (sus[i].k + 2.0 * sus[i].anti_roll) * np.outer(jz, jz)
-        k_bump += (BUMP_STOP * sus[i].k + 2.0 * sus[i].anti_roll) * np.outer(jz, jz)
-        c_s += (max(sus[i].c, sus[i].c_rebound) if sus[i].model == "fgear" else sus[i].c) * np.outer(jz, jz)
         slope_x, slope_y = tire_slopes(car, i, loads[i])
-        jx, jy = jacobian(contact, axes[0]), jacobian(contact, axes[1])
+        jx, jy = jacobian(contacts[i], axes[0]), jacobian(contacts[i], axes[1])
         if lateral_implicit(car, tires[i]):
             slope_y = 0.0                                 # the body takes it mid-substep: no explicit limit
         c_t += surface_mu / tires[i].v_min * (slope_x * np.outer(jx, jx) + slope_y * np.outer(jy, jy))
         tire_share[i] = surface_mu * (slope_x + slope_y) / tires[i].v_min
     axle = "front" if tire_share[0] >= tire_share[2] else "rear"
     lam_ks, mode_ks = fastest(masses, k_s)
-    lam_kb, mode_kb = fastest(masses, k_bump)
     lam_cs, _ = fastest(masses, c_s)
+    held = held_stop_scale(lam_ks, lam_cs, fastest(masses, k_stop)[0], h)   # what suspension_stage uses at h
+    lam_kb, mode_kb = fastest(masses, k_s + held * k_stop)
     lam_ct, mode_ct = fastest(masses, c_t)
     lam_all, mode_all = fastest(masses, c_s + c_t)
     stiff = "front" if sus[0].k >= sus[2].k else "rear"
     for part, lam_k, lam_c, mode, param in (
             ("suspension springs and dampers", lam_ks, lam_cs, mode_ks, f"{stiff}_suspension.k"),
-            ("suspension with the bump stops engaged (11 k)", lam_kb, lam_cs, mode_kb, f"{stiff}_suspension.k"),
+            ("suspension with the bump stops engaged", lam_kb, lam_cs, mode_kb, f"{stiff}_suspension.k"),
             ("tires near rest (dampers dF/dslip / vMin)", 0.0, lam_ct, mode_ct, f"{axle}_tire.v_min"),
             ("suspension and tires together", lam_ks, lam_all, mode_all, f"{axle}_tire.v_min")):
         margin, h_max = margin_of(h, lam_k, lam_c)
+        extra = f" (the bump stops held to {held:.3g} of their stiffness)" if "bump" in part and held < 1.0 else ""
         items.append(Item(part, blame(mode, param), margin, h_max,
                           f"h^2 lambda_K + 2 h lambda_C < 4 with lambda_K = {lam_k:.4g} 1/s^2, lambda_C = "
-                          f"{lam_c:.4g} 1/s for the body's fastest mode", bounded="tires" in part))
+                          f"{lam_c:.4g} 1/s for the body's fastest mode{extra}",
+                          bounded="tires" in part or "bump" in part))
+    stops_held = (f"the bump stops (10 k past l_min) are held to {held:.3g} of their stiffness at this substep: "
+                  f"the stiffest a {h * 1000:.3g} ms step integrates stably with these springs and dampers",) \
+        if held < 1.0 else ()
     explicit = 2 * sum(t.spin_update == "explicit" for t in (tires[0], tires[2]))
     for i, name in ((0, "front"), (2, "rear")):
         tire = tires[i]
@@ -357,7 +399,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
                       f"h^2 k lambda + 2 h c lambda < 4 with k = {k_h:.4g} N/m, c = {c_h:.4g} N s/m per hull point, "
                       f"lambda = {lam:.4g} 1/kg for the {group} pressing (k and c are held to {HULL_LOAD_CAP:g} "
                       f"together)", bounded=True))
-    held = (f"collision.stiffness and damping ({col.stiffness:g} N/m, {col.damping:g} N s/m) are held to "
+    hull_held = (f"collision.stiffness and damping ({col.stiffness:g} N/m, {col.damping:g} N s/m) are held to "
             f"{k_h:.4g} and {c_h:.4g} at this substep: the stiffest penalty a {h * 1000:.3g} ms step integrates "
             f"stably for the {group} pressing",) if k_h < col.stiffness else ()
     items += support_items(car, gravity) + tire_curve_items(car, gravity)
@@ -370,7 +412,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
     capped = (f"collision.friction_damping = {col.friction_damping:g} N s/m is held to {c_t:.4g} at this substep: "
               f"the sliding friction's slope below its Coulomb limit that a {h * 1000:.3g} ms step integrates "
               f"stably (the limit mu Fn is unchanged)",) if c_t < col.friction_damping else ()
-    notes = held + capped + tuple(
+    notes = stops_held + hull_held + capped + tuple(
         f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the suspension force leans with "
         f"the body, and its part along the contact plane, which no friction limits, is kept only where it does no "
         f"positive work (docs/physics.md §7); \"normal\" is the ground's push alone"

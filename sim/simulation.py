@@ -198,7 +198,8 @@ class Simulation:
         t = self.tables
         pack_vehicle(car, t.vehicle_params[i], t.wheel_params[i], t.hull_points[i],
                      hull_friction_limit=advisor.hull_friction_limit(car),
-                     hull_normal_lambda=advisor.hull_normal_mode(car)[0], gravity=self.world.gravity)
+                     hull_normal_lambda=advisor.hull_normal_mode(car)[0],
+                     suspension_modes=advisor.suspension_modes(car, self.world.gravity), gravity=self.world.gravity)
         off = self._switched_off.get(i)
         if off:
             apply_switches(off, t.vehicle_params[i], t.wheel_params[i])

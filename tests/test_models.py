@@ -412,7 +412,8 @@ def test_the_avs_suspension_converts_its_units_and_supports_past_full_compressio
         car = sim.with_value(car, f"{axle}.model", "avs")
     row, wheels, hull = np.zeros(T.VP_N), np.zeros((4, T.WP_N)), np.zeros((14, 3))
     pack_vehicle(car, row, wheels, hull, hull_friction_limit=sim.advisor.hull_friction_limit(car),
-                 hull_normal_lambda=sim.advisor.hull_normal_mode(car)[0], gravity=9.81)
+                 hull_normal_lambda=sim.advisor.hull_normal_mode(car)[0],
+                 suspension_modes=sim.advisor.suspension_modes(car, 9.81), gravity=9.81)
     sus = car.front_suspension
     assert wheels[0, T.WP_K] == 35000.0 and wheels[0, T.WP_C] == 2500.0 and wheels[0, T.WP_C_REBOUND] == 2500.0
     assert wheels[0, T.WP_LMIN] == pytest.approx(min(sus.l0, sus.l_max) - 0.25)

@@ -339,11 +339,11 @@ def test_the_stability_summary_follows_the_params_and_substeps(gui):
     t.apply("front_suspension.k", 50000.0)
     r2 = t.stability()
     assert r2 is not r and r2.items == sim.advisor.report(t.params, s.sim.dt, 8).items
-    assert t.set_substeps(4) is None and t.stability().h == s.sim.dt / 4
+    assert t.set_substeps(2) is None and t.stability().h == s.sim.dt / 2
     lo, hi = t.stable_range("chassis.inertia_pitch")
     assert lo <= t.params.chassis.inertia_pitch <= hi
-    assert sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", lo), s.sim.dt, 4).stable
-    assert not sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", lo * 0.9), s.sim.dt, 4).stable
+    assert sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", lo), s.sim.dt, 2).stable
+    assert not sim.advisor.report(sim.with_value(t.params, "chassis.inertia_pitch", lo * 0.9), s.sim.dt, 2).stable
     assert t.stable_range("chassis.inertia_pitch") == (lo, hi)              # cached
     assert f"{lo:.4g}" in t.range_tip("chassis.inertia_pitch", "kg m^2")    # the hover tooltip builds
     frame(o, gui)

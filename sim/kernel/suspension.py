@@ -48,6 +48,9 @@ from sim.kernel.tables import WP_QUERY
 from sim.kernel.tables import WP_R
 from sim.kernel.tables import WP_STOP_C
 from sim.kernel.tables import WP_STOP_K
+from sim.kernel.tables import WP_STOP_LAM
+from sim.kernel.tables import WP_STOP_LAM_C
+from sim.kernel.tables import WP_STOP_LAM_S
 from sim.kernel.tables import WP_SUS_MODEL
 from sim.kernel.tables import WS_NX
 from sim.kernel.tables import WS_SHAPE
@@ -63,6 +66,8 @@ from sim.kernel.vec import set3w
 from sim.kernel.vec import sub
 
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
+STOP_LOAD_CAP = 0.99 * 4.0 / 1.25   # h^2 lambda_K + 2 h lambda_C the bump stops are held to (sim/advisor.py's
+#                                     REQUIRED_MARGIN 1.25, just inside)
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 ALONG_NORMAL, ALONG_AXIS = 0, 1
 FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
@@ -116,8 +121,29 @@ def suspension_force(k, c, x, x_dot, l_min, l_raw, a, f_bar):
     """Fs = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + f_bar); Fz = Fs a.
 
     f_bar: anti-roll bar force on this wheel (N, + compresses). Returns (Fs, Fz) in N."""
-    fs = max(0.0, k * x + c * x_dot + BUMP_STOP_FACTOR * k * max(0.0, l_min - l_raw) + f_bar)
+    return bump_stopped_force(k, c, x, x_dot, l_min, l_raw, a, f_bar, BUMP_STOP_FACTOR * k)
+
+
+@leaf
+def bump_stopped_force(k, c, x, x_dot, l_min, l_raw, a, f_bar, stop_k):
+    """suspension_force with the bump stop's stiffness stop_k given (10 k, or held, `held_stop_scale`)."""
+    fs = max(0.0, k * x + c * x_dot + stop_k * max(0.0, l_min - l_raw) + f_bar)
     return fs, fs * a
+
+
+@leaf
+def held_stop_scale(lam_s, lam_c, lam_stop, h):
+    """The share of the bump stops' stiffness the substep h integrates stably (1: all of it): the body's
+    fastest modes per unit mass of the springs and bars (lam_s, 1/s^2), the dampers (lam_c, 1/s) and the
+    bump stops (lam_stop, 1/s^2) bound h^2 (lam_s + f lam_stop) + 2 h lam_c <= STOP_LOAD_CAP. The 10 k bump
+    stop is the spec's numerical choice, not a tuned part: like the hull's penalty it is held rather than
+    refused (docs/physics.md §16)."""
+    if lam_stop <= 0.0:
+        return 1.0
+    room = STOP_LOAD_CAP - h * (h * lam_s + 2.0 * lam_c)
+    if room >= h * h * lam_stop:
+        return 1.0
+    return max(0.0, room / (h * h * lam_stop))
 
 
 @leaf
@@ -153,6 +179,8 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     pos, q, vel, w = body
     z_body = quat_axis_z(q)
     inv_h = 1.0 / h
+    stop_scale = held_stop_scale(wheel_params[v, 0, WP_STOP_LAM_S], wheel_params[v, 0, WP_STOP_LAM_C],
+                                 wheel_params[v, 0, WP_STOP_LAM], h)
     for i in range(NW):
         steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) * inv_h
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
@@ -189,10 +217,11 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             fs, fz = fgear_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD], wheel_params[v, i, WP_C],
                                  wheel_params[v, i, WP_C_REBOUND], wheel_params[v, i, WP_STOP_C],
                                  wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
-                                 wheel_params[v, i, WP_STOP_K])
+                                 wheel_params[v, i, WP_STOP_K] * stop_scale)
         else:
-            fs, fz = suspension_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X],
-                                      x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar)
+            fs, fz = bump_stopped_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X],
+                                        x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
+                                        wheel_params[v, i, WP_STOP_K] * stop_scale)
         fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])
         fs *= fade
         fz *= fade

@@ -118,7 +118,10 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_STOP_K,                                # N/m stiffness past l_min (10 k; avs: its support rate)
  WP_SLIP_FORM,                             # SLIP_REFERENCE or SLIP_FGEAR (sim/kernel/tire/slip.py)
  WP_CHAOS_CURVE,                           # chaos tire: 1 the lateral curve, 0 the cornering stiffness
- WP_N) = range(105)
+ WP_STOP_LAM_S, WP_STOP_LAM_C, WP_STOP_LAM,   # the body's fastest modes per unit mass of the springs and bars
+                                           # (1/s^2), dampers (1/s) and bump stops (1/s^2), the same on all four
+                                           # wheels (sim/kernel/suspension.py held_stop_scale)
+ WP_N) = range(108)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -55,12 +55,15 @@ def pack_hull_bounds(vehicle_row: np.ndarray, hull_rows: np.ndarray) -> None:
 
 
 def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, hull_rows: np.ndarray, *,
-                 hull_friction_limit: float, hull_normal_lambda: float, gravity: float) -> None:
+                 hull_friction_limit: float, hull_normal_lambda: float, suspension_modes: tuple[float, float, float],
+                 gravity: float) -> None:
     """Fill one vehicle's row of vehicle_params (T.VP_N,), rows of wheel_params (T.NW, T.WP_N) and hull points
     (T.NHULL, 3) from `car`. hull_friction_limit (N s/m): the most friction damping the hull's contact may
     use at the step the car will run at (the stability advisor's `hull_friction_limit`); hull_normal_lambda
     (1/kg): the hull's fastest mode per unit of penalty stiffness (the advisor's `hull_normal_mode`), to which
-    the kernel holds the penalty at each substep; gravity (m/s^2): the
+    the kernel holds the penalty at each substep; suspension_modes: the body's fastest modes of the springs,
+    dampers and bump stops (the advisor's `suspension_modes`), with which the kernel holds the bump stops;
+    gravity (m/s^2): the
     world's, for the static loads packed here."""
     hull_rows[:] = hull_points(car)
     ch = car.chassis
@@ -187,6 +190,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_SUS_MODEL] = SUSPENSION_MODELS[sus.model]
         wheel[T.WP_K], wheel[T.WP_C], wheel[T.WP_LMIN], wheel[T.WP_STOP_K], wheel[T.WP_PRELOAD] = spring_numbers(sus)
         wheel[T.WP_C_REBOUND] = wheel[T.WP_C] if sus.model == "avs" else sus.c_rebound
+        wheel[T.WP_STOP_LAM_S], wheel[T.WP_STOP_LAM_C], wheel[T.WP_STOP_LAM] = suspension_modes
         # fgear's travel limit: a stop critically damped for the corner's static share of the mass
         share = (car.chassis.com_x - car.rear_axle.x if front else car.front_axle.x - car.chassis.com_x) / \
             (car.front_axle.x - car.rear_axle.x) / 2.0
