@@ -228,15 +228,16 @@ def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
 
 @leaf
 def held_penalty(k, c, lam, h):
-    """The penalty's (k, c) at substep h, both scaled down together where h^2 k lam + 2 h c lam (the hull's
-    fastest mode, lam per unit of stiffness) would exceed HULL_LOAD_CAP: the stiffest contact the step
-    integrates stably, so that no choice of collision.stiffness or damping can blow up (unchanged, bit for
-    bit, where it is within)."""
-    load = h * (h * k + 2.0 * c) * lam
-    if load > HULL_LOAD_CAP:
-        s = HULL_LOAD_CAP / load
-        return k * s, c * s
-    return k, c
+    """The penalty's (k, c) at substep h held to h^2 k lam + 2 h c lam <= HULL_LOAD_CAP for the hull's
+    fastest mode (lam per unit of stiffness): the damping gives way first (the stiffness is what holds the
+    car up), the stiffness only when it alone asks for more, so that no choice of collision.stiffness or
+    damping can blow up (unchanged, bit for bit, where it is within)."""
+    load_k = h * h * k * lam
+    if load_k + 2.0 * h * c * lam <= HULL_LOAD_CAP:
+        return k, c
+    if load_k >= HULL_LOAD_CAP:
+        return HULL_LOAD_CAP / (h * h * lam), 0.0
+    return k, (HULL_LOAD_CAP - load_k) / (2.0 * h * lam)
 
 
 @stage
