@@ -316,7 +316,7 @@ class Simulation:
 
     def _watch_baseline(self, idx) -> None:
         """Energy and time the energy budget counts from (at a reset, a restore, new parameters)."""
-        self.watcher.baseline(idx, self.params, self.tables.body_state, self.time)
+        self.watcher.baseline(idx, self.params, self.tables.body_state, self.time, self.tables.body_telemetry)
 
     def check_health(self) -> list[str]:
         """What is wrong with each vehicle's state ("" when it is physical); see Watchdog.check. Updates
@@ -331,7 +331,7 @@ class Simulation:
     def blow_up_message(self, v: int) -> str:
         """One line: what the watchdog saw on vehicle v and the advisor's likeliest cause."""
         return blow_up_message(self.params[v], self.health[v], f"vehicle {v}: " if self.n > 1 else "", self.time,
-                               self.dt, self.substeps, self.surface_mu)
+                               self.dt, self.substeps, self.surface_mu, self.watcher.sources[v], self.world.gravity)
 
     def step(self, controls: Controls | None = None) -> None:
         """Advance one fixed step dt (made of `substeps` substeps) with these controls (None: the

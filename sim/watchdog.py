@@ -11,6 +11,8 @@ import numpy as np
 
 from sim import advisor
 from sim.kernel import watch
+from sim.kernel.tables import TB_WORK_SPIN
+from sim.kernel.tables import TB_WORK_SUSPENSION
 from sim.kernel.units import RPM
 from sim.model.params import Vehicle
 
@@ -20,6 +22,8 @@ WATCH_POWER_SLACK = 50e3    # W: ... plus this (moving platforms, rounding)
 WATCH_ENERGY_HEIGHT = 10.0  # m: and starts with the energy of this much height (springs, a drop)
 REQUIRED_MARGIN_TEXT = f"a part needs a margin of {advisor.REQUIRED_MARGIN:g}"
 MODES = ("raise", "flag", False)
+# the kinds of force in the work ledger (sim/kernel/work.py), in the order of TB_WORK_SUSPENSION .. TB_WORK_SPIN
+WORK_KINDS = ("suspension", "tire", "parking (static friction)", "body collision", "spin ledger")
 
 
 class BlowUp(RuntimeError):
@@ -54,6 +58,9 @@ class Watchdog:
         self.table[:, watch.WT_DEEP_SINCE] = np.nan
         self.idle_table = np.zeros((1, watch.WT_N))   # what the step kernel gets when nothing is watched
         self.reported: set[int] = set()            # vehicles whose finding has been raised or flagged
+        self.work0 = np.zeros((n, len(WORK_KINDS)))   # the work ledger at the baseline (J)
+        self.sources = [""] * n                    # per vehicle: which force put the energy in ("" unknown)
+        self.t_base = np.zeros(n)                  # s: when the work ledger's baseline was taken
         # set by set_mode, read by every step (plain attributes: step() is on the hot path)
         self.mode: str | bool = "raise"
         self.watching = True                       # mode is not False
@@ -68,9 +75,11 @@ class Watchdog:
         self.watching = mode is not False
         self.step_table = self.table if self.watching else self.idle_table
 
-    def baseline(self, idx, params: list[Vehicle], body_state: np.ndarray, time: float) -> None:
+    def baseline(self, idx, params: list[Vehicle], body_state: np.ndarray, time: float,
+                 body_telemetry: np.ndarray | None = None) -> None:
         """Energy and time the energy budget counts from for the vehicles `idx` (at a reset, a restore,
-        new parameters); every vehicle's mass, inertia, wheel radius and power are taken anew."""
+        new parameters), and the work ledger's values then; every vehicle's mass, inertia, wheel radius and
+        power are taken anew."""
         w = self.table
         for v, car in enumerate(params):
             ch = car.chassis
@@ -81,7 +90,11 @@ class Watchdog:
         w[idx, watch.WT_DEEP_SINCE] = np.nan
         for v in idx:
             self.health[v] = ""
+            self.sources[v] = ""
             self.reported.discard(int(v))
+        self.t_base[idx] = time
+        if body_telemetry is not None:
+            self.work0[idx] = body_telemetry[idx, TB_WORK_SUSPENSION:TB_WORK_SPIN + 1]
         w[idx, watch.WT_E0] = self.energies(body_state)[idx]
         w[idx, watch.WT_T0] = time
 
@@ -114,7 +127,23 @@ class Watchdog:
                             f"radius)",
                 watch.ENERGY: f"{x / 1000:.0f} kJ more energy than the engine could have given it",
             }[c]
+            if c != watch.SUNK:
+                self.sources[v] = self.source_of(v, body_telemetry, time)
         return self.health
+
+    def source_of(self, v: int, body_telemetry: np.ndarray, time: float) -> str:
+        """Which kind of force put the energy in, from the work ledger since the baseline: the one whose work
+        on the body most exceeds what it may do (the tires: what the engine can have given through them;
+        the others: nothing, beyond the standing slack)."""
+        t = self.table[v]
+        work = np.nan_to_num(body_telemetry[v, TB_WORK_SUSPENSION:TB_WORK_SPIN + 1] - self.work0[v], nan=0.0)
+        allowed = np.full(len(WORK_KINDS), t[watch.WT_SLACK])
+        allowed[1] += t[watch.WT_RATE] * max(0.0, time - self.t_base[v])
+        excess = work - allowed
+        k = int(np.argmax(excess))
+        if not excess[k] > 0.0:
+            return ""
+        return f"the {WORK_KINDS[k]} forces did {work[k] / 1000:.0f} kJ of work on the body"
 
     def react(self, health: list[str], message: Callable[[int], str]) -> None:
         """After `check`: note the vehicles newly found sick and, in "raise" mode, raise BlowUp with
@@ -131,19 +160,16 @@ class Watchdog:
 
 
 def blow_up_message(car: Vehicle, found: str, who: str, time: float, dt: float, substeps: int,
-                    surface_mu: float) -> str:
-    """One line: what the watchdog found on a vehicle (`found`, named by `who`) and the advisor's
-    likeliest cause."""
-    r = advisor.report(car, dt, substeps, surface_mu)
+                    surface_mu: float, source: str = "", gravity: float = advisor.GRAVITY) -> str:
+    """One line: what the watchdog found on a vehicle (`found`, named by `who`), which force put the energy
+    in (`source`, from the work ledger) and the advisor's likeliest cause."""
+    r = advisor.report(car, dt, substeps, surface_mu, gravity)
     w = r.worst
+    if source:
+        found = f"{found} ({source})"
     if r.stable:
-        cause = (f"every part the stability advisor knows is stable (the least, the {w.part}, has a margin "
-                 f"of {w.margin:.2f}), so the cause is outside its model")
-        axis = [a for a in ("front", "rear") if getattr(car, f"{a}_suspension").force_along == "axis"]
-        if axis:
-            names = " and ".join(f"{a}_suspension.force_along" for a in axis)
-            cause += (f"; {names} = \"axis\" {'push' if len(axis) > 1 else 'pushes'} the body along the "
-                      f"contact plane without a friction limit (\"normal\" does not)")
+        cause = (f"no part the stability advisor refuses is unstable (the least stable, the {w.part}, has a "
+                 f"margin of {w.margin:.2f}), so the cause is outside its model: a bug to report")
     else:
         cause = (f"the least stable part is the {w.part} ({w.parameter}, margin {w.margin:.2f}; "
                  f"{REQUIRED_MARGIN_TEXT})")

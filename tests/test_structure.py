@@ -10,6 +10,7 @@ import pytest
 import sim
 from app.session import Session
 from app.session import Trace
+from sim.kernel import tables as T
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +21,8 @@ def drive(s: sim.Simulation, steps: int, poison: bool) -> None:
         if poison:                                        # whatever scratch and telemetry hold, the
             s.tables.wheel_scratch[:] = np.nan            # next step must not read it
             s.tables.wheel_telemetry[:] = np.nan
-            s.tables.body_telemetry[:] = np.nan
+            s.tables.body_telemetry[:, :T.TB_WORK_SUSPENSION] = np.nan   # (the work ledger adds up: only
+            s.tables.body_telemetry[:, T.TB_WORK_SPIN + 1:] = np.nan     # the watchdog reads it)
         s.step(sim.Controls(throttle=float(rng.uniform(0, 1)), brake=float(k > 600), steer=float(np.sin(k / 40)),
                             abs=True, tc=True, handbrake=float(k > 800)))
 

@@ -93,6 +93,7 @@ from sim.kernel.vec import solve_spd4
 from sim.kernel.vec import sub
 from sim.kernel.vec import world_inertia_apply
 from sim.kernel.vec import world_inertia_solve
+from sim.kernel.work import record_work
 
 NO_SKIP = (False, False, False, False)
 
@@ -284,7 +285,10 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     theta = vehicle_params[v, VP_LATERAL_THETA]
     if theta > 0.0:                                                  # the tires' lateral force mid-substep
         force, tau, f_tire_implicit = lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h)
+    pos0, vel0, w0 = pos, vel, w
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
+    record_work(v, wheel_scratch, body_telemetry, pos0, vel0, w0, vel, w, f_hull, tau_hull, scale(d_h, -1.0 / h), h,
+                NO_SKIP)
     set3(body_state, v, BS_PX, pos)
     body_state[v, BS_QW] = q[0]
     body_state[v, BS_QX] = q[1]
