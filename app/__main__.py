@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 import traceback
 from pathlib import Path
 
 import numpy as np
+
+from sim.lab.exit_codes import Exit
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -55,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             return cli(args_in[1:])
         except BrokenPipeError:                      # the output went to `head` or a closed pager
             sys.stderr.close()
-            return 0
+            return Exit.OK
     ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0])
     ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
     ap.add_argument("--world", help="world preset name or TOML file (default proving_ground)")
@@ -98,20 +101,20 @@ def main(argv: list[str] | None = None) -> int:
         world = sim.load_world(world_name)
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if args.frame_dt is not None and not (math.isfinite(args.frame_dt) and 0.0 < args.frame_dt <= 1.0):
         print(f"contactpatch: --frame-dt {args.frame_dt} is not allowed; expected seconds in (0, 1]", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if args.quit_after is not None and not (math.isfinite(args.quit_after) and args.quit_after >= 0.0):
         print(f"contactpatch: --quit-after {args.quit_after} is not allowed; expected seconds >= 0", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if not 1 <= args.substeps <= sim.MAX_SUBSTEPS:
         print(f"contactpatch: --substeps {args.substeps} is not allowed; expected 1 to "
               f"{sim.MAX_SUBSTEPS}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if args.screenshot and args.quit_after is None:
         print("contactpatch: --screenshot needs --quit-after (the screenshot is the last frame)", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
 
     import pygame
 
@@ -132,15 +135,15 @@ def main(argv: list[str] | None = None) -> int:
                      camera=args.camera, overlay=not args.no_overlay, sound=not args.mute)
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     except (pygame.error, Exception) as exc:  # no display, no OpenGL 3.3
         print(f"contactpatch: could not open an OpenGL 3.3 window: {exc}", file=sys.stderr)
-        return 3
+        return Exit.NO_WINDOW
     if args.benchmark:
         window.finish_frames = True
     try:
         code = window.run()
-        if args.benchmark:
+        if args.benchmark and code == Exit.OK:
             print(f"contactpatch --benchmark: {args.size[0]}x{args.size[1]}, renderer "
                   f"{window.ctx.info.get('GL_RENDERER', '?')}, antialiasing {'on' if window.target.msaa else 'off'}, "
                   f"overlay {'off' if args.no_overlay else 'on'}"
@@ -156,13 +159,29 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         window.finish()
-        return 130
-    except Exception:
+        return Exit.INTERRUPTED
+    except Exception as exc:
         crash = traceback.format_exc()
         window.finish()
-        print("contactpatch: an unexpected error stopped the app; please report it with this trace:\n" + crash,
-              file=sys.stderr)
-        return 1
+        print(crash_line(exc, crash), file=sys.stderr)
+        return Exit.FAILED
+
+
+def crash_line(exc: Exception, crash: str) -> str:
+    """One line for an unexpected error (a bug): what it was and where, and the file its whole trace was
+    saved to for the report (the trace itself only when it cannot be saved)."""
+    from sim.model.files import data_dir
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" ({Path(where[0].filename).name}:{where[0].lineno})" if where else ""
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())
+    path = data_dir() / time.strftime("crash-%Y%m%d-%H%M%S.txt")
+    head = f"contactpatch: an unexpected error stopped the app: {what}{at}; please report it"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(crash)
+    except OSError:
+        return f"{head} with this trace:\n{crash}"
+    return f"{head} with the trace saved in {path}"
 
 
 if __name__ == "__main__":

@@ -91,6 +91,7 @@ class Session:
         self.slow_index = 0
         self.single_steps = 0
         self.blown_up = False
+        self.blow_up = ""                               # the watchdog's one line when blown_up (a scripted run ends)
         self.message = ""
         self.recording: Trace | None = None
         self.replay: Trace | None = None
@@ -148,6 +149,7 @@ class Session:
         self.reference = None                            # a branch's reference run ends with a new start
         self.prev = self.curr = capture(self.sim)
         self.blown_up = False
+        self.blow_up = ""
         self.message = ""
         self.pause_reason = ""
         self._jumped()
@@ -326,6 +328,7 @@ class Session:
             self.reference = reference_run(other.log, other.log.vehicle, other_label or "other run")
         self.prev = self.curr = capture(self.sim)
         self.blown_up = False
+        self.blow_up = ""
         self.paused = False
         self.message = self.pause_reason = ""
         self._jumped()
@@ -451,6 +454,7 @@ class Session:
         except sim.BlowUp as exc:
             # the watchdog saw a state no car reaches: pause, go back to the last sane state, say why
             self.blown_up = True
+            self.blow_up = str(exc)
             self.paused = True
             if len(self.rewind):
                 self.rewind.restore(self.sim, 0)             # the step before: what is drawn (curr)

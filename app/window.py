@@ -50,6 +50,7 @@ from render.camera import OrbitCamera
 from render.mathx import quat_matrix
 from render.scene import SceneRenderer
 from render.skids import SkidMarks
+from sim.lab.exit_codes import Exit
 from sim.model.features import bounds
 from sim.model.features import features
 from sim.model.files import data_dir
@@ -402,6 +403,12 @@ class App:
         self.layout_problem = problem
 
     # -- main loop ----------------------------------------------------------------------------------
+    @property
+    def scripted(self) -> bool:
+        """Nobody drives: --quit-after (or --benchmark) ends the run, or a --replay trace drives it (until it
+        hands over). A blow-up then ends the run (Exit.BLEW_UP) instead of pausing for R."""
+        return self.quit_after is not None or self.session.replaying
+
     def run(self) -> int:
         try:
             return self._run()
@@ -419,8 +426,14 @@ class App:
             self.handle_events()
             if not self.running:
                 break
-            t0 = self.session.sim.time
+            t0, scripted = self.session.sim.time, self.scripted
             alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.forward_speed()))
+            if scripted and self.session.blown_up:        # nobody there to press R: the run ends, and says why
+                print(f"contactpatch: {self.session.vehicle_name} on {self.session.world_name}: "
+                      f"{self.session.blow_up}; the scripted run stops (exit status {Exit.BLEW_UP:d})",
+                      file=sys.stderr)
+                self.finish()
+                return Exit.BLEW_UP
             self.times.add("physics", time.perf_counter() - start)
             self.rtf_window.append((frame_dt, self.session.sim.time - t0))
             wall_sum = sum(w for w, _ in self.rtf_window)

@@ -41,11 +41,15 @@ def test_it_brakes_the_outer_front_against_oversteer_and_the_inner_rear_against_
 @pytest.mark.parametrize("name", ["hatchback", "boxster_s"])
 def test_esp_keeps_the_sine_with_dwell_on_course_where_without_it_the_car_spins(name):
     """The same steering inputs with stability control on and off: off, both presets spin (the yaw rate
-    1 s after the steering is still above its peak); on, the yaw-rate error is smaller and the car meets
+    1 s after the steering is still above its peak), which that drive expects (its yaw-rate figures miss
+    FMVSS 126's limits as expected, and nothing fails); on, the yaw-rate error is smaller and the car meets
     FMVSS 126's 35 % and 20 % and still moves over 1.83 m sideways."""
     car = sim.load_vehicle(name)
     on, off = M.sine_with_dwell(car, esp=True), M.sine_with_dwell(car, esp=False)
-    assert on.passed and not off.passed
+    assert on.passed and on.shown is None and on.outcome == "ok"
+    assert off.value("yaw rate 1.0 s after the steering, share of its peak") > 100.0
+    assert off.shown and off.passed and off.outcome.startswith("spins without stability control, as expected")
+    assert [f.mark for f in off.figures if f.passed is not None] == ["missed, as expected"] * 2 + ["ok"]
     err = lambda r: float(np.sqrt(np.mean((r.log.column("yaw_rate") - r.log.column("yaw_rate_ref")) ** 2)))  # noqa
     assert err(on) < 0.5 * err(off)
     assert off.value("time stability control acted") == 0.0 < on.value("time stability control acted")

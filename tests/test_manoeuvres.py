@@ -212,3 +212,63 @@ def test_user_limits_judge_figures_and_bad_limits_are_named(capsys):
             M.parse_limit(bad)
     assert drives_command(["settle", "--limit", "no such figure<=1"]) == 2
     assert "no such figure<=1" in capsys.readouterr().err
+
+
+def judged(name, figures, expected=""):
+    return M.Result(name, "hatchback", figures, TelemetryLog(), expected=expected)
+
+
+def test_test_exits_1_only_for_a_figure_outside_its_limit_and_counts_an_expected_miss_as_expected():
+    """`contactpatch test`'s verdict: a figure within its limit -> 0, one outside -> 1 (named with its value
+    and limit), a figure the drive expects to miss its limit (the sine with dwell without stability control)
+    -> the drive's expected outcome, 0; if such a figure meets its limit the drive says so, still 0."""
+    from sim.lab.cli import verdict
+    inside = judged("braking", [M.Figure("stopping distance", 37.8, "m", None, 40.7), M.Figure("note", 1.0, "-")])
+    outside = judged("braking", [M.Figure("stopping distance", 41.2, "m", None, 40.7)])
+    spins = judged("sine-with-dwell-no-esp", [M.Figure("yaw rate 1.0 s after", 116.0, "%", None, 35.0,
+                                                       expect_miss=True),
+                                              M.Figure("lateral displacement", 2.85, "m", 1.83, None)],
+                   expected="spins without stability control")
+    steady = judged("sine-with-dwell-no-esp", [M.Figure("yaw rate 1.0 s after", 10.0, "%", None, 35.0,
+                                                        expect_miss=True)], expected="spins without stability control")
+    code, line = verdict([inside])
+    assert code == 0 and "1 drive, 1 judged figure: 1 within their limits, 0 failed: exit status 0" in line
+    code, line = verdict([inside, outside])
+    assert code == 1 and "1 failed (braking: stopping distance 41.2 m (limit <= 40.7))" in line
+    assert outside.outcome == "FAIL: stopping distance 41.2 m (limit <= 40.7)"
+    code, line = verdict([inside, spins])
+    assert code == 0 and spins.passed and spins.shown
+    assert "2 within their limits, 0 failed, 1 outside as expected (sine-with-dwell-no-esp: spins without " \
+           "stability control, as expected)" in line
+    assert "| yaw rate 1.0 s after | 116 | % | <= 35 | missed, as expected |" in spins.table()
+    assert "outcome: spins without stability control, as expected" in spins.table()
+    code, line = verdict([steady])
+    assert code == 0 and steady.shown is False and "was expected to show that it spins" in line
+    assert verdict([outside, spins])[0] == 1
+    # a user's limit on such a figure is judged plainly
+    M.apply_limits(spins, [M.parse_limit("yaw rate 1.0 s after<=100")])
+    assert not spins.passed and verdict([spins])[0] == 1
+
+
+def test_a_drive_that_blows_up_ends_the_command_with_status_4_and_one_line(monkeypatch, capsys):
+    """The command's reaction to a blow-up (the drive is replaced by one raising sim.BlowUp as the watchdog
+    would; test_robust.py makes the watchdog find real ones)."""
+    import sim.lab.cli
+
+    def blowing(name, car):
+        raise sim.BlowUp("the physics blew up at t = 1.250 s: numbers that are not finite", 0)
+    monkeypatch.setattr(sim.lab.cli, "run", blowing)
+    assert drives_command(["braking"]) == 4
+    err = capsys.readouterr().err
+    assert err == ("contactpatch test: braking (hatchback): the physics blew up at t = 1.250 s: numbers that are "
+                   "not finite; the drives stop (exit status 4)\n")
+
+
+@pytest.mark.slow
+def test_test_all_exits_0_on_the_hatchback(capsys):
+    """Every drive of the suite on the preset: every judged figure within its limit, the sine with dwell
+    without stability control spinning as it is expected to (a few minutes on 2 cores)."""
+    assert drives_command(["all", "--vehicle", "hatchback"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.endswith("0 failed, 2 outside as expected (sine-with-dwell-no-esp: spins without stability "
+                         "control, as expected): exit status 0"), last

@@ -90,7 +90,7 @@ def sim_imports(path: Path) -> list[str]:
 # features (map, teleports); test drives, their driver model and telemetry logs; the model lab's families
 PUBLIC_MODULES = ("sim.model.params", "sim.model.checks", "sim.model.vehicle_toml", "sim.diagnosis", "sim.model.files",
                   "sim.model.features", "sim.lab.drives", "sim.lab.cli",
-                  "sim.lab.driver", "sim.lab.logs", "sim.lab.families")
+                  "sim.lab.driver", "sim.lab.logs", "sim.lab.families", "sim.lab.exit_codes")
 
 
 def test_app_ui_and_render_use_only_the_api():

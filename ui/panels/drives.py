@@ -76,7 +76,7 @@ class DrivesPanel:
                         imgui.table_setup_column(c, imgui.TableColumnFlags_.width_stretch, 2.2 if k == 0 else 1.0)
                     imgui.table_headers_row()
                     rows = manoeuvres.compare(before, after) if before else \
-                        [(f.name, f.value, f.unit, f.passed) for f in after.figures]
+                        [(f.name, f.value, f.unit, f.mark) for f in after.figures]
                     for row in rows:
                         imgui.table_next_row()
                         for k, cell in enumerate(row):
@@ -85,11 +85,13 @@ class DrivesPanel:
                                 imgui.text(f"{cell:+.3g}" if before and k == 3 else f"{cell:.4g}")
                             elif k == 0:
                                 imgui.text_wrapped(str(cell))
-                            elif cell is True or cell is False:
-                                imgui.text_colored(GREEN if cell else RED, "ok" if cell else "FAIL")
+                            elif k == 3 and not before and cell:          # the verdict (Figure.mark)
+                                imgui.text_colored({"ok": GREEN, "FAIL": RED}.get(cell, AMBER), cell)
                             else:
                                 imgui.text("" if cell is None else str(cell))
                     imgui.end_table()
+                if after.shown is not None:                     # a drive that shows a failure on purpose
+                    text_wrapped_colored(AMBER, f"outcome: {after.outcome}")
         imgui.end()
 
     def start(self, name: str) -> None:

@@ -79,8 +79,9 @@ def parse_limit(text: str) -> Limit:
 
 
 def apply_limits(result: Result, limits) -> list[Limit]:
-    """Judge `result`'s figures by the user's limits (they replace the drive's own limit on that side);
-    returns the limits that matched a figure of this drive."""
+    """Judge `result`'s figures by the user's limits (they replace the drive's own limit on that side, and a
+    figure the drive expects to miss its own limit is then judged plainly by the user's); returns the limits
+    that matched a figure of this drive."""
     used = []
     for lim in limits:
         if lim.drive and lim.drive != result.name:

@@ -102,7 +102,8 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
     steering completes, as a share of the yaw rate's peak in the opposite direction (the rules ask at
     most 35 % and 20 %: the car stops turning), and the lateral displacement 1.07 s after the steering
     starts (at least 1.83 m: it still responds). `esp`: stability control on (the rules test it on; the
-    suite's sine-with-dwell-no-esp drives the same inputs with it off)."""
+    suite's sine-with-dwell-no-esp drives the same inputs with it off, to show the car spin: its yaw-rate
+    figures are expected to miss their limits, and the Result says whether they did)."""
     f, dwell = 0.7, 0.5
     period = 1.0 / f
 
@@ -133,15 +134,20 @@ def sine_with_dwell(car: Vehicle, speed_kmh: float = 80.0, amplitude: float = 0.
         return float(np.interp(when, t, series))
     ratio = lambda when: 100.0 * at_time(r, when) / peak if peak else math.nan  # noqa: E731
     lateral = abs(at_time(y, at + 1.07) - y0)
+    # without stability control the drive shows the car spinning: the yaw-rate figures are expected to miss
+    # FMVSS 126's limits (the displacement, that the car answers the steering, is judged as with it on)
+    spin = not esp
     figs = [Figure("yaw rate 1.0 s after the steering, share of its peak", ratio(end + 1.0), "%", None, 35.0,
-                   "FMVSS 126: <= 35 %"),
+                   "FMVSS 126: <= 35 %", expect_miss=spin),
             Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0,
-                   "FMVSS 126: <= 20 %"),
+                   "FMVSS 126: <= 20 %", expect_miss=spin),
             Figure("lateral displacement 1.07 s after the start", lateral, "m", 1.83, None, "FMVSS 126: >= 1.83 m"),
             Figure("peak yaw rate", math.degrees(abs(peak)), "deg/s")]
     esp_log = log.column("esp_cut")
     figs.append(Figure("time stability control acted", float(np.sum(esp_log < 1.0) * DT), "s"))
-    return Result("sine-with-dwell" if esp else "sine-with-dwell-no-esp", car.name, figs, log)
+    if esp:
+        return Result("sine-with-dwell", car.name, figs, log)
+    return Result("sine-with-dwell-no-esp", car.name, figs, log, expected="spins without stability control")
 
 
 def sine_steer(car: Vehicle, substeps: int = 2, amplitude: float = 0.15, speed: float = 20.0,
