@@ -120,15 +120,20 @@ def curve_fault(tire: Tire, camber_deg: float, static_load: float) -> CurveFault
 
 def culprit(tire: Tire, fault: CurveFault) -> str:
     """The tire parameter whose default value removes the fault at its place (the first such, in the
-    family's own order), or the family's name when none alone does."""
+    family's own order) or, when none alone does, the one whose default shrinks it most ("model" when no
+    parameter of the family differs from its default)."""
     default = Tire()
+    best, least = "model", fault.force
     for name in MODEL_FIELDS.get(tire.model, ()) + ("load_sensitivity", "grip", "pressure", "nominal_pressure"):
         if getattr(tire, name) == getattr(default, name):
             continue
-        fixed = dataclasses.replace(tire, **{name: getattr(default, name)})
-        if fault_at(fixed, fault.kappa, fault.alpha, fault.load, fault.camber) is None:
+        fixed = fault_at(dataclasses.replace(tire, **{name: getattr(default, name)}), fault.kappa, fault.alpha,
+                         fault.load, fault.camber)
+        if fixed is None:
             return name
-    return "model"
+        if fixed.force < least:
+            best, least = name, fixed.force
+    return best
 
 
 def axle_fault(tire: Tire, camber_deg: float, static_load: float) -> tuple[str, CurveFault] | None:

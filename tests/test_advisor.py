@@ -1,0 +1,163 @@
+"""Issue 28: nothing the loader and the advisor accept may blow up. Each class of refusal with its minimal
+example, and what is held or bounded instead of refused (docs/physics.md §16): springs that cannot hold
+the car, tire curves that push the way the tire slides, ground no car can stand on, spawns inside
+something, the hull penalty and the bump stops held to what the step integrates, and the work ledger
+that names the force that put energy in."""
+import math
+
+import numpy as np
+import pytest
+
+import sim
+from app import fuzz_params
+from app.session import ground_height
+from sim.kernel import tables as T
+from sim.model import tire_curves
+from sim.model.checks import with_value
+
+HATCH = sim.load_vehicle("hatchback")
+# a pitch inertia too small for stiff dampers at 2 substeps: a blow-up the advisor refuses
+LIGHT_PITCH = with_value(with_value(with_value(HATCH, "chassis.inertia_pitch", 10.0), "front_suspension.c", 5e4),
+                         "rear_suspension.c", 5e4)
+# a body-collision penalty far stiffer than the step integrates: the kernel holds it (no blow-up)
+STIFF_HULL = with_value(with_value(HATCH, "collision.stiffness", 1e8), "collision.damping", 1e7)
+
+
+def on_its_roof(s, v=0):
+    """Turn vehicle v upside down 1 m above the ground, at rest."""
+    b = s.tables.body_state
+    b[v, T.BS_QW:T.BS_QZ + 1] = (0.0, 1.0, 0.0, 0.0)
+    b[v, T.BS_PZ] = 1.0
+    b[v, T.BS_VX:T.BS_WZ + 1] = 0.0
+
+
+def drives_clean(cars, world="flat", seconds=10.0, seed=1):
+    """What the watchdog said of each car after `seconds` of aggressive random driving from random spots."""
+    return fuzz_params.drive(list(cars), sim.load_world(world), 2, seconds, np.random.default_rng(seed))
+
+
+def test_springs_that_cannot_hold_the_car_are_refused_naming_the_file():
+    car = with_value(with_value(HATCH, "chassis.mass", 5000.0), "front_suspension.k", 1000.0)
+    r = sim.advisor.report(car, 1 / 240, 2)
+    # by hand: k (l0 - l_min + r) + 10 k r = 1000 (0.261 + 0.3) + 10000 x 0.3 = 3561 N against the front
+    # wheels' static load m g b / L / 2
+    front = 5000.0 * 9.81 * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
+    hold = next(i for i in r.items if i.part == "front springs holding the car")
+    capacity = 1000.0 * (min(car.front_suspension.l0, car.front_suspension.l_max) - car.front_suspension.l_min
+                         + car.front_tire.radius) + 10000.0 * car.front_tire.radius
+    assert hold.margin == pytest.approx(capacity / front, rel=1e-9) and hold.refuses
+    with pytest.raises(sim.ConfigError, match=r"hatchback\.toml: front_suspension\.k: front springs holding"):
+        sim.Simulation(car, sim.World.flat())
+
+
+def test_a_heavy_car_on_its_bump_stops_and_a_centre_of_mass_far_to_one_side_stay_bounded():
+    heavy = with_value(HATCH, "chassis.mass", 5000.0)                  # the top of the range on the hatchback's springs
+    side = HATCH
+    for path, value in (("chassis.com_y", 0.5), ("front_suspension.anti_roll", 5e5), ("rear_suspension.anti_roll", 5e5),
+                        ("front_suspension.force_along", "axis"), ("rear_suspension.force_along", "axis")):
+        side = with_value(side, path, value)
+    assert sim.advisor.report(heavy, 1 / 240, 2).stable and sim.advisor.report(side, 1 / 240, 2).stable
+    assert drives_clean([heavy] * 4 + [side] * 4) == [""] * 8
+    assert drives_clean([heavy] * 4 + [side] * 4, "proving_ground", seed=2) == [""] * 8
+
+
+def test_every_familys_default_curves_oppose_the_slip():
+    for model in ("linear", "magic", "simple", "mf96", "mf61", "chaos", "avs"):
+        tire = with_value(HATCH, "front_tire.model", model).front_tire
+        assert tire_curves.axle_fault(tire, HATCH.front_suspension.camber_deg, 3500.0) is None, model
+
+
+def test_a_tire_curve_that_pushes_the_way_it_slides_is_refused_with_the_slip():
+    car = HATCH
+    for path, value in (("front_tire.model", "mf61"), ("front_tire.pressure", 3.5e5),
+                        ("front_tire.nominal_pressure", 1.5e5), ("front_tire.ppx1", -1.5), ("front_tire.ppx2", -1.5)):
+        car = with_value(car, path, value)
+    # by hand: Kx is scaled by 1 + ppx1 dpi + ppx2 dpi^2 = 1 - 1.5 (4/3) - 1.5 (16/9) < 0 at dpi = 4/3: the
+    # slip stiffness turns negative and a locked wheel is pushed the way it slides
+    dpi = (3.5e5 - 1.5e5) / 1.5e5
+    assert 1.0 - 1.5 * dpi - 1.5 * dpi * dpi < 0.0
+    with pytest.raises(sim.ConfigError, match=r"front_tire\.\w+: front tire curves .* longitudinal force pushes the "
+                                               r"way it slides .* at kappa = -?\d"):
+        sim.Simulation(car, sim.World.flat())
+    found = tire_curves.axle_fault(car.front_tire, 0.0, 3500.0)
+    fx, _ = tire_curves.forces(car.front_tire, found[1].kappa, found[1].alpha, found[1].load, 0.0)
+    assert fx * found[1].kappa < 0.0        # recomputed: a sound tire's Fx has the sign of kappa, this one's not
+
+
+@pytest.mark.parametrize("plane, slope", [("slope_deg = 80.0", 80.0), ("normal = [1.0, 0.0, 0.02]", 88.9)])
+def test_ground_no_car_can_stand_on_is_refused_naming_the_file(tmp_path, plane, slope):
+    path = tmp_path / "tilted.toml"
+    path.write_text(f'name = "tilted"\ngravity = 9.81\nspawn = [[0.0, 0.0, 0.0]]\n[surfaces]\n'
+                    f'asphalt = {{ mu = 1.0 }}\n[[plane]]\nsurface = "asphalt"\npoint = [0.0, 0.0, 0.0]\n{plane}\n')
+    steepest = math.degrees(math.atan(1.0 * 2.0))                      # mu 1 x the highest tire grip, 2
+    with pytest.raises(sim.ConfigError, match=rf"tilted\.toml: plane\[0\] is sloped {slope:.1f} deg.* at most "
+                                               rf"{steepest:.1f} deg"):
+        sim.load_world(path)
+
+
+def test_a_spawn_beside_a_plateau_starts_clear_of_it():
+    world = sim.load_world("proving_ground")
+    x, y, yaw = 53.9, -34.2, math.radians(142.0)        # the centre just off "plateau 10", the car's corner over it
+    z = sim.spawn_height(HATCH, x, y, yaw, lambda px, py: ground_height(world, px, py))
+    assert ground_height(world, x, y) == 0.0 and z > sim.rest_com_height(HATCH) + 0.5
+    s = sim.Simulation(HATCH, world, dt=1 / 240, substeps=2, watchdog="flag")
+    s.reset(position=(x, y, z), yaw=yaw)
+    s.step()
+    assert s.telemetry.hull_depth == 0.0                              # nothing starts inside the plateau
+    s.run(np.zeros((480, 4)))
+    assert s.health == [""]
+
+
+def test_bump_stops_too_stiff_for_the_step_are_held_not_refused():
+    car = with_value(HATCH, "chassis.inertia_pitch", 22.0)   # the springs keep their margin, the 10 k stops would not
+    r = sim.advisor.report(car, 1 / 240, 2)
+    springs = next(i for i in r.items if i.part == "suspension springs and dampers")
+    stops = next(i for i in r.items if i.part == "suspension with the bump stops engaged")
+    assert springs.stable and stops.bounded and stops.margin >= 1.25
+    assert r.stable and any("bump stops" in n and "held" in n for n in r.notes)
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car) + 1.0))    # dropped 1 m: onto its bump stops
+    s.run(np.zeros((1200, 4)))
+    assert s.health == [""] and np.linalg.norm(s.state.velocity) < 0.05
+
+
+def test_a_penalty_stiffer_than_the_step_is_held_not_refused():
+    r = sim.advisor.report(STIFF_HULL, 1 / 240, 2)
+    assert r.stable and any("collision.stiffness" in n for n in r.notes)
+    s = sim.Simulation(STIFF_HULL, sim.World.flat(), dt=1 / 240, substeps=2)
+    on_its_roof(s)
+    s.run(np.zeros((1200, 4)))                           # 5 s on its roof: it lands and lies still
+    assert s.health[0] == "" and np.linalg.norm(s.state.velocity) < 0.01
+
+
+
+
+def test_the_work_ledger_accounts_for_the_energy_the_body_gains():
+    """Work done on the body by each kind of force (sim/kernel/work.py) sums to its gain of kinetic and
+    potential energy: full throttle from rest for 5 s, no air (so no drag), from the settled car."""
+    car = with_value(HATCH, "aero.air_density", 0.0)
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    s.run(np.zeros((480, 4)))                                    # settle
+    m, g = car.chassis.mass, 9.81
+
+    def energy():
+        w_body = np.asarray(s.state.angular_velocity)        # small: the roll and pitch of the launch
+        inertia = np.array([car.chassis.inertia_roll, car.chassis.inertia_pitch, car.chassis.inertia_yaw])
+        return 0.5 * m * np.sum(np.asarray(s.state.velocity) ** 2) + m * g * s.state.position[2] + \
+            0.5 * float(np.sum(inertia * w_body ** 2))
+
+    e0, w0 = energy(), s.tables.body_telemetry[0, T.TB_WORK_SUSPENSION:T.TB_WORK_SPIN + 1].copy()
+    s.run(np.tile([1.0, 0.0, 0.0, 0.0], (1200, 1)))
+    work = s.tables.body_telemetry[0, T.TB_WORK_SUSPENSION:T.TB_WORK_SPIN + 1] - w0
+    gained = energy() - e0
+    assert gained > 100e3                                          # J: about 30 m/s
+    assert work[1] == pytest.approx(gained, rel=0.02)              # the tires did it
+    assert abs(work.sum() - gained) < 0.01 * gained                # and the ledger adds up
+
+
+def test_the_watchdog_names_the_force_that_put_the_energy_in():
+    s = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(LIGHT_PITCH) + 0.05))
+    with pytest.raises(sim.BlowUp, match="the suspension forces did"):
+        s.run(np.zeros((2400, 4)))
