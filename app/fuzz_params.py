@@ -22,6 +22,7 @@ import numpy as np
 import sim
 from app.session import ground_height
 from sim.model import params as P
+from sim.model.checks import check_inertia
 
 DT = 1.0 / 240.0
 WORLDS = ("proving_ground", "flat")
@@ -52,10 +53,11 @@ class WorldCounts:
 
 
 def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
-    """Every numeric parameter drawn uniformly in its declared range and every choice at random, then the
+    """Every numeric parameter drawn uniformly in its declared range and every choice at random, the body's
+    mass, box and moments drawn again until they are a rigid body's (checks.py check_inertia), then the
     pairs that cross-field rules order put in order (l_min < l0 <= l_max, rear axle < centre of mass <
     front axle, idle < redline, shift down < shift up <= redline), so that what is tested is the
-    stability advisor, not the ordering rules (curves and the name kept)."""
+    stability advisor, not the rules (curves and the name kept)."""
     groups = {}
     base = sim.Vehicle()
     meta = {}
@@ -75,6 +77,14 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
         hi = min(meta[(group, n)]["hi"] for n in names)
         return dict(zip(names, (float(v) for v in sorted(rng.uniform(lo, hi, len(names))))))
 
+    body = ("mass", "length", "width", "height", "inertia_roll", "inertia_pitch", "inertia_yaw")
+    for _ in range(10000):          # the body drawn again until its moments are a rigid body's of its mass and box
+        try:
+            check_inertia(dataclasses.replace(base, chassis=groups["chassis"]), "random")
+            break
+        except sim.ConfigError:
+            groups["chassis"] = dataclasses.replace(groups["chassis"], **{
+                n: float(rng.uniform(meta[("chassis", n)]["lo"], meta[("chassis", n)]["hi"])) for n in body})
     for axle in ("front_suspension", "rear_suspension"):
         groups[axle] = dataclasses.replace(groups[axle], **ordered(axle, ("l_min", "l0", "l_max")))
     lo = max(meta[("front_axle", "x")]["lo"], meta[("rear_axle", "x")]["lo"])

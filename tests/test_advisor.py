@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from bodies import LIGHT
+from bodies import light_body
 
 import sim
 from app import fuzz_params
@@ -17,9 +19,9 @@ from sim.model.checks import with_value
 
 HATCH = sim.load_vehicle("hatchback")
 # a pitch inertia too small for stiff dampers at 2 substeps: a blow-up the advisor refuses
-LIGHT_PITCH = with_value(with_value(with_value(HATCH, "chassis.inertia_pitch", 10.0), "front_suspension.c", 5e4),
-                         "rear_suspension.c", 5e4)
+LIGHT_PITCH = with_value(with_value(LIGHT, "front_suspension.c", 5e4), "rear_suspension.c", 5e4)
 # a body-collision penalty far stiffer than the step integrates: the kernel holds it (no blow-up)
+PITCH_HELD = 22.0          # kg m^2: a light body (tests/bodies.py) whose 10 k bump stops the kernel must hold
 STIFF_HULL = with_value(with_value(HATCH, "collision.stiffness", 1e8), "collision.damping", 1e7)
 
 
@@ -64,7 +66,7 @@ def test_a_heavy_car_on_its_bump_stops_and_a_centre_of_mass_far_to_one_side_stay
 def test_every_familys_default_curves_oppose_the_slip():
     for model in ("linear", "magic", "simple", "mf96", "mf61", "chaos", "avs"):
         tire = with_value(HATCH, "front_tire.model", model).front_tire
-        assert tire_curves.axle_fault(tire, HATCH.front_suspension.camber_deg, 3500.0) is None, model
+        assert tire_curves.axle_fault(tire, 3500.0) is None, model
 
 
 def test_a_tire_curve_that_pushes_the_way_it_slides_is_refused_with_the_slip():
@@ -79,7 +81,7 @@ def test_a_tire_curve_that_pushes_the_way_it_slides_is_refused_with_the_slip():
     with pytest.raises(sim.ConfigError, match=r"front_tire\.\w+: front tire curves .* longitudinal force pushes the "
                                                r"way it slides .* at kappa = -?\d"):
         sim.Simulation(car, sim.World.flat())
-    found = tire_curves.axle_fault(car.front_tire, 0.0, 3500.0)
+    found = tire_curves.axle_fault(car.front_tire, 3500.0)
     fx, _ = tire_curves.forces(car.front_tire, found[1].kappa, found[1].alpha, found[1].load, 0.0)
     assert fx * found[1].kappa < 0.0        # recomputed: a sound tire's Fx has the sign of kappa, this one's not
 
@@ -109,7 +111,7 @@ def test_a_spawn_beside_a_plateau_starts_clear_of_it():
 
 
 def test_bump_stops_too_stiff_for_the_step_are_held_not_refused():
-    car = with_value(HATCH, "chassis.inertia_pitch", 22.0)   # the springs keep their margin, the 10 k stops would not
+    car = light_body(pitch=PITCH_HELD)     # the springs keep their margin at 2 substeps, the 10 k stops would not
     r = sim.advisor.report(car, 1 / 240, 2)
     springs = next(i for i in r.items if i.part == "suspension springs and dampers")
     stops = next(i for i in r.items if i.part == "suspension with the bump stops engaged")

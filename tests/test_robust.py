@@ -8,6 +8,8 @@ import stat
 
 import numpy as np
 import pytest
+from bodies import LIGHT
+from bodies import light_body
 
 import sim
 import sim.kernel.tables as T
@@ -121,22 +123,23 @@ def test_the_implicit_wheel_update_has_no_limit():
 
 
 def test_the_report_names_the_parameter_and_the_substeps_that_fix_it():
-    car = with_value(HATCH, "chassis.inertia_pitch", 10.0)
+    car = LIGHT                              # a 100 kg body of pitch inertia 10 kg m^2 on the hatchback's dampers
     r = sim.advisor.report(car, 1 / 240, 2)
     assert not r.stable and r.worst.parameter == "chassis.inertia_pitch"
     assert sim.advisor.report(car, 1 / 240, r.substeps_needed).stable
     assert not sim.advisor.report(car, 1 / 240, r.substeps_needed - 1).stable
     with pytest.raises(sim.ConfigError, match="chassis.inertia_pitch"):
         sim.Simulation(car, sim.World.flat())
-    lo, hi = sim.advisor.stable_range(HATCH, "chassis.inertia_pitch", 1 / 240, 2)
-    assert lo < HATCH.chassis.inertia_pitch <= hi
-    assert sim.advisor.report(with_value(HATCH, "chassis.inertia_pitch", lo * 1.01), 1 / 240, 2).stable
-    assert not sim.advisor.report(with_value(HATCH, "chassis.inertia_pitch", lo * 0.95), 1 / 240, 2).stable
+    steady = light_body(pitch=40.0)
+    lo, hi = sim.advisor.stable_range(steady, "chassis.inertia_pitch", 1 / 240, 2)
+    assert lo < steady.chassis.inertia_pitch <= hi
+    assert sim.advisor.report(with_value(steady, "chassis.inertia_pitch", lo * 1.01), 1 / 240, 2).stable
+    assert not sim.advisor.report(with_value(steady, "chassis.inertia_pitch", lo * 0.95), 1 / 240, 2).stable
 
 
 @pytest.mark.parametrize("edits", [
-    {"chassis.inertia_pitch": 10.0},
-    {"chassis.inertia_roll": 10.0},
+    {"chassis.inertia_roll": 200.0},
+    {"chassis.mass": 500.0},
     {"chassis.mass": 5000.0, "collision.damping": 1.0e7},
     {"rear_suspension.l_max": 1.26, "rear_suspension.l0": 1.1, "rear_suspension.l_min": 1.03,
      "rear_suspension.k": 5.0e5},
@@ -168,8 +171,7 @@ def on_its_roof(s, v=0):
 
 
 # a pitch inertia too small for the suspension's dampers at 2 substeps: a blow-up the advisor refuses
-LIGHT_PITCH = with_value(with_value(with_value(HATCH, "chassis.inertia_pitch", 10.0), "front_suspension.c", 5e4),
-                         "rear_suspension.c", 5e4)
+LIGHT_PITCH = with_value(with_value(LIGHT, "front_suspension.c", 5e4), "rear_suspension.c", 5e4)
 # a body-collision penalty far stiffer than the step integrates: the kernel holds it (no blow-up)
 STIFF_HULL = with_value(with_value(HATCH, "collision.stiffness", 1e8), "collision.damping", 1e7)
 

@@ -10,6 +10,9 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from bodies import LIGHT
+from bodies import UNSTABLE_PATH
+from bodies import UNSTABLE_VALUE
 
 import sim
 from app.session import Session
@@ -135,16 +138,15 @@ def test_revert_all_restores_the_loaded_preset_and_clears_the_refusals():
 
 def test_an_unstable_edit_is_refused_with_the_substeps_that_make_it_stable():
     s, t = make()
-    for axle in ("front", "rear"):
-        assert t.apply(f"{axle}_suspension.c", 5.0e4) is None     # stiff dampers: a light body is unstable
+    t._use(LIGHT)                                   # a light body, stable at 8 substeps
     before = t.params
-    unstable = sim.with_value(before, "chassis.inertia_pitch", 20.0)
+    unstable = sim.with_value(before, UNSTABLE_PATH, UNSTABLE_VALUE)
     needed = sim.advisor.report(unstable, s.sim.dt, 8).substeps_needed
-    why = t.apply("chassis.inertia_pitch", 20.0)
+    why = t.apply(UNSTABLE_PATH, UNSTABLE_VALUE)
     assert "chassis.inertia_pitch" in why and str(needed) in why and t.params is before
-    assert t.fixes["chassis.inertia_pitch"] == (20.0, needed)
-    assert t.apply_with_substeps("chassis.inertia_pitch") is None
-    assert s.sim.substeps == needed and t.params.chassis.inertia_pitch == 20.0 and t.stability().stable
+    assert t.fixes[UNSTABLE_PATH] == (UNSTABLE_VALUE, needed)
+    assert t.apply_with_substeps(UNSTABLE_PATH) is None
+    assert s.sim.substeps == needed and t.params.front_suspension.c == UNSTABLE_VALUE and t.stability().stable
 
 
 def test_the_stable_ranges_lie_inside_the_allowed_ones_and_say_where_they_meet():

@@ -148,8 +148,11 @@ class Tuning:
 
     def _reason(self, exc: Exception) -> str:
         """The message without the leading car name."""
-        text, prefix = str(exc), f"{self.params.name}: "
-        return text[len(prefix):] if text.startswith(prefix) else text
+        text = str(exc)
+        for prefix in (f"{self.params.source}: ", f"{self.params.name}: "):
+            if text.startswith(prefix):
+                return text[len(prefix):]
+        return text
 
     def _use(self, new: sim.Vehicle) -> None:
         self.session.sim.set_params(new)

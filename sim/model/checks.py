@@ -74,6 +74,7 @@ def check_consistency(v: Vehicle, where: str) -> None:
         if not (s.l_min < s.l0 <= s.l_max):
             raise ConfigError(f"{where}: {axle}_suspension.l0 = {s.l0:g} is not allowed; the rest length must lie "
                               f"in ({s.l_min:g}, {s.l_max:g}] m, between l_min and l_max")
+    check_inertia(v, where)
     if v.front_axle.x <= v.rear_axle.x:
         raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "
                           f"rear_axle.x = {v.rear_axle.x:g} m")
@@ -97,6 +98,37 @@ def check_consistency(v: Vehicle, where: str) -> None:
     if len(v.engine.torque_rpm) != len(v.engine.torque_nm):
         raise ConfigError(f"{where}: engine.torque_rpm has {len(v.engine.torque_rpm)} points but "
                           f"engine.torque_nm has {len(v.engine.torque_nm)}; they must match")
+
+
+GYRATION_MIN = 0.02    # -: I >= this x m r^2 (r the body's half-diagonal across the axis): no point-mass body
+
+
+def inertia_bounds(v: Vehicle) -> dict[str, tuple[float, float]]:
+    """Per principal axis ('roll', 'pitch', 'yaw'): the moments of inertia (kg m^2) a body of this mass can have
+    within its box (chassis length, width, height): at most m r^2 (all the mass at the box's edges, r its
+    half-diagonal across the axis) and at least GYRATION_MIN m r^2."""
+    ch = v.chassis
+    half = (ch.length / 2.0, ch.width / 2.0, ch.height / 2.0)
+    across = {"roll": half[1] ** 2 + half[2] ** 2, "pitch": half[0] ** 2 + half[2] ** 2,
+              "yaw": half[0] ** 2 + half[1] ** 2}
+    return {axis: (GYRATION_MIN * ch.mass * r2, ch.mass * r2) for axis, r2 in across.items()}
+
+
+def check_inertia(v: Vehicle, where: str) -> None:
+    """The principal moments must be a rigid body's (each at most the sum of the other two) and fit the body's
+    mass and box (`inertia_bounds`)."""
+    ch = v.chassis
+    moments = {"roll": ch.inertia_roll, "pitch": ch.inertia_pitch, "yaw": ch.inertia_yaw}
+    for axis, (lo, hi) in inertia_bounds(v).items():
+        if not lo <= moments[axis] <= hi:
+            raise ConfigError(f"{where}: chassis.inertia_{axis} = {moments[axis]:g} is not allowed; a "
+                              f"{ch.mass:g} kg body of {ch.length:g} x {ch.width:g} x {ch.height:g} m has a moment "
+                              f"in [{lo:.4g}, {hi:.4g}] kg m^2 about that axis")
+    for axis, value in moments.items():
+        others = sum(m for a, m in moments.items() if a != axis)
+        if value > others:
+            raise ConfigError(f"{where}: chassis.inertia_{axis} = {value:g} is not allowed; a rigid body's "
+                              f"principal moment is at most the sum of the other two ({others:g} kg m^2)")
 
 
 def validate(v: Vehicle, where: str = "vehicle") -> Vehicle:

@@ -3,9 +3,11 @@ will see, the force must oppose the slip (docs/physics.md §16). A curve that pu
 slides (a negative slip stiffness, a peak factor turned negative by load or pressure terms, a combined-slip
 weight past 90 degrees) adds energy to the car with every metre it slides, which no step size cures.
 
-The forces are the kernel's own (sim/kernel/tire), evaluated from Python at a grid of slips, loads and
-cambers; a small band around zero slip is left out (camber thrust and conicity legitimately push a
-rolling tire sideways there)."""
+The forces are the kernel's own (sim/kernel/tire), evaluated from Python at a grid of slips and loads with
+the wheel upright; a small band around zero slip is left out (conicity legitimately pushes a rolling tire
+sideways there). Camber is left out: a leaning tire's camber thrust pushes it sideways at small slip angles
+(a real effect, which the mf61 fit extrapolates at large angles), and no random tuning whose curves only
+turned against the slip with camber blew up (docs/physics.md §16)."""
 from __future__ import annotations
 
 import dataclasses
@@ -32,7 +34,6 @@ SLIP_BAND = 0.02          # kappa and rad: below this slip a force along the sli
 FORCE_BAND = 0.1          # x mu Fz: and a force along the slip smaller than this share of the grip (a fit's
 #                           extrapolation far out: the TNO set of the hatchback reverses by 9 % near 90 deg)
 LOAD_FACTORS = (0.05, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)   # x the static load: the loads a wheel sees driving
-CAMBER_SPREAD_DEG = (0.0, -6.0, 6.0)    # deg about the static camber: body roll and the wheel's own lean
 KAPPAS = tuple(np.concatenate([np.linspace(-1.0, 1.0, 41), [1.5, 3.0, 6.0]]))   # the spinning wheel's slips too
 ALPHAS_DEG = tuple(np.linspace(-88.0, 88.0, 45))
 COMBINED_KAPPAS = (-1.0, -0.5, -0.15, -0.05, 0.05, 0.15, 0.5, 1.0)   # a fit's own range
@@ -47,11 +48,11 @@ class CurveFault:
     load: float           # N
     camber: float         # rad
     force: float          # N, the component along the slip (positive: it pushes the way the tire slides)
+    static_load: float    # N, the wheel's static load the fault was judged against
 
     def where(self) -> str:
         return (f"its {self.direction} force pushes the way it slides ({self.force:.0f} N at kappa = "
-                f"{self.kappa:.2f}, alpha = {math.degrees(self.alpha):.1f} deg, load {self.load:.0f} N, camber "
-                f"{math.degrees(self.camber):.1f} deg)")
+                f"{self.kappa:.2f}, alpha = {math.degrees(self.alpha):.1f} deg, load {self.load:.0f} N)")
 
 
 def forces(tire: Tire, kappa: float, alpha: float, fz: float, sg: float) -> tuple[float, float]:
@@ -88,33 +89,32 @@ def slip_points(tire: Tire) -> list[tuple[float, float]]:
     return points
 
 
-def fault_at(tire: Tire, kappa: float, alpha: float, fz: float, gamma: float) -> CurveFault | None:
+def fault_at(tire: Tire, kappa: float, alpha: float, fz: float, gamma: float, static_load: float) -> CurveFault | None:
+    """The fault at one slip, load and camber, or None: a force along the slip larger than FORCE_BAND of the
+    grip at the larger of this load and the static one (a wheel nearly off the ground pushes too weakly to
+    matter)."""
     fx, fy = forces(tire, kappa, alpha, fz, math.sin(gamma))
-    allowed = FORCE_BAND * max(tire.grip, 0.05) * fz
+    allowed = FORCE_BAND * max(tire.grip, 0.05) * max(fz, static_load)
     if abs(kappa) > SLIP_BAND and fx * math.copysign(1.0, kappa) < -allowed:
-        return CurveFault("longitudinal", kappa, alpha, fz, gamma, -fx * math.copysign(1.0, kappa))
+        return CurveFault("longitudinal", kappa, alpha, fz, gamma, -fx * math.copysign(1.0, kappa), static_load)
     if abs(alpha) > SLIP_BAND and fy * math.copysign(1.0, alpha) > allowed:
-        return CurveFault("lateral", kappa, alpha, fz, gamma, fy * math.copysign(1.0, alpha))
+        return CurveFault("lateral", kappa, alpha, fz, gamma, fy * math.copysign(1.0, alpha), static_load)
     return None
 
 
 @functools.lru_cache(maxsize=1024)
-def curve_fault(tire: Tire, camber_deg: float, static_load: float) -> CurveFault | None:
-    """The first place where the tire's force pushes the way it slides (None: it opposes the slip
-    everywhere), at the loads LOAD_FACTORS x static_load (N) and, for the cambered family (mf61), the
-    cambers about the suspension's static camber_deg."""
+def curve_fault(tire: Tire, static_load: float) -> CurveFault | None:
+    """The first place where the upright tire's force pushes the way it slides (None: it opposes the slip
+    everywhere), at the loads LOAD_FACTORS x static_load (N)."""
     if tire.grip <= 0.0:
         return None
-    spread = CAMBER_SPREAD_DEG if tire.model == "mf61" else (0.0,)
-    cambers = [math.radians(camber_deg + d) if tire.model == "mf61" else 0.0 for d in spread]
     points = slip_points(tire)
     for factor in LOAD_FACTORS:
         fz = max(1.0, factor * static_load)
-        for gamma in cambers:
-            for kappa, alpha in points:
-                fault = fault_at(tire, kappa, alpha, fz, gamma)
-                if fault is not None:
-                    return fault
+        for kappa, alpha in points:
+            fault = fault_at(tire, kappa, alpha, fz, 0.0, static_load)
+            if fault is not None:
+                return fault
     return None
 
 
@@ -128,7 +128,7 @@ def culprit(tire: Tire, fault: CurveFault) -> str:
         if getattr(tire, name) == getattr(default, name):
             continue
         fixed = fault_at(dataclasses.replace(tire, **{name: getattr(default, name)}), fault.kappa, fault.alpha,
-                         fault.load, fault.camber)
+                         fault.load, fault.camber, fault.static_load)
         if fixed is None:
             return name
         if fixed.force < least:
@@ -136,8 +136,8 @@ def culprit(tire: Tire, fault: CurveFault) -> str:
     return best
 
 
-def axle_fault(tire: Tire, camber_deg: float, static_load: float) -> tuple[str, CurveFault] | None:
-    """(the tire parameter to name, the fault) for an axle's tire at the suspension's static camber and the
-    axle's static load per wheel, or None when its curves oppose the slip everywhere."""
-    fault = curve_fault(tire, round(float(camber_deg), 6), round(float(static_load), 3))
+def axle_fault(tire: Tire, static_load: float) -> tuple[str, CurveFault] | None:
+    """(the tire parameter to name, the fault) for an axle's tire at the axle's static load per wheel, or
+    None when its curves oppose the slip everywhere."""
+    fault = curve_fault(tire, round(float(static_load), 3))
     return None if fault is None else (culprit(tire, fault), fault)

@@ -38,6 +38,14 @@ def margin_color(margin: float) -> tuple[float, float, float, float]:
     return RED if margin < advisor.REQUIRED_MARGIN else AMBER if margin < LOW_MARGIN else GREEN
 
 
+def item_color(item) -> tuple[float, float, float, float]:
+    """A part's margin colour: red only where it would be refused; a bounded part below its margin (it
+    chatters, or the kernel holds it) amber."""
+    if item.refuses:
+        return RED
+    return AMBER if not item.stable or item.margin < LOW_MARGIN else GREEN
+
+
 def plain_name(doc: str) -> str:
     """A parameter's plain name from its description: the words before the first colon or semicolon."""
     return doc.split(":")[0].split(";")[0].strip()
@@ -113,9 +121,9 @@ class TuningPanel:
         w = r.worst
         imgui.text("stability:")
         imgui.same_line()
-        imgui.text_colored(margin_color(w.margin), f"margin {w.margin:.3g}")
+        imgui.text_colored(item_color(w), f"margin {w.margin:.3g}")
         imgui.same_line()
-        imgui.text_disabled(f"(needs {advisor.REQUIRED_MARGIN:g})")
+        imgui.text_disabled(f"(needs {w.required:g})")
         text_wrapped_colored(GREY, f"least: {w.part}, {w.parameter}")
         if not r.stable:
             text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
@@ -148,9 +156,11 @@ class TuningPanel:
                     imgui.table_next_column()
                     imgui.text_wrapped(item.part)
                     if imgui.is_item_hovered():
-                        imgui.set_tooltip(f"{item.parameter}\n{item.why}")
+                        kind = "\nbounded: below its margin it chatters or is held, it is not refused" \
+                            if item.bounded else ""
+                        imgui.set_tooltip(f"{item.parameter}\n{item.why}{kind}")
                     imgui.table_next_column()
-                    imgui.text_colored(margin_color(item.margin), f"{item.margin:7.3g}")
+                    imgui.text_colored(item_color(item), f"{item.margin:7.3g}")
                     imgui.table_next_column()
                     imgui.text(f"{item.h_max * 1e3:.3g} ms")
                 imgui.end_table()
