@@ -3,6 +3,8 @@
     python -m app.fuzz files  [--n 1000] [--seed 1]   malformed vehicle, world, bindings, trace and layout files
     python -m app.fuzz params [--n 2000] [--seed 1] [--substeps 2]   random in-range parameter sets, judged
                     by the rules and the advisor, each driven 10 s (refused ones too) on two worlds (app/fuzz_params.py)
+    python -m app.fuzz worlds [--n 300] [--seed 1]   the proving ground with its numbers drawn again, the
+                    hatchback driven 10 s from each spawn of every world the loader accepts (app/fuzz_worlds.py)
 
 `files` counts how each mutated file was answered: loaded, refused with a one-line message naming the
 file, or (a failure) anything else. `params` prints, per world, the sets refused by the rules, refused by
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import sim
 from app import fuzz_params
+from app import fuzz_worlds
 from app.input import load_bindings
 from app.session import Trace
 from config import CONFIG_DIR
@@ -136,7 +139,7 @@ def fuzz_files(n: int, seed: int, folder: Path | None = None, verbose: bool = Fa
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("files", "params"))
+    ap.add_argument("what", choices=("files", "params", "worlds"))
     ap.add_argument("--n", type=int)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--substeps", type=int, default=2, help="params: substeps per step (the app's 2)")
@@ -146,6 +149,8 @@ def main() -> None:
     if args.what == "files":
         counts = fuzz_files(args.n or 1000, args.seed, verbose=args.verbose)
         print(" ".join(f"{k} {v}" for k, v in counts.items()))
+    elif args.what == "worlds":
+        print(fuzz_worlds.fuzz_worlds(args.n or 300, args.seed, seconds=args.seconds, verbose=args.verbose).line())
     else:
         results = fuzz_params.fuzz_params(args.n or 2000, args.seed, seconds=args.seconds, substeps=args.substeps,
                                           verbose=args.verbose)

@@ -12,6 +12,7 @@ from bodies import light_body
 
 import sim
 from app import fuzz_params
+from app import fuzz_worlds
 from app.session import ground_height
 from sim.kernel import tables as T
 from sim.model import tire_curves
@@ -91,7 +92,7 @@ def test_ground_no_car_can_stand_on_is_refused_naming_the_file(tmp_path, plane, 
     path = tmp_path / "tilted.toml"
     path.write_text(f'name = "tilted"\ngravity = 9.81\nspawn = [[0.0, 0.0, 0.0]]\n[surfaces]\n'
                     f'asphalt = {{ mu = 1.0 }}\n[[plane]]\nsurface = "asphalt"\npoint = [0.0, 0.0, 0.0]\n{plane}\n')
-    steepest = math.degrees(math.atan(1.0 * 2.0))                      # mu 1 x the highest tire grip, 2
+    steepest = math.degrees(math.atan(1.0))                            # mu 1: a tire of grip 1 holds 45 deg
     with pytest.raises(sim.ConfigError, match=rf"tilted\.toml: plane\[0\] is sloped {slope:.1f} deg.* at most "
                                                rf"{steepest:.1f} deg"):
         sim.load_world(path)
@@ -163,3 +164,9 @@ def test_the_watchdog_names_the_force_that_put_the_energy_in():
     s.reset(position=(0.0, 0.0, sim.rest_com_height(LIGHT_PITCH) + 0.05))
     with pytest.raises(sim.BlowUp, match="the suspension forces did"):
         s.run(np.zeros((2400, 4)))
+
+
+def test_a_small_sample_of_random_worlds_is_refused_with_a_reason_or_drives():
+    tally = fuzz_worlds.fuzz_worlds(12, seed=3, seconds=2.0)
+    assert tally.worlds == 12 and tally.refused_by_loader + tally.refused_for_the_car + tally.drove == 12
+    assert tally.drove > 0 and tally.blew_up == 0

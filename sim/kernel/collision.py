@@ -42,6 +42,7 @@ from sim.kernel.shapes import sphere_misses_box
 from sim.kernel.tables import TB_COLLISION_X
 from sim.kernel.tables import TB_HULL_CONTACTS
 from sim.kernel.tables import TB_HULL_DEPTH
+from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import VP_HULL_BX
 from sim.kernel.tables import VP_HULL_BY
 from sim.kernel.tables import VP_HULL_BZ
@@ -228,16 +229,20 @@ def only_planes_within(boxes, hf_meta, box_mask, hf_mask, vehicle):
 
 @leaf
 def held_penalty(k, c, lam, h):
-    """The penalty's (k, c) at substep h held to h^2 k lam + 2 h c lam <= HULL_LOAD_CAP for the hull's
-    fastest mode (lam per unit of stiffness): the damping gives way first (the stiffness is what holds the
-    car up), the stiffness only when it alone asks for more, so that no choice of collision.stiffness or
-    damping can blow up (unchanged, bit for bit, where it is within)."""
+    """The penalty's (k, c) at substep h held to h^2 k lam + 2 h c lam <= HULL_LOAD_CAP for the hull's fastest
+    mode (lam per unit of stiffness), unchanged (bit for bit) where they are within it. Held, the damping
+    is first kept to critical for that mode (more only slows the contact and eats the room the stiffness
+    needs to hold the car up), then k and c are scaled by u^2 and u, which keeps their damping ratio (a
+    contact held softer must not bounce back harder): no collision.stiffness or damping can blow up."""
     load_k = h * h * k * lam
     if load_k + 2.0 * h * c * lam <= HULL_LOAD_CAP:
         return k, c
-    if load_k >= HULL_LOAD_CAP:
-        return HULL_LOAD_CAP / (h * h * lam), 0.0
-    return k, (HULL_LOAD_CAP - load_k) / (2.0 * h * lam)
+    c = min(c, 2.0 * math.sqrt(k / lam))
+    load_c = 2.0 * h * c * lam
+    u = 1.0
+    if load_k + load_c > HULL_LOAD_CAP:
+        u = (-load_c + math.sqrt(load_c * load_c + 4.0 * load_k * HULL_LOAD_CAP)) / (2.0 * load_k)
+    return k * u * u, c * u
 
 
 @stage
@@ -251,6 +256,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     force = (0.0, 0.0, 0.0)
     tau = (0.0, 0.0, 0.0)
     contacts = 0
+    ground = 0.0
     c_t = min(vehicle_params[v, VP_HULL_CT], vehicle_params[v, VP_HULL_CT_LIMIT] / h)
     k_n, c_n = held_penalty(vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
                             vehicle_params[v, VP_HULL_LAMBDA], h)
@@ -276,6 +282,8 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
                                k_n, c_n, c_t)
         force = add(force, f)
         tau = add(tau, cross(r, f))
+        ground += dot(f, vg)                                          # a moving ground's push (work ledger)
+    body_telemetry[v, TB_WORK_GROUND] += ground * h
     set3(body_telemetry, v, TB_COLLISION_X, force)
     body_telemetry[v, TB_HULL_CONTACTS] = contacts
     body_telemetry[v, TB_HULL_DEPTH] = deepest

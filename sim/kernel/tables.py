@@ -226,7 +226,8 @@ VP_N = VP_RATIO + MAX_GEARS
  TB_WORK_SUSPENSION, TB_WORK_TIRE,         # J: work done on the body since the car was placed, by kind of force
  TB_WORK_PARKING, TB_WORK_COLLISION,       # (sim/kernel/work.py; the watchdog names the one that put energy in)
  TB_WORK_SPIN,                             # the spin ledger's torque (wheels and rotor turning with the body)
- TB_N) = range(50)
+ TB_WORK_GROUND,                           # J: work the moving ground (platforms) did through the contacts
+ TB_N) = range(51)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
                    "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,

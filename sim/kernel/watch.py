@@ -22,6 +22,7 @@ from sim.kernel.tables import BS_WX
 from sim.kernel.tables import BS_WY
 from sim.kernel.tables import BS_WZ
 from sim.kernel.tables import TB_HULL_DEPTH
+from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import WS_N
 from sim.kernel.vec import quat_rotate_inv
 
@@ -36,7 +37,8 @@ OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY = range(6)
  WT_E0, WT_T0,                             # J, s: the sliding budget's base and when it was taken
  WT_DEEP_SINCE,                            # s: since when the body is deeper than WT_RADIUS (NaN: it is not)
  WT_CODE, WT_VALUE,                        # the verdict and the figure that shows it
- WT_N) = range(13)
+ WT_GROUND0,                               # J: the moving ground's work (TB_WORK_GROUND) at the last check
+ WT_N) = range(14)
 
 MAX_SPEED = 150.0         # m/s: faster than any car here
 MAX_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
@@ -81,7 +83,9 @@ def check_vehicles(body_state, wheel_state, body_telemetry, table, gravity, time
         speed = math.sqrt(b[BS_VX] * b[BS_VX] + b[BS_VY] * b[BS_VY] + b[BS_VZ] * b[BS_VZ])
         spin = math.sqrt(b[BS_WX] * b[BS_WX] + b[BS_WY] * b[BS_WY] + b[BS_WZ] * b[BS_WZ])
         energy = vehicle_energy(body_state, v, table, gravity)
-        supplied = t[WT_E0] + t[WT_RATE] * (time - t[WT_T0])
+        ground = body_telemetry[v, TB_WORK_GROUND]     # a moving platform's push is energy from outside
+        supplied = t[WT_E0] + t[WT_RATE] * (time - t[WT_T0]) + (ground - t[WT_GROUND0])
+        t[WT_GROUND0] = ground
         budget = supplied + t[WT_SLACK]
         t[WT_E0] = min(supplied, energy)               # energy lost is not credited to a later gain
         t[WT_T0] = time

@@ -8,6 +8,7 @@ from __future__ import annotations
 from sim.kernel.jit import leaf
 from sim.kernel.tables import NW
 from sim.kernel.tables import TB_WORK_COLLISION
+from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import TB_WORK_PARKING
 from sim.kernel.tables import TB_WORK_SPIN
 from sim.kernel.tables import TB_WORK_SUSPENSION
@@ -17,6 +18,7 @@ from sim.kernel.tables import W_FSX
 from sim.kernel.tables import W_FTX
 from sim.kernel.tables import W_LOCKED
 from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_VGX
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -26,27 +28,36 @@ from sim.kernel.vec import sub
 
 
 @leaf
-def record_work(v, wheel_scratch, body_telemetry, pos, vel0, w0, vel1, w1, f_hull, tau_hull, tau_spin, h, skip_tire):
+def record_work(v, wheel_scratch, body_telemetry, pos, vel0, w0, vel1, w1, f_hull, tau_hull, tau_spin, h,
+                skip_tire):
     """Add this substep's work on vehicle v's body (J) to TB_WORK_*: the suspension (W_FSX at Q), the tires
     (W_FTX + W_FRX at Q; a wheel held by static friction counts as parking), the hull (force and torque)
-    and the spin ledger's torque. pos: the centre of mass the contact points are taken from; vel0, w0 and
-    vel1, w1: the body's velocity and angular velocity (world) before and after the substep."""
+    and the spin ledger's torque; and to TB_WORK_GROUND the work a moving ground did through the wheels'
+    contacts, F . v_ground (the hull's contacts add theirs in the collision stage). pos: the centre of mass
+    the contact points are taken from; vel0, w0 and vel1, w1: the body's velocity and angular velocity
+    (world) before and after the substep."""
     v_mid = scale(add(vel0, vel1), 0.5)
     w_mid = scale(add(w0, w1), 0.5)
     w_susp = 0.0
     w_tire = 0.0
     w_park = 0.0
+    w_ground = 0.0
     for i in range(NW):
         v_q = add(v_mid, cross(w_mid, sub(get3w(wheel_scratch, v, i, W_QX), pos)))
-        w_susp += dot(get3w(wheel_scratch, v, i, W_FSX), v_q)
+        f = get3w(wheel_scratch, v, i, W_FSX)
+        w_susp += dot(f, v_q)
         if not skip_tire[i]:
-            p = dot(add(get3w(wheel_scratch, v, i, W_FTX), get3w(wheel_scratch, v, i, W_FRX)), v_q)
+            f_t = add(get3w(wheel_scratch, v, i, W_FTX), get3w(wheel_scratch, v, i, W_FRX))
+            f = add(f, f_t)
+            p = dot(f_t, v_q)
             if wheel_scratch[v, i, W_LOCKED] != 0.0:
                 w_park += p
             else:
                 w_tire += p
+        w_ground += dot(f, get3w(wheel_scratch, v, i, W_VGX))      # the ground's push on a moving platform
     body_telemetry[v, TB_WORK_SUSPENSION] += w_susp * h
     body_telemetry[v, TB_WORK_TIRE] += w_tire * h
     body_telemetry[v, TB_WORK_PARKING] += w_park * h
     body_telemetry[v, TB_WORK_COLLISION] += (dot(f_hull, v_mid) + dot(tau_hull, w_mid)) * h
     body_telemetry[v, TB_WORK_SPIN] += dot(tau_spin, w_mid) * h
+    body_telemetry[v, TB_WORK_GROUND] += w_ground * h

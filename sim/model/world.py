@@ -8,7 +8,6 @@ World frame: z up, metres. Angles in TOML are degrees (labelled `_deg`); inside 
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from dataclasses import dataclass
@@ -38,7 +37,6 @@ from sim.model.files import string
 from sim.model.files import table
 from sim.model.files import tables
 from sim.model.files import vector
-from sim.model.params import Tire
 
 WORLD_DIR = CONFIG_DIR / "worlds"
 
@@ -261,7 +259,9 @@ MAX_HEIGHTFIELD_POINTS = 4_000_000      # grid points over all heightfields of a
 WORLD_KEYS = ("name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn")
 
 
-GRIP_MAX = next(f.metadata["hi"] for f in dataclasses.fields(Tire) if f.name == "grip")
+GRAVITY_MAX = 30.0          # m/s^2: from weightless to three times the Earth's (a world past it is no test track)
+PLATFORM_SPEED_MAX = 30.0   # m/s: the fastest a moving box's surface may move anywhere
+STANDABLE_DEG = 45.0        # deg: the steepest ground plane (the steepest roads are under 20)
 
 
 def world_from_dict(data: dict, where: str) -> World:
@@ -271,7 +271,7 @@ def world_from_dict(data: dict, where: str) -> World:
     known_keys(where, "world", data, WORLD_KEYS)
     required(where, data, ("surfaces",), "the world")
     name = string(where, "name", data.get("name", Path(where).stem))
-    gravity = number(where, "gravity", data.get("gravity", GRAVITY), 0.0, 100.0, "m/s^2")
+    gravity = number(where, "gravity", data.get("gravity", GRAVITY), 0.0, GRAVITY_MAX, "m/s^2")
     surfaces = []
     surface_tables = table(where, "surfaces", data["surfaces"])
     if not surface_tables:
@@ -323,6 +323,7 @@ def world_from_dict(data: dict, where: str) -> World:
             oscillation=vector(where, f"{key}.oscillation", b.get("oscillation", [0, 0, 0]), 3, -100.0, 100.0),
             period=number(where, f"{key}.period", b.get("period", 0.0), 0.0, 1e4, "s"),
             name=string(where, f"{key}.name", b["name"]) if "name" in b else ""))
+        check_platform_speed(where, key, boxes[-1])
     fields_ = []
     points = 0
     for i, h in enumerate(tables(where, "heightfield", data.get("heightfield", []))):
@@ -378,18 +379,32 @@ def world_from_dict(data: dict, where: str) -> World:
     return World(name, surfaces, planes, boxes, fields_, markings, gravity, spawns)
 
 
+def check_platform_speed(where: str, key: str, box: Box) -> None:
+    """A moving box's surface may move at most PLATFORM_SPEED_MAX anywhere: its velocity, plus its spin times
+    its half-diagonal, plus its oscillation's peak speed (amplitude x 2 pi / period). A faster platform hits
+    a car harder than the hull's penalty contact can take (docs/physics.md §10)."""
+    v = float(np.linalg.norm(box.velocity))
+    v += float(np.linalg.norm(box.angular_velocity)) * 0.5 * float(np.linalg.norm(box.size))
+    if box.period > 0.0:
+        v += float(np.linalg.norm(box.oscillation)) * 2.0 * math.pi / box.period
+    if v > PLATFORM_SPEED_MAX:
+        raise ConfigError(f"{where}: {key} moves its surface at up to {v:.0f} m/s (velocity, spin x half-diagonal, "
+                          f"oscillation); at most {PLATFORM_SPEED_MAX:g} m/s is allowed")
+
+
 def check_standable(where: str, key: str, normal, surface: str, surfaces: list[Surface]) -> None:
-    """A ground plane must be one a car can stand on: tan(slope) at most the surface's mu times the highest tire
-    grip a vehicle may have (sim.model.params Tire.grip); a steeper plane (a wall laid as ground, a normal
-    almost horizontal) is refused, naming the file, the key and the steepest slope allowed there."""
+    """A ground plane must be one a car can stand on: tan(slope) at most the surface's mu (a tire of grip 1)
+    and no steeper than STANDABLE_DEG whatever the friction; a steeper plane (a wall laid as ground, a
+    normal almost horizontal) is refused, naming the file, the key and the steepest slope allowed there.
+    (On steeper ground every car slides and tumbles down to crash at speeds no test track has.)"""
     n = np.asarray(normal, float)
     slope = math.degrees(math.acos(min(1.0, n[2] / np.linalg.norm(n))))
     mu = next(s.mu for s in surfaces if s.name == surface)
-    steepest = math.degrees(math.atan(mu * GRIP_MAX))
+    steepest = min(STANDABLE_DEG, math.degrees(math.atan(mu)))
     if slope > steepest + 1e-9:
-        raise ConfigError(f"{where}: {key} is sloped {slope:.1f} deg, steeper than any car can stand on: on "
-                          f"{surface} (mu {mu:g}) a tire of the highest grip ({GRIP_MAX:g}) holds at most "
-                          f"{steepest:.1f} deg; expected a flatter plane (a wall is a [[box]])")
+        raise ConfigError(f"{where}: {key} is sloped {slope:.1f} deg, steeper than a car can stand on: on "
+                          f"{surface} (mu {mu:g}) a tire holds at most {steepest:.1f} deg (and no ground may be "
+                          f"steeper than {STANDABLE_DEG:g} deg); expected a flatter plane (a wall is a [[box]])")
 
 
 def _too_many_points(where: str, key: str) -> ConfigError:
