@@ -125,6 +125,9 @@ class TuningPanel:
         imgui.same_line()
         imgui.text_disabled(f"(needs {w.required:g})")
         text_wrapped_colored(GREY, f"least: {w.part}, {w.parameter}")
+        if not w.stable and not w.refuses:
+            text_wrapped_colored(AMBER, "bounded: below its margin this part chatters (its force is held by a "
+                                        "friction limit or a cap), it does not blow up: not refused")
         if not r.stable:
             text_wrapped_colored(RED, f"unstable: {r.substeps_needed} substeps would make it stable")
         for note in r.notes:
