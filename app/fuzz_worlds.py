@@ -20,8 +20,6 @@ import sim
 from app import fuzz_params
 from app.session import ground_height
 from config import CONFIG_DIR
-from sim.model.world import GRAVITY_MAX
-from sim.model.world import world_from_dict
 
 
 @dataclass
@@ -42,7 +40,7 @@ def random_world(base: dict, rng: np.random.Generator) -> dict:
     """The proving ground's table with some of its numbers drawn again within the loader's ranges."""
     d = copy.deepcopy(base)
     if rng.random() < 0.5:
-        d["gravity"] = float(rng.uniform(0.0, GRAVITY_MAX))
+        d["gravity"] = float(rng.uniform(0.0, sim.World.GRAVITY_MAX))
     for st in d["surfaces"].values():
         if rng.random() < 0.3:
             st["mu"] = float(rng.uniform(0.0, 3.0))
@@ -83,7 +81,7 @@ def fuzz_worlds(n: int, seed: int, seconds: float = 10.0, verbose: bool = False)
         tally.worlds += 1
         data = random_world(base, rng)
         try:
-            world = world_from_dict(data, f"world{k}")
+            world = sim.World.from_dict(data, f"world{k}")
         except sim.ConfigError:
             tally.refused_by_loader += 1
             continue

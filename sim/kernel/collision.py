@@ -15,6 +15,7 @@ import math
 
 from sim.kernel.jit import leaf
 from sim.kernel.jit import stage
+from sim.kernel.query import HF_SKIN
 from sim.kernel.query import hf_height
 from sim.kernel.shapes import BX_BOUND
 from sim.kernel.shapes import BX_HX
@@ -104,7 +105,7 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle, box_mask, h
         if not in_mask(hf_mask, i):
             continue
         ok, z, gx, gy = hf_height(hf_meta, hf_z, i, p[0], p[1])
-        if ok and z > p[2]:
+        if ok and z > p[2] and z - p[2] <= HF_SKIN:     # deeper: under an overhang, not inside the ground
             n = normalize((-gx, -gy, 1.0))
             depth = (z - p[2]) * n[2]
             if depth > best:

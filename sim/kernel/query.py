@@ -199,6 +199,10 @@ def hf_vertex_slope(hf_z, off, nx, ny, ix, iy, dx, dy):
     return gx, gy
 
 
+HF_SKIN = 5.0              # m: a point deeper than this under a heightfield's surface is under an overhang of it
+#                            (a tilted ground plane can run below a heightfield), not inside the ground
+
+
 @kernel
 def hf_height(hf_meta, hf_z, i, x, y):
     """Height (bilinear) and slope of heightfield i at (x, y); valid=False outside its rectangle.
@@ -241,6 +245,8 @@ def ray_heightfield(hf_meta, hf_z, i, a, d, max_s):
     step = 0.5 * min(hf_meta[i, HF_DX], hf_meta[i, HF_DY])
     ok, z, gx, gy = hf_height(hf_meta, hf_z, i, a[0], a[1])
     if ok and a[2] <= z:
+        if z - a[2] > HF_SKIN:                  # far below: under an overhang of the terrain, not inside it
+            return False, 0.0, a, d, (0.0, 0.0, 0.0)
         # anchor already below the surface: report the tangent plane under it (s <= 0)
         n = normalize((-gx, -gy, 1.0))
         faces, s = axis_meets_plane(a, d, (a[0], a[1], z), n)

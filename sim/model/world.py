@@ -46,6 +46,11 @@ DEFAULT_COLORS = {
     "gravel": (0.62, 0.56, 0.45),
 }
 
+GRAVITY_MAX = 30.0          # m/s^2: from weightless to three times the Earth's (a world past it is no test track)
+PLATFORM_SPEED_MAX = 30.0   # m/s: the fastest a moving box's surface may move anywhere
+STANDABLE_DEG = 45.0        # deg: the steepest ground plane (the steepest roads are under 20)
+
+
 
 @dataclass(frozen=True)
 class Surface:
@@ -122,7 +127,10 @@ class Hit(NamedTuple):
 
 
 class World:
-    """Ground geometry plus its packed tables for the kernels."""
+    """Ground geometry plus its packed tables for the kernels. `World.from_dict(table, where)` builds one
+    from a TOML-shaped table (what a world file holds), with the loader's checks."""
+
+    GRAVITY_MAX = GRAVITY_MAX
 
     def __init__(self, name: str, surfaces: list[Surface], planes=(), boxes=(), heightfields=(),
                  markings=(), gravity: float = GRAVITY, spawns=((0.0, 0.0, 0.0),)):
@@ -259,9 +267,6 @@ MAX_HEIGHTFIELD_POINTS = 4_000_000      # grid points over all heightfields of a
 WORLD_KEYS = ("name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn")
 
 
-GRAVITY_MAX = 30.0          # m/s^2: from weightless to three times the Earth's (a world past it is no test track)
-PLATFORM_SPEED_MAX = 30.0   # m/s: the fastest a moving box's surface may move anywhere
-STANDABLE_DEG = 45.0        # deg: the steepest ground plane (the steepest roads are under 20)
 
 
 def world_from_dict(data: dict, where: str) -> World:
@@ -417,3 +422,6 @@ def load_world(name_or_path: str | os.PathLike = "proving_ground") -> World:
     path = resolve_preset(name_or_path, WORLD_DIR, "world")
     data = read_toml(path, "world")
     return build(path, "world", lambda: world_from_dict(data, str(path)))
+
+
+World.from_dict = staticmethod(world_from_dict)
