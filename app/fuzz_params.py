@@ -147,7 +147,7 @@ def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: flo
         trace = driving(rng, steps, len(group))
         for k in range(0, steps, CHUNK):
             s.run(trace[k:k + CHUNK])
-        health += list(s.health)
+        health += [f"{h} ({why})" if h and why else h for h, why in zip(s.health, s.watcher.sources)]
     return health
 
 
