@@ -43,6 +43,7 @@ from sim.model.world import World
 from sim.views import StateView
 from sim.views import TelemetryView
 from sim.watchdog import WATCH_EVERY
+from sim.watchdog import BlowUp
 from sim.watchdog import Watchdog
 from sim.watchdog import blow_up_message
 
@@ -369,6 +370,7 @@ class Simulation:
         piece = WATCH_EVERY if self.watcher.watching else max(1, len(trace))
         for k in range(0, len(trace), piece):
             part = trace[k:k + piece]
+            sane = self.snapshot() if self.watcher.mode == "raise" else None   # to reproduce a blow-up from
             args = (t.vehicle_params, t.wheel_params, t.hull_points, part, t.body_state, t.drive_state,
                     t.wheel_state, t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, planes, boxes, hf_meta,
                     hf_z, surf_mu, self._gravity, self.time, self.dt, self.substeps)
@@ -376,7 +378,11 @@ class Simulation:
             t.controls[:] = part[-1]
             self.steps += len(part)
             self.time = self.steps * self.dt
-            self._watch()
+            try:
+                self._watch()
+            except BlowUp as exc:
+                exc.snapshot, exc.controls = sane, part.copy()
+                raise
 
     # ------------------------------------------------------------------------------------------------
     def snapshot(self, telemetry: bool = False) -> Snapshot:

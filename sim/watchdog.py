@@ -28,12 +28,16 @@ WORK_KINDS = ("suspension", "tire", "parking (static friction)", "body collision
 
 
 class BlowUp(RuntimeError):
-    """The watchdog saw a state no car reaches; the message names the vehicle, what was seen and the
-    stability advisor's likeliest cause."""
+    """The watchdog saw a state no car reaches; the message names the vehicle, what was seen, the force that
+    put the energy in and the stability advisor's likeliest cause. From `Simulation.run`, `snapshot` (the
+    last state the watchdog passed) and `controls` (the control rows run from it) reproduce it bit for bit:
+    `s.restore(e.snapshot); s.run(e.controls)` in a simulation at the same dt and substeps."""
 
-    def __init__(self, message: str, vehicle: int):
+    def __init__(self, message: str, vehicle: int, snapshot=None, controls=None):
         super().__init__(message)
         self.vehicle = vehicle
+        self.snapshot = snapshot
+        self.controls = controls
 
 
 def max_power(car: Vehicle) -> float:
@@ -173,7 +177,8 @@ def blow_up_message(car: Vehicle, found: str, who: str, time: float, dt: float, 
         found = f"{found} ({source})"
     if r.stable:
         cause = (f"no part the stability advisor refuses is unstable (the least stable, the {w.part}, has a "
-                 f"margin of {w.margin:.2f}), so the cause is outside its model: a bug to report")
+                 f"margin of {w.margin:.2f}), so the cause is outside its model: a bug to report (from "
+                 f"Simulation.run the BlowUp carries the state and controls that reproduce it)")
     else:
         cause = (f"the least stable part is the {w.part} ({w.parameter}, margin {w.margin:.2f}; "
                  f"{REQUIRED_MARGIN_TEXT})")

@@ -185,3 +185,18 @@ def test_a_car_under_a_heightfields_overhang_is_not_inside_it():
     s.reset(position=(x, 0.0, z))
     s.run(np.zeros((240, 4)))
     assert s.telemetry.hull_depth < 0.05 and s.health == [""]
+
+
+def test_a_blow_up_carries_the_state_and_controls_that_reproduce_it():
+    s = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(LIGHT_PITCH) + 0.05))
+    with pytest.raises(sim.BlowUp) as first:
+        s.run(np.zeros((2400, 4)))
+    e = first.value
+    assert e.snapshot is not None and e.snapshot.time < s.time
+    assert len(e.controls) == round((s.time - e.snapshot.time) * 240)
+    again = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    again.restore(e.snapshot)
+    with pytest.raises(sim.BlowUp) as second:
+        again.run(e.controls)
+    assert str(second.value) == str(e) and again.state_hash() == s.state_hash()
