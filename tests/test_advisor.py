@@ -176,14 +176,16 @@ def test_a_car_under_a_heightfields_overhang_is_not_inside_it():
     """A ground plane tilted down under a heightfield (a random world's): 15 m below its surface the car
     is under an overhang, not 15 m inside the ground (which launched it with megajoules)."""
     world = sim.World("overhang", [sim.model.world.Surface("asphalt", 1.0)],
-                      planes=[sim.model.world.Plane("asphalt", normal=(-math.sin(0.25), 0.0, math.cos(0.25)))],
+                      planes=[sim.model.world.Plane("asphalt", normal=(math.sin(0.25), 0.0, math.cos(0.25)))],
                       heightfields=[sim.model.world.Heightfield("asphalt", (40.0, -20.0, 0.0), (1.0, 1.0),
                                                                 np.zeros((41, 41)))])
     x = 60.0
     z = -x * math.tan(0.25) + sim.rest_com_height(HATCH)           # on the plane, 15 m under the heightfield
     s = sim.Simulation(HATCH, world, dt=1 / 240, substeps=2, watchdog="flag")
-    s.reset(position=(x, 0.0, z))
+    s.reset(position=(x, 0.0, z))              # (reset lifts a car onto the highest surface: put it back)
+    s.tables.body_state[0, T.BS_PZ] = z
     s.run(np.zeros((240, 4)))
+    assert s.state.position[2] < -10.0                     # still on the plane, under the heightfield
     assert s.telemetry.hull_depth < 0.05 and s.health == [""]
 
 
