@@ -82,11 +82,13 @@ def curve(default: tuple[float, ...], unit: str, lo: float, hi: float, doc: str,
 @dataclass(frozen=True)
 class Chassis:
     """The sprung body as one rigid body."""
-    mass: float = num(1200.0, "kg", 100.0, 5000.0, "total mass of the car (body, wheels, driver)")
+    mass: float = num(1200.0, "kg", 100.0, 5000.0, "total mass of the car (body, wheels, driver); from a kart to a "
+                      "heavy SUV (a truck is not a car, its springs and tires are another range)")
     com_x: float = num(0.15, "m", -5.0, 5.0, "centre of mass ahead of the reference point")
     com_y: float = num(0.0, "m", -0.5, 0.5, "centre of mass left of the centre line")
     com_z: float = num(-0.10, "m", -1.0, 1.0, "centre of mass above the suspension anchors")
-    inertia_roll: float = num(450.0, "kg m^2", 10.0, 20000.0, "principal moment about the vehicle x axis")
+    inertia_roll: float = num(450.0, "kg m^2", 10.0, 20000.0, "principal moment about the vehicle x axis; the "
+                              "three moments must be a rigid body's of this mass inside the body's box")
     inertia_pitch: float = num(1800.0, "kg m^2", 10.0, 50000.0, "principal moment about the vehicle y axis")
     inertia_yaw: float = num(2000.0, "kg m^2", 10.0, 50000.0, "principal moment about the vehicle z axis")
     length: float = num(4.0, "m", 1.0, 8.0, "body length (drawing and collision hull)")
@@ -112,13 +114,16 @@ class Axle:
 @dataclass(frozen=True)
 class Suspension:
     """A spring-damper along the suspension axis d (vertical in the body frame), per axle."""
-    k: float = num(35000.0, "N/m", 1000.0, 500000.0, "spring stiffness")
-    c: float = num(2500.0, "N s/m", 0.0, 50000.0, "damping coefficient")
+    k: float = num(35000.0, "N/m", 1000.0, 500000.0, "spring stiffness; race cars reach 2e5, and stiffer "
+                                                                "with a light body needs more substeps")
+    c: float = num(2500.0, "N s/m", 0.0, 50000.0, "damping coefficient; above about 2e4 a light "
+                                                                "body's pitch needs more substeps")
     l0: float = num(0.40, "m", 0.05, 1.5, "rest (unloaded) length: anchor to wheel centre")
     l_min: float = num(0.15, "m", 0.0, 1.5, "shortest length; below it a bump stop of stiffness 10 k acts")
     l_max: float = num(0.45, "m", 0.05, 1.5, "longest length; a contact beyond it means the wheel is airborne")
     anti_roll: float = num(0.0, "N/m", 0.0, 500000.0, "anti-roll bar stiffness coupling left and right compression")
-    camber_deg: float = num(0.0, "deg", -6.0, 6.0, "static camber; negative tilts the top of the wheel inward")
+    camber_deg: float = num(0.0, "deg", -6.0, 6.0, "static camber; negative tilts the top of the wheel "
+                                                             "inward (road cars -3 to 0, race cars to -5)")
     query: str = text("sphere", ("ray", "sphere", "disc"),
                       "contact query: ray (local plane), sphere sweep, or wheel-shaped disc")
     force_along: str = text("normal", ("normal", "axis"),
@@ -222,10 +227,12 @@ class Tire:
     pky2: float = mf96(2.0, "-", 0.5, 10.0, "mf96: the load (in nominal loads) at which Ky peaks")
     rbx1: float = mf96(12.0, "-", 0.0, 20.0, "mf96 combined slip: how fast a slip angle takes longitudinal force")
     rbx2: float = mf96(10.0, "-", 0.0, 20.0, "mf96 combined slip: how a slip ratio weakens rbx1")
-    rcx1: float = mf96(1.0, "-", 0.1, 1.1, "mf96 combined slip: shape of the longitudinal weighting")
+    rcx1: float = mf96(1.0, "-", 0.1, 1.1, "mf96 combined slip: shape of the longitudinal weighting "
+                       "(above about 1.1 the weight turns the force against the slip at large slip angles)")
     rby1: float = mf96(10.0, "-", 0.0, 20.0, "mf96 combined slip: how fast a slip ratio takes lateral force")
     rby2: float = mf96(10.0, "-", 0.0, 20.0, "mf96 combined slip: how a slip angle weakens rby1")
-    rcy1: float = mf96(1.0, "-", 0.1, 1.1, "mf96 combined slip: shape of the lateral weighting")
+    rcy1: float = mf96(1.0, "-", 0.1, 1.1, "mf96 combined slip: shape of the lateral weighting (above "
+                       "about 1.1 the weight turns the force against the slip at large slips)")
     # model "mf61" (docs/models.md): the mf96 coefficients plus camber gamma (sin gamma, + top leaning left)
     # and inflation pressure dpi = (pressure - nominal_pressure) / nominal_pressure
     pdx3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: longitudinal peak's fall with camber squared, (1 - pdx3 g^2)")
@@ -240,7 +247,8 @@ class Tire:
     pey4: float = mf61(0.0, "-", -30.0, 30.0, "mf61: Ey's asymmetry with camber")
     pey5: float = mf61(0.0, "-", -30.0, 30.0, "mf61: Ey's change with camber squared")
     pky3: float = mf61(0.0, "-", -3.0, 3.0, "mf61: cornering stiffness' fall with |camber|")
-    pky4: float = mf61(2.0, "-", 0.5, 2.0, "mf61: curvature of the cornering stiffness against load (2 in mf96)")
+    pky4: float = mf61(2.0, "-", 0.5, 2.0, "mf61: curvature of the cornering stiffness against load (2 in "
+                       "mf96; above 2 the cornering stiffness turns negative at high loads)")
     pky5: float = mf61(0.0, "-", -30.0, 30.0, "mf61: shift of Ky's peak load with camber squared")
     pky6: float = mf61(0.0, "-", -2.0, 2.0, "mf61: camber stiffness per unit load, Fy per rad of camber / Fz "
                        "(given as a magnitude: the force leans with the wheel)")
@@ -333,7 +341,9 @@ class Aero:
 @dataclass(frozen=True)
 class Collision:
     """The body's hull against the ground (a rolled car, a wall): penalty springs at 14 hull points."""
-    stiffness: float = num(1.5e5, "N/m", 100000.0, 100000000.0, "penalty stiffness per hull point")
+    stiffness: float = num(1.5e5, "N/m", 100000.0, 100000000.0,
+                           "penalty stiffness per hull point; below 1e5 a heavy car sinks in on its roof, and one too "
+                           "stiff for the step is held")
     damping: float = num(6.0e3, "N s/m", 0.0, 1.0e7, "damping per hull point along the normal")
     friction: float = num(0.5, "-", 0.0, 3.0, "body-on-ground friction factor (x surface mu)")
     friction_damping: float = num(2.0e4, "N s/m", 1.0, 1.0e7, "sliding-speed slope of friction below its limit")
