@@ -370,3 +370,18 @@ def test_a_full_garbage_collection_scans_a_small_share_of_the_apps_objects():
     long frame in steady driving about every half minute (docs: README, frame time)."""
     frozen, scanned = in_fresh_process(objects_a_full_collection_scans)
     assert frozen > 50_000 and scanned < 0.25 * frozen
+
+
+def open_tiny_window(data_home: str):
+    """Child process: the app with the overlay in a 320x180 window (the default layout built for it)."""
+    os.environ["XDG_DATA_HOME"] = data_home                   # no saved layout: the default one is built
+    from app.window import App
+    app = App(sim.load_vehicle("hatchback"), sim.load_world("flat"), size=(320, 180), frame_dt=1 / 60,
+              quit_after=0.25)
+    return app.run(), app.view_rect()
+
+
+def test_a_tiny_window_builds_its_layout_and_keeps_a_3d_view(tmp_path):
+    """The default layout at 320x180 (its side panels were wider than the window: a ZeroDivisionError)."""
+    status, (vx, vy, vw, vh) = in_fresh_process(open_tiny_window, str(tmp_path))
+    assert status == 0 and vw > 0 and vh > 0

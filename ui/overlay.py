@@ -199,6 +199,8 @@ class Overlay:
     def dock_layout(self, kind: str) -> None:
         """Dock the panels around the 3D view (LAYOUTS says what each is); "auto" picks by width."""
         w, h = imgui.get_main_viewport().work_size
+        if w < 1.0 or h < 1.0:
+            return                                  # a minimised window: nothing to lay out
         if kind == "auto":
             kind = "wide" if w >= 1700 else "compact"
         ib = imgui.internal
@@ -207,10 +209,12 @@ class Overlay:
         ib.dock_builder_add_node(root, ib.DockNodeFlagsPrivate_.dock_space | imgui.DockNodeFlags_.passthru_central_node)
         ib.dock_builder_set_node_size(root, (w, h))
         left_w, right_w, bottom_h = (320.0, 410.0, 240.0) if kind == "compact" else (420.0, 520.0, 300.0)
+        left_w, right_w = min(left_w, 0.33 * w), min(right_w, 0.33 * w)  # a small window keeps a 3D view
+        bottom_h, time_h = min(bottom_h, 0.35 * h), min(150.0, 0.35 * h)
         _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
         _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
         _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)
-        _, left_bottom, left_top = ib.dock_builder_split_node_py(left, imgui.Dir.down, 150.0 / h)
+        _, left_bottom, left_top = ib.dock_builder_split_node_py(left, imgui.Dir.down, time_h / h)
         ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Time", left_bottom)
         if kind == "compact":
