@@ -183,24 +183,31 @@ def tire_slopes(car: Vehicle, i: int, fz: float) -> tuple[float, float]:
 FRICTION_CAP = 0.99 * 2.0 / REQUIRED_MARGIN   # h c_t lambda the hull's friction damping is held to (just inside)
 
 
-def hull_friction_mode(car: Vehicle) -> tuple[float, str, np.ndarray]:
-    """The fastest mode of the hull's sliding friction per unit of damping: (lambda (1/kg), the group of
-    hull points sliding, the mode), over the groups that can touch the ground at once (HULL_GROUPS)."""
+def hull_mode(car: Vehicle, along_normal: bool) -> tuple[float, str, np.ndarray]:
+    """The fastest mode of the hull's contacts per unit of stiffness or damping, over the groups of hull points
+    that can touch the ground at once (HULL_GROUPS): (lambda (1/kg), the group, the mode). along_normal: the
+    penalty pressing along each group's normal; otherwise the friction sliding in the two directions along
+    the surface."""
     masses = mass_matrix(car)
     pts = hull_points(car)
     axes = np.eye(3)
     worst = None
     for group, members, axis in HULL_GROUPS:
-        c_f = np.zeros((6, 6))
+        directions = [axis] if along_normal else [d for d in range(3) if d != axis]
+        a = np.zeros((6, 6))
         for k in members:
-            for other in range(3):
-                if other != axis:
-                    jt = jacobian(pts[k], axes[other])
-                    c_f += np.outer(jt, jt)
-        lam, mode = fastest(masses, c_f)
+            for d in directions:
+                j = jacobian(pts[k], axes[d])
+                a += np.outer(j, j)
+        lam, mode = fastest(masses, a)
         if worst is None or lam > worst[0]:
             worst = (lam, group, mode)
     return worst
+
+
+def hull_friction_mode(car: Vehicle) -> tuple[float, str, np.ndarray]:
+    """The fastest mode of the hull's sliding friction per unit of damping (hull_mode)."""
+    return hull_mode(car, along_normal=False)
 
 
 def hull_friction_limit(car: Vehicle) -> float:
@@ -211,22 +218,9 @@ def hull_friction_limit(car: Vehicle) -> float:
 
 
 def hull_normal_mode(car: Vehicle) -> tuple[float, str, np.ndarray]:
-    """The fastest mode of the hull's penalty springs per unit of stiffness: (lambda (1/kg), the group of hull
-    points pressing, the mode), over the groups that can touch the ground at once (HULL_GROUPS). The kernel
-    holds the penalty's k and c to h^2 k lambda + 2 h c lambda <= HULL_LOAD_CAP (collision.py held_penalty)."""
-    masses = mass_matrix(car)
-    pts = hull_points(car)
-    axes = np.eye(3)
-    worst = None
-    for group, members, axis in HULL_GROUPS:
-        k_h = np.zeros((6, 6))
-        for k in members:
-            j = jacobian(pts[k], axes[axis])
-            k_h += np.outer(j, j)
-        lam, mode = fastest(masses, k_h)
-        if worst is None or lam > worst[0]:
-            worst = (lam, group, mode)
-    return worst
+    """The fastest mode of the hull's penalty springs per unit of stiffness (hull_mode). The kernel holds the
+    penalty's k and c to h^2 k lambda + 2 h c lambda <= HULL_LOAD_CAP (collision.py held_penalty)."""
+    return hull_mode(car, along_normal=True)
 
 
 def hull_normal_held(k: float, c: float, lam: float, h: float) -> tuple[float, float]:
