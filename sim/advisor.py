@@ -26,9 +26,9 @@ Per wheel: the seed's explicit spin update, h (dFx/dkappa) / vMin (rho^2 / Iw + 
 own inertia and the body's mass shared by the n wheels on that update (the implicit update has no
 limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
 
-Not every unstable part blows up. Refused: the suspension's springs and dampers (unbounded), springs that
-cannot hold the car, tire curves that push the way the tire slides. Held by the kernel to what the step
-integrates (noted, never refused): the hull's penalty and friction damping, the 10 k bump stops. Bounded,
+Not every unstable part blows up. Refused: springs that cannot hold the car, tire curves that push the way the
+tire slides. Held by the kernel to what the step integrates (noted, never refused): the suspension's springs,
+bars and dampers, the hull's penalty and friction damping, the 10 k bump stops. Bounded,
 noted: the tires near rest, the explicit wheel spin (the friction limit holds their force: a chatter of
 size about h mu g) and the limited-slip coupling (held by its torque cap).
 """
@@ -41,6 +41,7 @@ import numpy as np
 
 from sim.kernel.collision import HULL_LOAD_CAP
 from sim.kernel.collision import held_penalty
+from sim.kernel.suspension import held_spring_scale
 from sim.kernel.suspension import held_stop_scale
 from sim.kernel.units import GRAVITY
 from sim.model.checks import field_info
@@ -56,6 +57,7 @@ from sim.model.params import Vehicle
 from sim.model.tire_curves import axle_fault
 
 REQUIRED_MARGIN = 1.25    # a part is called stable when its limit is this many times what it asks
+SPRINGS = "suspension springs and dampers"     # the part the kernel holds when the step cannot follow it
 INERTIA_NAMES = ("chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inertia_yaw")
 
 
@@ -114,6 +116,15 @@ class Report:
         if h_max <= 0 or any(i.refuses and math.isinf(i.h_max) for i in self.items):
             return 10 ** 9          # a part no step fixes (springs that cannot hold the car, a tire curve)
         return max(1, math.ceil(self.dt / h_max - 1e-9)) if h_max < math.inf else 1
+
+    @property
+    def substeps_as_given(self) -> int:
+        """The fewest substeps at this dt with which the kernel holds none of the suspension's springs, bars
+        and dampers (held_spring_scale): they then act as given (1 when they already do)."""
+        springs = next(i for i in self.items if i.part == SPRINGS)
+        if springs.stable:
+            return self.substeps
+        return max(1, math.ceil(self.dt / springs.h_max - 1e-9)) if springs.h_max > 0 else 10 ** 9
 
     def message(self, where: str = "") -> str:
         """One line: the least stable part, its parameter and what would fix it."""
@@ -344,23 +355,30 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
         tire_share[i] = surface_mu * (slope_x + slope_y) / tires[i].v_min
     axle = "front" if tire_share[0] >= tire_share[2] else "rear"
     lam_ks, mode_ks = fastest(masses, k_s)
-    lam_cs, _ = fastest(masses, c_s)
-    held = held_stop_scale(lam_ks, lam_cs, fastest(masses, k_stop)[0], h)   # what suspension_stage uses at h
-    lam_kb, mode_kb = fastest(masses, k_s + held * k_stop)
+    lam_cs, mode_cs = fastest(masses, c_s)
+    k_share, c_share = held_spring_scale(lam_ks, lam_cs, h)              # what suspension_stage uses at h
+    held = held_stop_scale(k_share * lam_ks, c_share * lam_cs, fastest(masses, k_stop)[0], h)
+    lam_kb, mode_kb = fastest(masses, k_share * k_s + held * k_stop)
     lam_ct, mode_ct = fastest(masses, c_t)
-    lam_all, mode_all = fastest(masses, c_s + c_t)
+    lam_all, mode_all = fastest(masses, c_share * c_s + c_t)
     stiff = "front" if sus[0].k >= sus[2].k else "rear"
+    spring_param = f"{stiff}_suspension.k" if h * lam_ks >= 2.0 * lam_cs else \
+        f"{'front' if sus[0].c >= sus[2].c else 'rear'}_suspension.c"
     for part, lam_k, lam_c, mode, param in (
-            ("suspension springs and dampers", lam_ks, lam_cs, mode_ks, f"{stiff}_suspension.k"),
-            ("suspension with the bump stops engaged", lam_kb, lam_cs, mode_kb, f"{stiff}_suspension.k"),
+            (SPRINGS, lam_ks, lam_cs, mode_ks if h * lam_ks >= 2.0 * lam_cs else mode_cs,
+             spring_param),
+            ("suspension with the bump stops engaged", lam_kb, c_share * lam_cs, mode_kb, f"{stiff}_suspension.k"),
             ("tires near rest (dampers dF/dslip / vMin)", 0.0, lam_ct, mode_ct, f"{axle}_tire.v_min"),
-            ("suspension and tires together", lam_ks, lam_all, mode_all, f"{axle}_tire.v_min")):
+            ("suspension and tires together", k_share * lam_ks, lam_all, mode_all, f"{axle}_tire.v_min")):
         margin, h_max = margin_of(h, lam_k, lam_c)
         extra = f" (the bump stops held to {held:.3g} of their stiffness)" if "bump" in part and held < 1.0 else ""
         items.append(Item(part, blame(mode, param), margin, h_max,
                           f"h^2 lambda_K + 2 h lambda_C < 4 with lambda_K = {lam_k:.4g} 1/s^2, lambda_C = "
-                          f"{lam_c:.4g} 1/s for the body's fastest mode{extra}",
-                          bounded="tires" in part or "bump" in part))
+                          f"{lam_c:.4g} 1/s for the body's fastest mode{extra}", bounded=True))
+    springs_held = (f"the springs and bars are held to {k_share:.3g} of their stiffness and the dampers to "
+                    f"{c_share:.3g} of their damping at this substep: the stiffest a {h * 1000:.3g} ms step follows "
+                    f"for the body's fastest mode (use more substeps for all of it)",) \
+        if min(k_share, c_share) < 1.0 else ()
     stops_held = (f"the bump stops (10 k past l_min) are held to {held:.3g} of their stiffness at this substep: "
                   f"the stiffest a {h * 1000:.3g} ms step integrates stably with these springs and dampers",) \
         if held < 1.0 else ()
@@ -406,7 +424,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
     capped = (f"collision.friction_damping = {col.friction_damping:g} N s/m is held to {c_t:.4g} at this substep: "
               f"the sliding friction's slope below its Coulomb limit that a {h * 1000:.3g} ms step integrates "
               f"stably (the limit mu Fn is unchanged)",) if c_t < col.friction_damping else ()
-    notes = stops_held + hull_held + capped + tuple(
+    notes = springs_held + stops_held + hull_held + capped + tuple(
         f"{axle}_suspension.force_along = \"axis\" is the seed's literal form: the suspension force leans with "
         f"the body, and its part along the contact plane, which no friction limits, is kept only where it does no "
         f"positive work (docs/physics.md §7); \"normal\" is the ground's push alone"
@@ -434,14 +452,16 @@ PARAMETERS = ("chassis.mass", "chassis.inertia_roll", "chassis.inertia_pitch", "
 def stable_range(car: Vehicle, path: str, dt: float, substeps: int, steps: int = 40,
                  surface_mu: float = 1.0) -> tuple[float, float] | None:
     """The interval of parameter `path` (inside its declared range, everything else as in `car`) in which
-    every part is stable at this step; None when no value is. Found by bisection from the current value
+    nothing is refused and the kernel holds none of the springs and dampers at this step; None when no value
+    is. Found by bisection from the current value
     (or from the most stable end when the current value is unstable), on a log scale."""
     f = field_info(path)
     lo, hi = f.metadata["lo"], f.metadata["hi"]
 
     def ok(value: float) -> bool:
         try:
-            return report(with_value(car, path, value), dt, substeps, surface_mu).stable
+            r = report(with_value(car, path, value), dt, substeps, surface_mu)
+            return r.stable and r.substeps_as_given <= substeps
         except (ConfigError, ValueError, ZeroDivisionError):
             return False
 

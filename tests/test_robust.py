@@ -9,7 +9,8 @@ import stat
 import numpy as np
 import pytest
 from bodies import LIGHT
-from bodies import light_body
+from bodies import LIGHT_PITCH
+from bodies import unheld
 
 import sim
 import sim.kernel.tables as T
@@ -122,19 +123,33 @@ def test_the_implicit_wheel_update_has_no_limit():
     assert not any("wheel spin" in i.part for i in r.items)
 
 
-def test_the_report_names_the_parameter_and_the_substeps_that_fix_it():
+def test_springs_and_dampers_the_step_cannot_follow_are_held_and_run_as_given_with_more_substeps():
     car = LIGHT                              # a 100 kg body of pitch inertia 10 kg m^2 on the hatchback's dampers
     r = sim.advisor.report(car, 1 / 240, 2)
-    assert not r.stable and r.worst.parameter == "chassis.inertia_pitch"
-    assert sim.advisor.report(car, 1 / 240, r.substeps_needed).stable
-    assert not sim.advisor.report(car, 1 / 240, r.substeps_needed - 1).stable
-    with pytest.raises(sim.ConfigError, match="chassis.inertia_pitch"):
-        sim.Simulation(car, sim.World.flat())
-    steady = light_body(pitch=40.0)
-    lo, hi = sim.advisor.stable_range(steady, "chassis.inertia_pitch", 1 / 240, 2)
-    assert lo < steady.chassis.inertia_pitch <= hi
-    assert sim.advisor.report(with_value(steady, "chassis.inertia_pitch", lo * 1.01), 1 / 240, 2).stable
-    assert not sim.advisor.report(with_value(steady, "chassis.inertia_pitch", lo * 0.95), 1 / 240, 2).stable
+    springs = next(i for i in r.items if i.part == sim.advisor.SPRINGS)
+    assert r.stable and springs.bounded and not springs.stable and springs.parameter == "chassis.inertia_pitch"
+    assert any("dampers" in n and "held" in n for n in r.notes)
+    n = r.substeps_as_given
+    assert margin_of(car, sim.advisor.SPRINGS, 1 / 240, n) >= 1.25 > margin_of(car, sim.advisor.SPRINGS, 1 / 240, n - 1)
+    assert not any("dampers" in n for n in sim.advisor.report(car, 1 / 240, n).notes)
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2)       # accepted: held, not refused
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car) + 0.05))
+    s.run(np.zeros((1200, 4)))
+    assert s.health == [""] and np.linalg.norm(s.state.velocity) < 0.01      # it drops and comes to rest
+
+
+def test_the_hold_keeps_the_fastest_mode_inside_the_explicit_limit():
+    """held_spring_scale: the presets' springs and dampers as given; a light body's held so that
+    h^2 lambda_K k_share + 2 h lambda_C c_share is SPRING_HELD_SHARE of the cap (the rest for the bump stops)."""
+    from sim.kernel import suspension as S
+    h = 1 / 480
+    for car in (HATCH, sim.load_vehicle("boxster_s")):
+        assert S.held_spring_scale(*sim.advisor.suspension_modes(car)[:2], h) == (1.0, 1.0)
+    lam_s, lam_c, _ = sim.advisor.suspension_modes(LIGHT_PITCH)
+    assert h * h * lam_s + 2 * h * lam_c > 4.0                  # past the explicit limit
+    k_share, c_share = S.held_spring_scale(lam_s, lam_c, h)
+    assert k_share == 1.0 and 0.0 < c_share < 1.0               # the dampers are held, the springs are not
+    assert h * h * lam_s + 2 * h * lam_c * c_share == pytest.approx(S.SPRING_HELD_SHARE * S.STOP_LOAD_CAP)
 
 
 @pytest.mark.parametrize("edits", [
@@ -172,15 +187,13 @@ def on_its_roof(s, v=0):
     b[v, T.BS_VX:T.BS_WZ + 1] = 0.0
 
 
-# a pitch inertia too small for the suspension's dampers at 2 substeps: a blow-up the advisor refuses
-LIGHT_PITCH = with_value(with_value(LIGHT, "front_suspension.c", 5e4), "rear_suspension.c", 5e4)
 # a body-collision penalty far stiffer than the step integrates: the kernel holds it (no blow-up)
 STIFF_HULL = with_value(with_value(HATCH, "collision.stiffness", 1e8), "collision.damping", 1e7)
 
 
 def test_the_watchdog_stops_a_blow_up_with_the_advisors_cause():
-    assert not sim.advisor.report(LIGHT_PITCH, 1 / 240, 2).stable
-    s = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    assert margin_of(LIGHT_PITCH, sim.advisor.SPRINGS, 1 / 240, 2) < 1.0      # explicitly unstable, were it not held
+    s = unheld(sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False))
     s.reset(position=(0.0, 0.0, sim.rest_com_height(LIGHT_PITCH) + 0.05))
     with pytest.raises(sim.BlowUp, match="suspension") as info:
         s.run(np.zeros((2400, 4)))
@@ -189,8 +202,8 @@ def test_the_watchdog_stops_a_blow_up_with_the_advisors_cause():
 
 
 def test_the_watchdog_flags_only_the_blown_up_car_in_a_batch():
-    s = sim.Simulation([HATCH, LIGHT_PITCH], sim.World.flat(), dt=1 / 240, substeps=2, n_vehicles=2,
-                       watchdog="flag", check_stability=False)
+    s = unheld(sim.Simulation([HATCH, LIGHT_PITCH], sim.World.flat(), dt=1 / 240, substeps=2, n_vehicles=2,
+                              watchdog="flag", check_stability=False))
     s.reset(position=[(0.0, 0.0, 1.0), (0.0, 20.0, 1.0)])
     s.run(np.zeros((2400, 2, 4)))
     assert s.health[0] == "" and s.health[1] != ""

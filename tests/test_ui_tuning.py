@@ -1,10 +1,14 @@
-"""The overlay's tuning panel against the stability advisor, headless: an edit the advisor refuses, the
-substeps that make it stable, the summary of every part's margin (an ImGui context with a null renderer)."""
+"""The overlay's tuning panel against the stability advisor, headless: an edit the kernel holds and the
+substeps that run it as given, an edit the advisor refuses, the summary of every part's margin (an ImGui
+context with a null renderer)."""
 import dataclasses
 
+from bodies import HELD_PATH
+from bodies import HELD_VALUE
 from bodies import LIGHT
-from bodies import UNSTABLE_PATH
-from bodies import UNSTABLE_VALUE
+from bodies import REFUSED_PATH
+from bodies import REFUSED_VALUE
+from bodies import SOFT
 from imgui_bundle import imgui
 from test_ui import frame
 from test_ui import make
@@ -13,54 +17,55 @@ import sim
 
 
 def light(t):
-    """The light body (tests/bodies.py LIGHT), stable at 8 substeps, whose dampers at UNSTABLE_VALUE are not."""
+    """The light body (tests/bodies.py LIGHT), whose dampers at HELD_VALUE 8 substeps cannot follow."""
     t._use(LIGHT)
 
 
-def test_an_edit_the_advisor_refuses_keeps_the_old_params_and_names_the_fix(gui):
+def test_an_edit_the_step_cannot_follow_is_applied_held_and_offers_the_substeps(gui):
     s, o = make()
     t = o.tuning
     light(t)
-    before = t.params
-    r = sim.advisor.report(sim.with_value(before, UNSTABLE_PATH, UNSTABLE_VALUE), s.sim.dt, 8)
-    assert not r.stable and 8 < r.substeps_needed <= 1000
-    why = t.apply(UNSTABLE_PATH, UNSTABLE_VALUE)                 # refused, not raised
-    assert "chassis.inertia_pitch" in why and str(r.substeps_needed) in why
-    assert t.params is before and t.fixes[UNSTABLE_PATH] == (UNSTABLE_VALUE, r.substeps_needed)
+    r = sim.advisor.report(sim.with_value(t.params, HELD_PATH, HELD_VALUE), s.sim.dt, 8)
+    assert r.stable and 8 < r.substeps_as_given <= 1000
+    assert t.apply(HELD_PATH, HELD_VALUE) is None                    # applied: the kernel holds the dampers
+    assert t.params.front_suspension.c == HELD_VALUE and t.fixes[HELD_PATH] == (HELD_VALUE, r.substeps_as_given)
     s.frame(1 / 60, lambda dt: sim.Controls())
-    assert s.sim.vehicle.front_suspension.c == before.front_suspension.c and s.sim.substeps == 8
+    assert s.sim.vehicle.front_suspension.c == HELD_VALUE and s.sim.substeps == 8 and not s.blown_up
+    assert any("dampers" in n for n in t.stability().notes)
     imgui.get_io().display_size = (1280, 9000)
     imgui.new_frame()
     imgui.set_next_window_size((400, 8800))
     imgui.begin("Tuning")
     imgui.set_next_item_open(True)
     o.panels["Tuning"].stability_section()
-    imgui.set_next_item_open(True)
-    if imgui.collapsing_header("chassis"):
-        for f in dataclasses.fields(sim.model.params.GROUP_TYPES["chassis"]):
-            o.panels["Tuning"].field_editor(t.params, "chassis", f)      # the refusal and its button, no crash
+    for group in ("chassis", "front_suspension"):
+        imgui.set_next_item_open(True)
+        if imgui.collapsing_header(group):
+            for f in dataclasses.fields(sim.model.params.GROUP_TYPES[group]):
+                o.panels["Tuning"].field_editor(t.params, group, f)      # the note and its button, no crash
     imgui.end()
     imgui.render()
     gui.render(imgui.get_draw_data())
 
 
-def test_use_n_substeps_and_apply_makes_the_refused_edit_stable(gui):
+def test_use_n_substeps_runs_the_held_edit_as_given(gui):
     s, o = make()
     t = o.tuning
     light(t)
-    t.apply(UNSTABLE_PATH, UNSTABLE_VALUE)
-    n = t.fixes[UNSTABLE_PATH][1]
-    assert t.apply_with_substeps(UNSTABLE_PATH) is None
-    assert s.sim.substeps == n and UNSTABLE_PATH not in t.errors
+    t.apply(HELD_PATH, HELD_VALUE)
+    n = t.fixes[HELD_PATH][1]
+    assert t.apply_with_substeps(HELD_PATH) is None
+    assert s.sim.substeps == n and HELD_PATH not in t.errors and HELD_PATH not in t.fixes
     for _ in range(3):
         s.frame(1 / 60, lambda dt: sim.Controls(throttle=0.5))
-    assert s.sim.vehicle.front_suspension.c == UNSTABLE_VALUE and not s.blown_up
-    assert sim.advisor.report(s.sim.vehicle, s.sim.dt, n).stable
-    assert not sim.advisor.report(s.sim.vehicle, s.sim.dt, n - 1).stable    # the fewest that do
-    assert t.stability().stable and t.stability().substeps == n
-    why = t.set_substeps(8)                                                 # back to 8: unstable again
-    assert why and "chassis.inertia_pitch" in why and s.sim.substeps == n
-    assert t.set_substeps(0) and s.sim.substeps == n                        # out of range
+    assert s.sim.vehicle.front_suspension.c == HELD_VALUE and not s.blown_up
+    springs = sim.advisor.SPRINGS
+    margins = [{i.part: i.margin for i in sim.advisor.report(s.sim.vehicle, s.sim.dt, k).items}[springs]
+               for k in (n - 1, n)]
+    assert margins[0] < sim.advisor.REQUIRED_MARGIN <= margins[1]          # the fewest substeps that do
+    assert t.stability().substeps == n
+    assert t.set_substeps(8) is None and s.sim.substeps == 8                # back to 8: held again, not refused
+    assert t.set_substeps(0) and s.sim.substeps == 8                        # out of range
 
 
 def test_the_substeps_stay_while_a_trace_is_recorded(gui):
@@ -68,12 +73,12 @@ def test_the_substeps_stay_while_a_trace_is_recorded(gui):
     t = o.tuning
     light(t)
     s.start_recording()
-    t.apply(UNSTABLE_PATH, UNSTABLE_VALUE)
+    t.apply(HELD_PATH, HELD_VALUE)
     assert o.session.substeps_locked
-    assert t.apply_with_substeps(UNSTABLE_PATH) is not None
-    assert s.sim.substeps == 8 == s.recording.substeps and t.params.front_suspension.c != UNSTABLE_VALUE
+    assert t.apply_with_substeps(HELD_PATH) is not None
+    assert s.sim.substeps == 8 == s.recording.substeps and t.params.front_suspension.c == HELD_VALUE
     assert t.set_substeps(16) and s.sim.substeps == 8
-    assert UNSTABLE_PATH in t.fixes                              # offered again once recording stops
+    assert HELD_PATH in t.fixes                                  # offered again once recording stops
     frame(o, gui)
 
 
@@ -81,31 +86,40 @@ def test_a_fix_needing_more_substeps_than_allowed_is_refused_and_withdrawn(gui):
     s, o = make()
     t = o.tuning
     light(t)
-    t.apply(UNSTABLE_PATH, UNSTABLE_VALUE)
-    n = t.fixes[UNSTABLE_PATH][1]
-    assert n == sim.advisor.report(sim.with_value(t.params, UNSTABLE_PATH, UNSTABLE_VALUE), s.sim.dt, 8).substeps_needed
-    t.fixes[UNSTABLE_PATH] = (UNSTABLE_VALUE, 10 ** 9)                      # as for a part no step fixes
-    why = t.apply_with_substeps(UNSTABLE_PATH)
-    assert why and "chassis.inertia_pitch" in why and s.sim.substeps == 8
-    assert t.params.front_suspension.c != UNSTABLE_VALUE and UNSTABLE_PATH not in t.fixes
+    t.apply(HELD_PATH, HELD_VALUE)
+    n = t.fixes[HELD_PATH][1]
+    assert n == sim.advisor.report(t.params, s.sim.dt, 8).substeps_as_given
+    t.fixes[HELD_PATH] = (HELD_VALUE, 10 ** 9)                              # more than a simulation allows
+    why = t.apply_with_substeps(HELD_PATH)
+    assert why and "substeps" in why and s.sim.substeps == 8 and HELD_PATH not in t.fixes
+
+
+def test_an_edit_the_advisor_refuses_keeps_the_params_and_offers_no_substeps(gui):
+    s, o = make()
+    t = o.tuning
+    t._use(SOFT)
+    before = t.params
+    why = t.apply(REFUSED_PATH, REFUSED_VALUE)                           # the soft springs cannot hold 2000 kg
+    assert why and "springs holding the car" in why and t.params is before and REFUSED_PATH not in t.fixes
+    frame(o, gui)
 
 
 def test_load_and_revert_refused_by_the_advisor_keep_the_params(gui, tmp_path):
     s, o = make()
     t = o.tuning
-    path = tmp_path / "light.toml"
-    sim.save_vehicle(sim.with_value(LIGHT, UNSTABLE_PATH, UNSTABLE_VALUE), path)
+    path = tmp_path / "heavy.toml"
+    sim.save_vehicle(sim.with_value(SOFT, REFUSED_PATH, REFUSED_VALUE), path)
     before = t.params
     assert not t.load(str(path))
-    assert "not loaded" in t.status and "chassis.inertia_pitch" in t.status
+    assert "not loaded" in t.status and "springs holding the car" in t.status
+    assert t.params == t.baseline == sim.load_vehicle("hatchback")
+    assert not t.edited() and t.errors == {} and t.fixes == {}
     assert t.params is before and t.baseline is before
-    light(t)
-    t.apply(UNSTABLE_PATH, UNSTABLE_VALUE)
-    t.apply_with_substeps(UNSTABLE_PATH)
-    t.baseline = sim.with_value(t.params, "rear_suspension.c", UNSTABLE_VALUE)   # unstable even at the new step
+    t._use(SOFT)
+    t.baseline = sim.with_value(SOFT, REFUSED_PATH, REFUSED_VALUE)         # a baseline the advisor refuses
     tuned = t.params
-    t.revert("rear_suspension.c")
-    assert t.params is tuned and "rear_suspension.c" in t.errors
+    t.revert("chassis.mass")
+    assert t.params is tuned and "chassis.mass" in t.errors
     t.revert()
     assert t.params is tuned and "not reverted" in t.status
 
@@ -122,11 +136,11 @@ def test_the_stability_summary_follows_the_params_and_substeps(gui):
     r2 = t.stability()
     assert r2 is not r and r2.items == sim.advisor.report(t.params, s.sim.dt, 8).items
     assert t.set_substeps(16) is None and t.stability().h == s.sim.dt / 16
-    light(t)                                  # a light body: its dampers' stable range ends inside theirs
-    lo, hi = t.stable_range(UNSTABLE_PATH)
-    assert lo <= t.params.front_suspension.c <= hi < UNSTABLE_VALUE
-    assert sim.advisor.report(sim.with_value(t.params, UNSTABLE_PATH, hi), s.sim.dt, 16).stable
-    assert not sim.advisor.report(sim.with_value(t.params, UNSTABLE_PATH, hi * 1.1), s.sim.dt, 16).stable
-    assert t.stable_range(UNSTABLE_PATH) == (lo, hi)                         # cached
-    assert f"{hi:.4g}" in t.range_tip(UNSTABLE_PATH, "N s/m")                # the hover tooltip builds
+    light(t)                                  # a light body: the dampers it runs as given end inside their range
+    lo, hi = t.stable_range(HELD_PATH)
+    assert lo <= t.params.front_suspension.c <= hi < HELD_VALUE
+    assert sim.advisor.report(sim.with_value(t.params, HELD_PATH, hi), s.sim.dt, 16).substeps_as_given <= 16
+    assert sim.advisor.report(sim.with_value(t.params, HELD_PATH, hi * 1.1), s.sim.dt, 16).substeps_as_given > 16
+    assert t.stable_range(HELD_PATH) == (lo, hi)                             # cached
+    assert f"{hi:.4g}" in t.range_tip(HELD_PATH, "N s/m")                    # the hover tooltip builds
     frame(o, gui)

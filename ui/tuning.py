@@ -88,7 +88,8 @@ class Tuning:
     def apply(self, path: str, value) -> str | None:
         """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
         invalid or unstable value was refused (and keeps the old one), or None. For an unstable one the
-        substeps that would make it stable are kept in `fixes`."""
+        substeps that would make it stable are kept in `fixes`; for one applied but held (springs or dampers
+        stiffer than the step follows, sim/advisor.py), the substeps that run it as given."""
         self.fixes.pop(path, None)
         try:
             new = checks.with_value(self.params, path, value)
@@ -101,10 +102,14 @@ class Tuning:
             self.errors[path] = self._reason(exc)
             s = self.session.sim
             r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
-            if not r.stable:
+            if not r.stable and r.substeps_needed < 10 ** 6:        # a refusal more substeps fix
                 self.fixes[path] = (value, r.substeps_needed)
             return self.errors[path]
         self.errors.pop(path, None)
+        s = self.session.sim
+        r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
+        if r.substeps_as_given > s.substeps:             # applied, but the kernel holds the springs or dampers
+            self.fixes[path] = (value, r.substeps_as_given)
         return None
 
     def apply_list(self, path: str, text: str) -> str | None:

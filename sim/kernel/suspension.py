@@ -68,6 +68,9 @@ from sim.kernel.vec import sub
 BUMP_STOP_FACTOR = 10.0   # -: bump stop stiffness = BUMP_STOP_FACTOR x k below l_min (the spec's choice)
 STOP_LOAD_CAP = 0.99 * 4.0 / 1.25   # h^2 lambda_K + 2 h lambda_C the bump stops are held to (sim/advisor.py's
 #                                     REQUIRED_MARGIN 1.25, just inside)
+SPRING_LOAD = 4.0 / 1.25  # h^2 lambda_K + 2 h lambda_C up to which the springs and dampers run as given (the
+#                           advisor's stable); beyond, they are held to SPRING_HELD_SHARE of STOP_LOAD_CAP
+SPRING_HELD_SHARE = 0.8   # -: the rest is left to the bump stops
 A_MIN = 0.2               # -: below this a = -dot(n, d) the hit is left to body collision (§6)
 ALONG_NORMAL, ALONG_AXIS = 0, 1
 FORCE_ALONG = {"normal": ALONG_NORMAL, "axis": ALONG_AXIS}
@@ -147,6 +150,23 @@ def held_stop_scale(lam_s, lam_c, lam_stop, h):
 
 
 @leaf
+def held_spring_scale(lam_s, lam_c, h):
+    """(share of the springs' and bars' stiffness, share of the dampers') the substep h integrates stably: both 1
+    while h^2 lam_s + 2 h lam_c <= SPRING_LOAD (the advisor's margin; the presets), else held to SPRING_HELD_SHARE
+    of STOP_LOAD_CAP, the dampers first (a damper the step cannot follow overshoots: its relative speed flips each
+    substep), the springs too when their own share exceeds half of it. A suspension stiffer than the step can
+    follow acts as the stiffest it can; the advisor notes it (docs/physics.md §16)."""
+    spring = h * h * lam_s
+    damper = 2.0 * h * lam_c
+    if spring + damper <= SPRING_LOAD:
+        return 1.0, 1.0
+    target = SPRING_HELD_SHARE * STOP_LOAD_CAP
+    if spring <= 0.5 * target:
+        return 1.0, (target - spring) / damper
+    return 0.5 * target / spring, (min(1.0, 0.5 * target / damper) if damper > 0.0 else 1.0)
+
+
+@leaf
 def fgear_force(k, preload, c_bump, c_rebound, stop_c, x, x_dot, l_min, l_raw, a, f_bar, stop_k):
     """FGear's spring-damper (docs/models.md): Fs = max(0, preload + k x + c xdot + stop_k p + stop_c max(0,
     xdot) [p > 0] + f_bar) with c = c_bump while compressing (xdot > 0) and c_rebound while extending,
@@ -179,8 +199,9 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     pos, q, vel, w = body
     z_body = quat_axis_z(q)
     inv_h = 1.0 / h
-    stop_scale = held_stop_scale(wheel_params[v, 0, WP_STOP_LAM_S], wheel_params[v, 0, WP_STOP_LAM_C],
-                                 wheel_params[v, 0, WP_STOP_LAM], h)
+    lam_s, lam_c = wheel_params[v, 0, WP_STOP_LAM_S], wheel_params[v, 0, WP_STOP_LAM_C]
+    k_share, c_share = held_spring_scale(lam_s, lam_c, h)
+    stop_scale = held_stop_scale(k_share * lam_s, c_share * lam_c, wheel_params[v, 0, WP_STOP_LAM], h)
     for i in range(NW):
         steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) * inv_h
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
@@ -210,16 +231,19 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         # xdot = (rEffDot - nDot.(C-Q) - vn) / a
         x_dot = compression_rate(wheel_scratch[v, i, W_INV_A], vn, r_eff_dot, n_dot, c, qc)
         j = int(wheel_params[v, i, WP_PARTNER])
-        f_bar = wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])   # k_bar (x_i - x_j)
+        # k_bar (x_i - x_j), held with the springs
+        f_bar = k_share * wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])
         # the bump stop compresses at most one wheel radius past l_min; deeper is the body collision's
         l_raw = max(wheel_scratch[v, i, W_LRAW], wheel_params[v, i, WP_LMIN] - wheel_params[v, i, WP_R])
         if int(wheel_params[v, i, WP_SUS_MODEL]) != SUS_REFERENCE:    # fgear; chaos (packed: no preload, no stop)
-            fs, fz = fgear_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD], wheel_params[v, i, WP_C],
-                                 wheel_params[v, i, WP_C_REBOUND], wheel_params[v, i, WP_STOP_C],
+            fs, fz = fgear_force(k_share * wheel_params[v, i, WP_K], wheel_params[v, i, WP_PRELOAD],
+                                 c_share * wheel_params[v, i, WP_C], c_share * wheel_params[v, i, WP_C_REBOUND],
+                                 c_share * wheel_params[v, i, WP_STOP_C],
                                  wheel_scratch[v, i, W_X], x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
                                  wheel_params[v, i, WP_STOP_K] * stop_scale)
         else:
-            fs, fz = bump_stopped_force(wheel_params[v, i, WP_K], wheel_params[v, i, WP_C], wheel_scratch[v, i, W_X],
+            fs, fz = bump_stopped_force(k_share * wheel_params[v, i, WP_K], c_share * wheel_params[v, i, WP_C],
+                                        wheel_scratch[v, i, W_X],
                                         x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
                                         wheel_params[v, i, WP_STOP_K] * stop_scale)
         fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])

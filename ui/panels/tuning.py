@@ -170,7 +170,8 @@ class TuningPanel:
             imgui.tree_pop()
 
     def fix_button(self, path: str) -> None:
-        """Under an edit the advisor refused: take the substeps that make it stable, when allowed."""
+        """Under an edit the advisor refused or the kernel holds: take the substeps that make it stable or run
+        it as given, when allowed."""
         s = self.tuning.session.sim
         n = self.tuning.fixes[path][1]
         locked = self.tuning.session.substeps_locked
@@ -239,4 +240,8 @@ class TuningPanel:
             text_wrapped_colored(RED, f"refused: {self.tuning.errors[path]}")
             if path in self.tuning.fixes:
                 self.fix_button(path)
+        elif path in self.tuning.fixes:
+            text_wrapped_colored(AMBER, "held: the springs and dampers are stiffer than this step follows; the "
+                                        "kernel holds them to what it does (see the stability notes)")
+            self.fix_button(path)
         imgui.pop_id()
