@@ -1,7 +1,8 @@
 """The watchdog: blow-ups caught by physics, not by NaN (docs/physics.md §16). After a step (and every
 WATCH_EVERY steps of a run) the compiled check (sim/kernel/watch.py) looks at every vehicle for numbers
-that are not finite, speeds or spins no car reaches, a body sunk deeper than a wheel radius, or more
-energy than the engine can have given it. What it finds is named in `health`; in "raise" mode the first
+that are not finite, speeds or spins no car reaches, a body sunk deeper than a wheel radius, more
+energy than the engine can have given it, or tires whose slip made energy (their force pushing the way
+they slide). What it finds is named in `health`; in "raise" mode the first
 finding of a vehicle raises `BlowUp` with the stability advisor's likeliest cause."""
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import numpy as np
 
 from sim import advisor
 from sim.kernel import watch
+from sim.kernel.tables import TB_TIRE_LOST
+from sim.kernel.tables import TB_TIRE_MADE
 from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import TB_WORK_SPIN
 from sim.kernel.tables import TB_WORK_SUSPENSION
@@ -102,6 +105,8 @@ class Watchdog:
         if body_telemetry is not None:
             self.work0[idx] = body_telemetry[idx, TB_WORK_SUSPENSION:TB_WORK_SPIN + 1]
             w[idx, watch.WT_GROUND0] = self.ground0[idx] = body_telemetry[idx, TB_WORK_GROUND]
+            w[idx, watch.WT_MADE0] = body_telemetry[idx, TB_TIRE_MADE]
+            w[idx, watch.WT_LOST0] = body_telemetry[idx, TB_TIRE_LOST]
         w[idx, watch.WT_E0] = self.energies(body_state)[idx]
         w[idx, watch.WT_T0] = time
 
@@ -133,8 +138,10 @@ class Watchdog:
                 watch.SUNK: f"the body {x:.2f} m inside the ground for {watch.DEEP_TIME:g} s (deeper than a wheel "
                             f"radius)",
                 watch.ENERGY: f"{x / 1000:.0f} kJ more energy than the engine could have given it",
+                watch.TIRE_MADE: f"tires that made {x / 1000:.0f} kJ more by sliding than they lost (their force "
+                                 f"pushed the way they slid: the tire forces put the energy in)",
             }[c]
-            if c != watch.SUNK:
+            if c not in (watch.SUNK, watch.TIRE_MADE):
                 self.sources[v] = self.source_of(v, body_telemetry, time)
         return self.health
 

@@ -4,11 +4,13 @@ the car, tire curves that push the way the tire slides, ground no car can stand 
 something, the hull penalty and the bump stops held to what the step integrates, and the work ledger
 that names the force that put energy in."""
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
-from bodies import LIGHT
+from bodies import LIGHT_PITCH
 from bodies import light_body
+from bodies import unheld
 
 import sim
 from app import fuzz_params
@@ -19,8 +21,7 @@ from sim.model import tire_curves
 from sim.model.checks import with_value
 
 HATCH = sim.load_vehicle("hatchback")
-# a pitch inertia too small for stiff dampers at 2 substeps: a blow-up the advisor refuses
-LIGHT_PITCH = with_value(with_value(LIGHT, "front_suspension.c", 5e4), "rear_suspension.c", 5e4)
+DATA = Path(__file__).parent / "data"
 # a body-collision penalty far stiffer than the step integrates: the kernel holds it (no blow-up)
 PITCH_HELD = 22.0          # kg m^2: a light body (tests/bodies.py) whose 10 k bump stops the kernel must hold
 STIFF_HULL = with_value(with_value(HATCH, "collision.stiffness", 1e8), "collision.damping", 1e7)
@@ -160,7 +161,7 @@ def test_the_work_ledger_accounts_for_the_energy_the_body_gains():
 
 
 def test_the_watchdog_names_the_force_that_put_the_energy_in():
-    s = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    s = unheld(sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False))
     s.reset(position=(0.0, 0.0, sim.rest_com_height(LIGHT_PITCH) + 0.05))
     with pytest.raises(sim.BlowUp, match="the suspension forces did"):
         s.run(np.zeros((2400, 4)))
@@ -170,6 +171,27 @@ def test_a_small_sample_of_random_worlds_is_refused_with_a_reason_or_drives():
     tally = fuzz_worlds.fuzz_worlds(12, seed=3, seconds=2.0)
     assert tally.worlds == 12 and tally.refused_by_loader + tally.refused_for_the_car + tally.drove == 12
     assert tally.drove > 0 and tally.blew_up == 0
+
+
+def test_a_wheel_beside_a_plateaus_edge_starts_clear_of_it():
+    """A 30 cm plateau whose edge runs 5 cm outside the right rear wheel's centre (the ground under the
+    centre is the floor, the tire's outer side is over the plateau): the spawn lifts the car until that
+    wheel's sphere clears the edge, sqrt(r^2 - 0.05^2) above the plateau, so no spring starts past its rest
+    length (a random car's started 0.7 m deep in its bump stop: 1.1 MN, a launch)."""
+    flat = sim.World.flat()
+    geometry = sim.model.geometry.wheel_geometry(HATCH)
+    edge_y = geometry.anchor[3][1] - 0.05                   # body frame y of the plateau's edge (the car heads +x)
+    world = sim.World("plateau", flat.surfaces, planes=flat.planes, boxes=[
+        sim.model.world.Box(flat.surfaces[0].name, (0.0, edge_y - 5.0, 0.15), (20.0, 10.0, 0.3))])
+    z = sim.spawn_height(HATCH, 0.0, 0.0, 0.0, lambda px, py: ground_height(world, px, py))
+    r = geometry.radius[3]
+    assert z == pytest.approx(sim.rest_com_height(HATCH) + 0.3 + math.sqrt(r * r - 0.05 ** 2) - r, abs=0.005)
+    s = sim.Simulation(HATCH, world, dt=1 / 240, substeps=2, watchdog="flag")
+    s.reset(position=(0.0, 0.0, z))
+    s.step()
+    assert s.telemetry.l_raw[3] >= HATCH.rear_suspension.l0 - 0.01            # not pressed into its spring
+    s.run(np.zeros((480, 4)))
+    assert s.health == [""]
 
 
 def test_a_car_under_a_heightfields_overhang_is_not_inside_it():
@@ -189,15 +211,61 @@ def test_a_car_under_a_heightfields_overhang_is_not_inside_it():
     assert s.telemetry.hull_depth < 0.05 and s.health == [""]
 
 
+def braked_from(car, speed=20.0, seconds=6.0):
+    """`car` on the flat at `speed`, braked hard with the clutch open and no ABS (the wheels lock), checked
+    by the watchdog but not the advisor."""
+    s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=2, watchdog="flag", check_stability=False)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=speed, gear=0)
+    for _ in range(int(seconds * 240)):
+        s.step(sim.Controls(brake=1.0, clutch=1.0))
+    return s
+
+
+def test_locked_wheels_turn_the_cars_kinetic_energy_into_the_tires_slip_loss():
+    """A car stopped on locked wheels: the tires' sliding loses its kinetic energy (less what drag and rolling
+    resistance take), and makes none."""
+    s = braked_from(HATCH)
+    kinetic = 0.5 * HATCH.chassis.mass * 20.0 ** 2
+    made, lost = s.tables.body_telemetry[0, T.TB_TIRE_MADE], s.tables.body_telemetry[0, T.TB_TIRE_LOST]
+    assert np.linalg.norm(s.state.velocity) < 0.01 and s.health == [""]
+    assert made == 0.0 and 0.9 * kinetic < lost < kinetic
+
+
+def test_a_tire_that_makes_energy_is_refused_and_named_by_the_watchdog_when_run_anyway():
+    """A random MF 6.1 tire (from `app.fuzz params`, seed 1) whose longitudinal curve pushes forward on a
+    locked wheel: the advisor refuses it with the slip where it fails; run anyway, the braked car speeds up
+    and the watchdog names the tires."""
+    car = sim.load_vehicle(str(DATA / "energy_tire.toml"))
+    with pytest.raises(sim.ConfigError, match=r"energy_tire.toml: .*tire curves opposing the slip.*kappa = -1"):
+        sim.advisor.check(car, 1 / 240, 2)
+    s = braked_from(car)
+    assert "tires that made" in s.health[0] and np.linalg.norm(s.state.velocity) > 20.0
+
+
+def test_the_mf61_fit_is_fed_camber_within_its_measured_range():
+    """MF-Tyre holds the inclination to the range its property file was measured over (+-15 deg here): a
+    body rolled further feeds the fit 15 deg, where its camber terms would otherwise extrapolate."""
+    from sim.kernel.tire.mf_combined import mf_pure
+    tire = with_value(HATCH, "front_tire.model", "mf61").front_tire
+    p = tire_curves.mf_coefficient_block(tire)
+
+    def fy(deg):
+        sg = math.sin(math.radians(deg))
+        return mf_pure(tire_curves.MODEL_MF61, 0.0, -0.2, p, 1.0, 4000.0, tire.nominal_load, sg)
+
+    assert fy(30.0) == fy(15.0) and fy(-40.0) == fy(-15.0)
+    assert fy(10.0) != fy(15.0) and fy(0.0) != fy(10.0)
+
+
 def test_a_blow_up_carries_the_state_and_controls_that_reproduce_it():
-    s = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    s = unheld(sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False))
     s.reset(position=(0.0, 0.0, sim.rest_com_height(LIGHT_PITCH) + 0.05))
     with pytest.raises(sim.BlowUp) as first:
         s.run(np.zeros((2400, 4)))
     e = first.value
     assert e.snapshot is not None and e.snapshot.time < s.time
     assert len(e.controls) == round((s.time - e.snapshot.time) * 240)
-    again = sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False)
+    again = unheld(sim.Simulation(LIGHT_PITCH, sim.World.flat(), dt=1 / 240, substeps=2, check_stability=False))
     again.restore(e.snapshot)
     with pytest.raises(sim.BlowUp) as second:
         again.run(e.controls)

@@ -22,7 +22,7 @@ def drive(s: sim.Simulation, steps: int, poison: bool) -> None:
             s.tables.wheel_scratch[:] = np.nan            # next step must not read it
             s.tables.wheel_telemetry[:] = np.nan
             s.tables.body_telemetry[:, :T.TB_WORK_SUSPENSION] = np.nan   # (the work ledger adds up: only
-            s.tables.body_telemetry[:, T.TB_WORK_GROUND + 1:] = np.nan     # the watchdog reads it)
+            s.tables.body_telemetry[:, T.TB_TIRE_LOST + 1:] = np.nan       # the watchdog reads it)
         s.step(sim.Controls(throttle=float(rng.uniform(0, 1)), brake=float(k > 600), steer=float(np.sin(k / 40)),
                             abs=True, tc=True, handbrake=float(k > 800)))
 

@@ -201,7 +201,9 @@ VP_N = VP_RATIO + MAX_GEARS
                                            # wheels' divisions done at once (sim/kernel/tire/stage.py)
  W_INV_V,                                  # s/m: 1 / max(|vx|, vMin), the slip ratio's and the spin stiffness's
  W_INV_A,                                  # -: 1 / a of a grounded wheel (the length's and the compression rate's)
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 17)
+ W_FROM_SLIP,                              # 1: the family's force follows the slip (0: chaos and avs, a torque's
+                                           # request), so its slip power is a dissipation (sim/kernel/work.py)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 18)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)
@@ -227,7 +229,8 @@ VP_N = VP_RATIO + MAX_GEARS
  TB_WORK_PARKING, TB_WORK_COLLISION,       # (sim/kernel/work.py; the watchdog names the one that put energy in)
  TB_WORK_SPIN,                             # the spin ledger's torque (wheels and rotor turning with the body)
  TB_WORK_GROUND,                           # J: work the moving ground (platforms) did through the contacts
- TB_N) = range(51)
+ TB_TIRE_MADE, TB_TIRE_LOST,               # J: energy the tires' slip made and lost, sum of max(0, +-F . v_slip) h
+ TB_N) = range(53)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
                    "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,

@@ -1,7 +1,7 @@
 """The watchdog's per-vehicle checks (docs/physics.md §16), compiled: one call looks at every vehicle, so
 checking after each step costs about as much as a substep, not a pile of numpy calls.
 
-Codes: OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY (the first that applies, in that order).
+Codes: OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY, TIRE_MADE (the first that applies, in that order).
 """
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ from sim.kernel.tables import BS_WX
 from sim.kernel.tables import BS_WY
 from sim.kernel.tables import BS_WZ
 from sim.kernel.tables import TB_HULL_DEPTH
+from sim.kernel.tables import TB_TIRE_LOST
+from sim.kernel.tables import TB_TIRE_MADE
 from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import WS_N
 from sim.kernel.vec import quat_rotate_inv
 
-OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY = range(6)
+OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY, TIRE_MADE = range(7)
 
 
 # the watch table, one row per vehicle (Simulation keeps it; the kernel updates the last five columns)
@@ -38,11 +40,13 @@ OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY = range(6)
  WT_DEEP_SINCE,                            # s: since when the body is deeper than WT_RADIUS (NaN: it is not)
  WT_CODE, WT_VALUE,                        # the verdict and the figure that shows it
  WT_GROUND0,                               # J: the moving ground's work (TB_WORK_GROUND) at the last check
- WT_N) = range(14)
+ WT_MADE0, WT_LOST0,                       # J: the tires' slip energy made and lost (TB_TIRE_*) when the window began
+ WT_N) = range(16)
 
 MAX_SPEED = 150.0         # m/s: faster than any car here
 MAX_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
 DEEP_TIME = 0.5           # s: a body deeper in the ground than a wheel radius for this long has sunk in
+TIRE_MADE_PER_KG = 20.0   # J/kg: tires whose slip made this much more energy per kg of car than it lost add energy
 
 
 @leaf
@@ -60,6 +64,23 @@ def vehicle_energy(body_state, v, table, gravity):
 def energies(body_state, table, gravity, out):
     for v in range(body_state.shape[0]):
         out[v] = vehicle_energy(body_state, v, table, gravity)
+
+
+@leaf
+def tire_window(body_telemetry, v, t):
+    """(TIRE_MADE, the energy made) when vehicle v's tires have made TIRE_MADE_PER_KG a kg of car more energy by
+    their slip than they lost since the window began: a curve that pushes the way the tire slides (work.py
+    slip_power), whose energy may go into the wheels' spin and brakes rather than the body.
+    (OK, 0) otherwise; the window starts again whenever the tires have lost that much more than they made."""
+    made = body_telemetry[v, TB_TIRE_MADE] - t[WT_MADE0]
+    lost = body_telemetry[v, TB_TIRE_LOST] - t[WT_LOST0]
+    allowance = TIRE_MADE_PER_KG * t[WT_MASS]
+    if made > lost + allowance:
+        return TIRE_MADE, made - lost
+    if lost > made + allowance:
+        t[WT_MADE0] = body_telemetry[v, TB_TIRE_MADE]
+        t[WT_LOST0] = body_telemetry[v, TB_TIRE_LOST]
+    return OK, 0.0
 
 
 @kernel
@@ -107,6 +128,8 @@ def check_vehicles(body_state, wheel_state, body_telemetry, table, gravity, time
             code, value = SUNK, depth
         elif energy > budget:
             code, value = ENERGY, energy - budget
+        else:
+            code, value = tire_window(body_telemetry, v, t)
         t[WT_CODE] = code
         t[WT_VALUE] = value
         if code != OK:

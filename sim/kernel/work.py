@@ -7,18 +7,28 @@ from __future__ import annotations
 
 from sim.kernel.jit import leaf
 from sim.kernel.tables import NW
+from sim.kernel.tables import TB_TIRE_LOST
+from sim.kernel.tables import TB_TIRE_MADE
 from sim.kernel.tables import TB_WORK_COLLISION
 from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import TB_WORK_PARKING
 from sim.kernel.tables import TB_WORK_SPIN
 from sim.kernel.tables import TB_WORK_SUSPENSION
 from sim.kernel.tables import TB_WORK_TIRE
+from sim.kernel.tables import W_FROM_SLIP
 from sim.kernel.tables import W_FRX
 from sim.kernel.tables import W_FSX
 from sim.kernel.tables import W_FTX
+from sim.kernel.tables import W_FX
+from sim.kernel.tables import W_FY
+from sim.kernel.tables import W_GROUNDED
 from sim.kernel.tables import W_LOCKED
+from sim.kernel.tables import W_OMEGA
 from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_RHO
 from sim.kernel.tables import W_VGX
+from sim.kernel.tables import W_VX
+from sim.kernel.tables import W_VY
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -61,3 +71,30 @@ def record_work(v, wheel_scratch, body_telemetry, pos, vel0, w0, vel1, w1, f_hul
     body_telemetry[v, TB_WORK_COLLISION] += (dot(f_hull, v_mid) + dot(tau_hull, w_mid)) * h
     body_telemetry[v, TB_WORK_SPIN] += dot(tau_spin, w_mid) * h
     body_telemetry[v, TB_WORK_GROUND] += w_ground * h
+    made, lost = slip_power(v, wheel_scratch, skip_tire)
+    body_telemetry[v, TB_TIRE_MADE] += made * h
+    body_telemetry[v, TB_TIRE_LOST] += lost * h
+
+
+@leaf
+def slip_power(v, wheel_scratch, skip_tire):
+    """(power the tires' slip makes, power it loses) (W) of vehicle v this substep. A tire's force F does
+    F . v_slip on the contact patch sliding at v_slip = (vx - rho omega, vy) over the ground (tire frame): what
+    the body gains from F at the contact plus what the wheel's spin gains from its moment -F_x rho. A force that
+    opposes the slip loses energy (heat); one that pushes the way the tire slides makes it (a tire curve gone
+    wrong, sim/model/tire_curves.py). Wheels held by static friction (a spring that gives back what it took)
+    and the chaos and avs wheels (whose force is their torque's request, not a curve of the slip) are left
+    out."""
+    made = 0.0
+    lost = 0.0
+    for i in range(NW):
+        if skip_tire[i] or wheel_scratch[v, i, W_LOCKED] != 0.0 or wheel_scratch[v, i, W_GROUNDED] == 0.0 \
+                or wheel_scratch[v, i, W_FROM_SLIP] == 0.0:
+            continue
+        vsx = wheel_scratch[v, i, W_VX] - wheel_scratch[v, i, W_RHO] * wheel_scratch[v, i, W_OMEGA]
+        p = wheel_scratch[v, i, W_FX] * vsx + wheel_scratch[v, i, W_FY] * wheel_scratch[v, i, W_VY]
+        if p > 0.0:
+            made += p
+        else:
+            lost -= p
+    return made, lost

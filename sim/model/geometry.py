@@ -80,7 +80,8 @@ def rest_com_height(car: Vehicle) -> float:
 
 def spawn_height(car: Vehicle, x: float, y: float, yaw: float, ground) -> float:
     """The height (m) to place the centre of mass at (x, y), heading yaw (rad), upright, so that no wheel
-    hangs below its rest length over the ground under it and no hull point starts inside the ground:
+    hangs below its rest length over the ground under its footprint (a kerb or plateau edge beside the wheel
+    included) and no hull point starts inside the ground:
     ground(x, y) gives the height of the highest supporting surface there. On flat ground it is
     rest_com_height; next to a kerb, a ramp or a plateau the car is lifted clear of it (and drops onto it)."""
     c, s = math.cos(yaw), math.sin(yaw)
@@ -92,14 +93,24 @@ def spawn_height(car: Vehicle, x: float, y: float, yaw: float, ground) -> float:
     z = -math.inf
     for i in range(T.NW):
         sus = car.front_suspension if i < 2 else car.rear_suspension
-        reach = min(sus.l0, sus.l_max) + geometry.radius[i] - geometry.anchor[i][2]   # com above the contact
-        z = max(z, under(geometry.anchor[i]) + reach)
+        r = geometry.radius[i]
+        ax, ay = geometry.anchor[i][0], geometry.anchor[i][1]
+        # the wheel's centre clears the ground across its footprint: at a horizontal offset d from under the
+        # centre, the ground at height g meets the wheel (a sphere of radius r, the disc's bound) where the
+        # centre is at g + sqrt(r^2 - d^2) (an edge of a plateau beside the wheel, not only the ground under it)
+        for d, bearing in SPAWN_FOOTPRINT:
+            dx, dy = d * r * math.cos(bearing), d * r * math.sin(bearing)
+            reach = min(sus.l0, sus.l_max) + r * math.sqrt(1.0 - d * d) - geometry.anchor[i][2]   # com above it
+            z = max(z, under((ax + dx, ay + dy)) + reach)
     for p in hull_points(car):
         z = max(z, under(p) - p[2] + SPAWN_CLEARANCE)
     return z
 
 
 SPAWN_CLEARANCE = 0.02      # m: a hull point starts this far above the ground under it at the least
+# (share of the wheel radius, bearing rad) of the points around under a wheel's centre where spawn_height looks
+# at the ground: the centre, and rings at 0.2, 0.5, 0.8 and 0.97 of the radius
+SPAWN_FOOTPRINT = ((0.0, 0.0),) + tuple((d, k * math.pi / 4.0) for d in (0.2, 0.5, 0.8, 0.97) for k in range(8))
 
 
 def static_loads(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:

@@ -22,13 +22,17 @@ from sim.kernel.tire.mf96 import mf96_weights
 from sim.kernel.tire.slip import SLIP_FGEAR
 
 MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the combined Fx over kappa
+# sin of the largest camber the mf61 fit is fed: MF-Tyre property files carry the inclination range they were
+# measured over ([INCLINATION_ANGLE_RANGE], typically +-15 deg) and the model holds the input to it; past it the
+# fit's camber terms extrapolate (a random set's lateral force turned the way the tire slid past 25 deg)
+MF61_CAMBER_SIN = math.sin(math.radians(15.0))
 
 
 @leaf
 def mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg):
-    """mf61_pure with camber and pressure, or mf96_pure (which has neither)."""
+    """mf61_pure with camber (held to +-MF61_CAMBER_SIN) and pressure, or mf96_pure (which has neither)."""
     if model == MODEL_MF61:
-        return mf61_pure(kappa, alpha, p, mu, fz, fz0, sg)
+        return mf61_pure(kappa, alpha, p, mu, fz, fz0, max(-MF61_CAMBER_SIN, min(MF61_CAMBER_SIN, sg)))
     return mf96_pure(kappa, alpha, p, mu, fz, fz0)
 
 

@@ -23,6 +23,7 @@ from sim.kernel.tables import W_ALPHA
 from sim.kernel.tables import W_BX
 from sim.kernel.tables import W_CX
 from sim.kernel.tables import W_DFX
+from sim.kernel.tables import W_FROM_SLIP
 from sim.kernel.tables import W_FRX
 from sim.kernel.tables import W_FTX
 from sim.kernel.tables import W_FX
@@ -185,6 +186,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         fz = wheel_scratch[v, i, W_FZ]
         mu = wheel_scratch[v, i, W_MU]
         model = int(wheel_params[v, i, WP_MODEL])
+        wheel_scratch[v, i, W_FROM_SLIP] = 0.0 if model == MODEL_CHAOS or model == MODEL_AVS else 1.0
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
         if model == MODEL_MF96 or model == MODEL_MF61:
