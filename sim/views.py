@@ -146,6 +146,14 @@ class TelemetryView(_Views):
             cols = _LIST_COLUMNS[names] = np.array([_WHEEL_SCALARS[name] for name in names])
         return self._tables.wheel_telemetry[vehicle][:, cols].T.tolist()
 
+    def wheel_array(self, names: tuple[str, ...]) -> np.ndarray:
+        """Per-wheel channels `names` of every vehicle in one copy: (N, len(names), 4), wheels FL FR RL RR
+        (the vehicle axis is kept for one vehicle too; a log reads every channel of every car each step)."""
+        cols = _LIST_COLUMNS.get(names)
+        if cols is None:
+            cols = _LIST_COLUMNS[names] = np.array([_WHEEL_SCALARS[name] for name in names])
+        return self._tables.wheel_telemetry[:, :, cols].transpose(0, 2, 1)
+
     @property
     def gear(self):
         return self._v(self._tables.body_telemetry[:, T.TB_GEAR].astype(int))
