@@ -38,22 +38,23 @@ CHANNELS = list(BODY_UNITS) + list(INPUT_UNITS) + [f"{c} {w}" for c in WHEEL_UNI
 UNITS = list(BODY_UNITS.values()) + list(INPUT_UNITS.values()) + [u for u in WHEEL_UNITS.values() for _ in WHEEL_NAMES]
 
 
+# the body frame from a unit quaternion (w, x, y, z) = q0..q3: entry (r, c) is BASE + 2 (q_a q_b +- q_c q_d)
+# (e.g. R00 = 1 - 2 (y y + z z), R01 = 2 (x y - w z)), the products picked from the table of all q_i q_j
+_FIRST = (np.array([2, 1, 1, 1, 1, 2, 1, 2, 1]), np.array([2, 2, 3, 2, 1, 3, 3, 3, 1]))
+_SECOND = (np.array([3, 0, 0, 0, 3, 0, 0, 0, 2]), np.array([3, 3, 2, 3, 3, 1, 2, 1, 2]))
+_SIGN = np.array([1.0, -1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0])
+_DIAGONAL = [0, 4, 8]
+
+
 def body_frames(orientation) -> np.ndarray:
     """Each vehicle's body axes as the columns of a 3x3 matrix (N, 3, 3), from its quaternion (w, x, y, z)
-    (orientation (4,) or (N, 4)); every entry is worked out by the same operations for one car or many."""
+    (orientation (4,) or (N, 4)): R00 = 1 - 2 (y^2 + z^2), R01 = 2 (x y - w z), ... Every entry is worked out
+    by the same operations for one car or many."""
     q = np.asarray(orientation, dtype=float).reshape(-1, 4)
-    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    rot = np.empty((len(q), 3, 3))
-    rot[:, 0, 0] = 1 - 2 * (y * y + z * z)
-    rot[:, 0, 1] = 2 * (x * y - w * z)
-    rot[:, 0, 2] = 2 * (x * z + w * y)
-    rot[:, 1, 0] = 2 * (x * y + w * z)
-    rot[:, 1, 1] = 1 - 2 * (x * x + z * z)
-    rot[:, 1, 2] = 2 * (y * z - w * x)
-    rot[:, 2, 0] = 2 * (x * z - w * y)
-    rot[:, 2, 1] = 2 * (y * z + w * x)
-    rot[:, 2, 2] = 1 - 2 * (x * x + y * y)
-    return rot
+    products = q[:, :, None] * q[:, None, :]                       # (N, 4, 4): q_i q_j
+    rot = 2.0 * (products[:, _FIRST[0], _FIRST[1]] + _SIGN * products[:, _SECOND[0], _SECOND[1]])
+    rot[:, _DIAGONAL] = 1.0 - rot[:, _DIAGONAL]
+    return rot.reshape(-1, 3, 3)
 
 
 def body_frame(orientation) -> np.ndarray:
@@ -100,12 +101,11 @@ def log_rows(s, controls, v_prev: np.ndarray | None, dt: float) -> np.ndarray:
     out[:, 11] = beta
     out[:, 12] = np.arctan2(rot[:, 2, 1], rot[:, 2, 2])                      # roll: + left side up
     out[:, 13] = np.arcsin(np.clip(-rot[:, 2, 0], -1.0, 1.0))                # pitch: + nose down
-    for k, name in enumerate(("rpm", "gear", "T_engine", "T_clutch", "yaw_rate_ref", "esp_cut")):
-        out[:, 14 + k] = np.asarray(getattr(tel, name), dtype=float).reshape(n)
+    out[:, 14:20] = tel.body_array(("rpm", "gear", "T_engine", "T_clutch", "yaw_rate_ref", "esp_cut"))
     first = len(BODY_UNITS)
     for k, name in enumerate(INPUT_UNITS):
-        value = math.nan if controls is None else (controls.steer if name == "steer_input" else getattr(controls, name))
-        out[:, first + k] = np.broadcast_to(np.asarray(value, dtype=float), (n,))
+        out[:, first + k] = math.nan if controls is None else \
+            (controls.steer if name == "steer_input" else getattr(controls, name))
     out[:, first + len(INPUT_UNITS):] = tel.wheel_array(WHEEL_CHANNELS).reshape(n, -1)
     return out
 
@@ -211,15 +211,15 @@ class BatchLog:
     """The telemetry logs of every vehicle of a Simulation, written together: one row computation a step for
     all of them (`log_rows`). A vehicle's log takes the rows of the steps it drives (`add`'s `driving`) and
     ends at the first step it does not; `logs()` gives each vehicle's log as a TelemetryLog of its own, with
-    the inputs that drive that vehicle alone again bit for bit. Rows are kept in one (N, capacity,
-    channels) array that doubles when full; each vehicle's log is a view of its part."""
+    the inputs that drive that vehicle alone again bit for bit. Rows are kept step after step in one
+    (capacity, N, channels) array that doubles when full; each vehicle's log is a view of its part."""
 
     def __init__(self, n: int, capacity: int = 1024):
         self.n = int(n)
         self.rows = np.zeros(self.n, dtype=int)       # rows logged per vehicle
         self.steps = 0                                  # steps logged
-        self._data = np.empty((self.n, max(1, int(capacity)), len(CHANNELS)))
-        self._controls: np.ndarray | None = None        # (N, capacity, CT_N): the packed controls of each step
+        self._data = np.empty((max(1, int(capacity)), self.n, len(CHANNELS)))
+        self._controls: np.ndarray | None = None        # (capacity, N, CT_N): the packed controls of each step
         self._start = None                              # (world, dt, substeps, snapshot after the first step)
         self._v_prev: np.ndarray | None = None
         self._t_prev = 0.0
@@ -228,25 +228,24 @@ class BatchLog:
         """Log the step just taken for the vehicles still `driving` ((N,) bool; one that stopped driving
         never logs again); `controls` are its inputs."""
         k = self.steps
-        if k == self._data.shape[1]:
+        if k == len(self._data):
             self._grow()
         if self._start is None:
             self._start = (s.world, s.dt, s.substeps, s.snapshot(telemetry=True))
-            self._controls = np.empty((self.n, self._data.shape[1], s.tables.controls.shape[1]))
-        self._data[:, k] = log_rows(s, controls, self._v_prev, s.time - self._t_prev)
-        self._controls[:, k] = s.tables.controls
+            self._controls = np.empty((len(self._data), self.n, s.tables.controls.shape[1]))
+        self._data[k] = log_rows(s, controls, self._v_prev, s.time - self._t_prev)
+        self._controls[k] = s.tables.controls
         self._v_prev = np.array(s.state.velocity, dtype=float).reshape(self.n, 3)
         self._t_prev = s.time
         self.rows[driving & (self.rows == k)] += 1
         self.steps += 1
 
     def _grow(self) -> None:
-        size = 2 * self._data.shape[1]
         for name in ("_data", "_controls"):
             old = getattr(self, name)
             if old is not None:
-                new = np.empty((old.shape[0], size, old.shape[2]))
-                new[:, :self.steps] = old[:, :self.steps]
+                new = np.empty((2 * len(old),) + old.shape[1:])
+                new[:self.steps] = old[:self.steps]
                 setattr(self, name, new)
 
     def logs(self, worlds=None) -> list[TelemetryLog]:
@@ -254,13 +253,12 @@ class BatchLog:
         step and its controls since, in `worlds[i]` if given, else the simulation's world)."""
         out = []
         for i in range(self.n):
-            rows = self._data[i, :self.rows[i]]
             inputs = None
             if self._start is not None:
                 world, dt, substeps, snap = self._start
                 inputs = DriveInputs(world if worlds is None else worlds[i], dt, substeps, snap.vehicle(i),
-                                     self._controls[i, 1:self.rows[i], None, :])
-            out.append(TelemetryLog.of_rows(rows, inputs))
+                                     self._controls[1:self.rows[i], i:i + 1])
+            out.append(TelemetryLog.of_rows(self._data[:self.rows[i], i], inputs))
         return out
 
 

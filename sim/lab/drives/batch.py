@@ -58,9 +58,8 @@ class Batch:
         self.cars = [cars] if isinstance(cars, Vehicle) else list(cars)
         self.n = len(self.cars)
         self.sim = Simulation(self.cars, world, dt=dt, substeps=substeps, n_vehicles=self.n)
-        for i, car in enumerate(self.cars):
-            gear = {} if gears is None else {"gear": int(gears[i])}
-            self.sim.reset(position=(0.0, 0.0, rest_com_height(car) + lift), yaw=yaw, speed=speed, index=i, **gear)
+        self.sim.reset(position=[(0.0, 0.0, rest_com_height(car) + lift) for car in self.cars], yaw=yaw, speed=speed,
+                       gear=1 if gears is None else [int(g) for g in gears])
         self.active = np.ones(self.n, dtype=bool)
         self.log = BatchLog(self.n, steps) if log else None
 
