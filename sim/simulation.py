@@ -241,10 +241,11 @@ class Simulation:
             self._watch_baseline(np.array(changed))     # new mass, power: the energy budget starts again
 
     def reset(self, position=(0.0, 0.0, 0.5), yaw: float | np.ndarray = 0.0,
-              speed: float | np.ndarray = 0.0, index: int | None = None, gear: int = 1) -> None:
+              speed: float | np.ndarray = 0.0, index: int | None = None, gear: int | Sequence[int] = 1) -> None:
         """Place vehicles upright: centre of mass at `position` (m), heading `yaw` (rad, about z), moving
         forward at `speed` (m/s) with the wheels rolling at speed / r, in `gear` (-1 R, 0 N, 1..) with the
-        engine turning at the matching speed (at least idle). Scalars or per-vehicle arrays.
+        engine turning at the matching speed (at least idle). Scalars or per-vehicle arrays (gear: a whole
+        number or one per vehicle).
 
         A car placed so low that a wheel at its shortest suspension or its body would be inside the ground
         is lifted until they are not (the ground under its centre, found by a ray from above)."""
@@ -254,9 +255,12 @@ class Simulation:
                                   or not 0 <= index < self.n):
             raise ValueError(f"index = {index!r} is not allowed; expected a vehicle index in [0, {self.n - 1}] "
                              f"or None")
-        if isinstance(gear, bool) or not isinstance(gear, (int, np.integer)):
-            raise ValueError(f"gear = {gear!r} is not allowed; expected a whole number (-1 reverse, 0 neutral, 1..)")
         idx = np.arange(self.n) if index is None else np.array([index])
+        gears = [gear] * len(idx) if isinstance(gear, (int, np.integer)) else \
+            list(gear) if isinstance(gear, (Sequence, np.ndarray)) and len(gear) == len(idx) else [None]
+        if any(isinstance(g, bool) or not isinstance(g, (int, np.integer)) for g in gears):
+            raise ValueError(f"gear = {gear!r} is not allowed; expected a whole number (-1 reverse, 0 neutral, 1..) "
+                             f"or one for each of the {len(idx)} vehicles")
         for name, value, shape in (("position", position, (len(idx), 3)), ("yaw", yaw, (len(idx),)),
                                    ("speed", speed, (len(idx),))):
             if not all_finite(value):
@@ -271,8 +275,8 @@ class Simulation:
         speed = np.broadcast_to(np.asarray(speed, float), (len(idx),))
         for k, v in enumerate(idx):
             pos[k, 2] = max(pos[k, 2], self._lowest_com(int(v), pos[k]))
-        g_sel = int(min(max(gear, -1), T.MAX_GEARS))          # (the kernel clamps to the car's gearbox)
         for k, v in enumerate(idx):
+            g_sel = int(min(max(gears[k], -1), T.MAX_GEARS))  # (the kernel clamps to the car's gearbox)
             place_vehicle(int(v), pos[k, 0], pos[k, 1], pos[k, 2], float(yaw[k]), float(speed[k]), g_sel,
                           t.vehicle_params, t.wheel_params, t.body_state, t.drive_state, t.wheel_state,
                           t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, t.controls, DEFAULT_ROW)

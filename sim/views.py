@@ -101,6 +101,7 @@ _BODY_VECTORS = {
 
 
 _LIST_COLUMNS: dict[tuple[str, ...], np.ndarray] = {}    # TelemetryView.wheel_lists' column picks, by names
+_BODY_COLUMNS: dict[tuple[str, ...], np.ndarray] = {}    # TelemetryView.body_array's column picks, by names
 
 
 class TelemetryView(_Views):
@@ -145,6 +146,22 @@ class TelemetryView(_Views):
         if cols is None:
             cols = _LIST_COLUMNS[names] = np.array([_WHEEL_SCALARS[name] for name in names])
         return self._tables.wheel_telemetry[vehicle][:, cols].T.tolist()
+
+    def wheel_array(self, names: tuple[str, ...]) -> np.ndarray:
+        """Per-wheel channels `names` of every vehicle in one copy: (N, len(names), 4), wheels FL FR RL RR
+        (the vehicle axis is kept for one vehicle too; a log reads every channel of every car each step)."""
+        cols = _LIST_COLUMNS.get(names)
+        if cols is None:
+            cols = _LIST_COLUMNS[names] = np.array([_WHEEL_SCALARS[name] for name in names])
+        return self._tables.wheel_telemetry[:, :, cols].transpose(0, 2, 1)
+
+    def body_array(self, names: tuple[str, ...]) -> np.ndarray:
+        """Body channels `names` (the scalars above, and "gear") of every vehicle in one copy: (N, len(names))."""
+        cols = _BODY_COLUMNS.get(names)
+        if cols is None:
+            cols = _BODY_COLUMNS[names] = np.array([T.TB_GEAR if name == "gear" else _BODY_SCALARS[name]
+                                                    for name in names])
+        return self._tables.body_telemetry[:, cols]
 
     @property
     def gear(self):

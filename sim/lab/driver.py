@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 
 import numpy as np
 
 from sim.controls import Controls
-from sim.lab.logs import body_frame
+from sim.lab.logs import body_frames
 from sim.model.params import Vehicle
 from sim.simulation import Simulation
 
@@ -32,35 +33,53 @@ class Observation:
     heading: np.ndarray       # (N,) rad
     speed: np.ndarray         # (N,) m/s along the heading
     yaw_rate: np.ndarray      # (N,) rad/s
-    course: np.ndarray        # (N,) rad: the direction of travel (the heading when nearly still)
+    course: np.ndarray        # (N,) rad: the direction of travel (the heading when nearly still or reversing)
 
     @classmethod
     def of(cls, s: Simulation) -> Observation:
-        pos = np.asarray(s.state.position, dtype=float).reshape(-1, 3)
-        quat = np.asarray(s.state.orientation, dtype=float).reshape(-1, 4)
-        vel = np.asarray(s.state.velocity, dtype=float).reshape(-1, 3)
-        w = np.asarray(s.state.angular_velocity, dtype=float).reshape(-1, 3)
-        heading = np.empty(len(pos))
-        speed = np.empty(len(pos))
-        course = np.empty(len(pos))
-        for k in range(len(pos)):
-            fwd = body_frame(quat[k])[:, 0]
-            heading[k] = math.atan2(fwd[1], fwd[0])
-            speed[k] = float(vel[k] @ fwd)
-            moving = math.hypot(vel[k, 0], vel[k, 1]) > 1.0
-            course[k] = math.atan2(vel[k, 1], vel[k, 0]) if moving else heading[k]
-            if speed[k] < 0.0 and moving:
-                course[k] = heading[k]                  # reversing: steer by the heading
+        n = s.n
+        pos = np.asarray(s.state.position, dtype=float).reshape(n, 3)
+        vel = np.asarray(s.state.velocity, dtype=float).reshape(n, 3)
+        w = np.asarray(s.state.angular_velocity, dtype=float).reshape(n, 3)
+        fwd = body_frames(s.state.orientation)[:, :, 0]
+        heading = np.arctan2(fwd[:, 1], fwd[:, 0])
+        speed = vel[:, 0] * fwd[:, 0] + vel[:, 1] * fwd[:, 1] + vel[:, 2] * fwd[:, 2]
+        moving = np.hypot(vel[:, 0], vel[:, 1]) > 1.0
+        # reversing: steer by the heading
+        course = np.where(moving & ~(speed < 0.0), np.arctan2(vel[:, 1], vel[:, 0]), heading)
         return cls(s.time, pos[:, :2].copy(), heading, speed, w[:, 2].copy(), course)
 
 
-def steer_for_curvature(car: Vehicle, curvature, speed) -> np.ndarray:
-    """The steering input (-1..1) whose road-wheel angle drives an arc of `curvature` (1/m) at low slip:
-    delta = atan(L kappa), as a share of the largest angle at this speed (sim/kernel/steering.py's speed limit)."""
-    st = car.steering
-    top = math.radians(st.max_angle_deg) / (1.0 + (np.asarray(speed) / st.limit_speed) ** 2) \
-        if st.limit_speed > 0.0 else math.radians(st.max_angle_deg)
-    return np.clip(np.arctan(car.wheelbase * np.asarray(curvature)) / np.maximum(top, 1e-6), -1.0, 1.0)
+@dataclass(frozen=True)
+class SteeringReach:
+    """What the steering can do, per car (arrays over the cars): wheelbase (m), the largest road-wheel angle
+    (rad) and the speed (m/s) at which the steering's speed limit has halved it (0: no limit;
+    sim/kernel/steering.py)."""
+    wheelbase: np.ndarray
+    max_angle: np.ndarray
+    limit_speed: np.ndarray
+
+    @classmethod
+    def of(cls, car: Vehicle | Sequence[Vehicle]) -> SteeringReach:
+        cars = [car] if isinstance(car, Vehicle) else list(car)
+        return cls(np.array([c.wheelbase for c in cars], dtype=float),
+                   np.array([math.radians(c.steering.max_angle_deg) for c in cars]),
+                   np.array([c.steering.limit_speed for c in cars], dtype=float))
+
+    def command(self, curvature, speed) -> np.ndarray:
+        """The steering input (-1..1) whose road-wheel angle drives an arc of `curvature` (1/m) at low slip:
+        delta = atan(L kappa), as a share of the largest angle at `speed` (m/s)."""
+        limited = self.limit_speed > 0.0
+        ratio = np.asarray(speed, dtype=float) / np.where(limited, self.limit_speed, 1.0)
+        top = np.where(limited, self.max_angle / (1.0 + ratio ** 2), self.max_angle)
+        return np.clip(np.arctan(self.wheelbase * np.asarray(curvature)) / np.maximum(top, 1e-6), -1.0, 1.0)
+
+
+def steer_for_curvature(car: Vehicle | Sequence[Vehicle], curvature, speed) -> np.ndarray:
+    """The steering input (-1..1) of each car whose road-wheel angle drives an arc of `curvature` (1/m) at
+    low slip: delta = atan(L kappa), as a share of the largest angle at this speed (sim/kernel/steering.py's
+    speed limit)."""
+    return SteeringReach.of(car).command(curvature, speed)
 
 
 @dataclass
@@ -92,38 +111,47 @@ class OpenLoop:
 
 @dataclass
 class PathFollower:
-    """Pure pursuit: steer so the car's arc passes through the path point `lookahead` metres ahead.
-    The path is a circle (`center`, `radius`, counter-clockwise for a left turn) or a polyline."""
-    car: Vehicle
-    lookahead: float = 8.0
+    """Pure pursuit: steer so each car's arc passes through the path point `lookahead` metres (one for all,
+    or one per car) ahead on the path. The path is a circle (`center`, `radius`, counter-clockwise for a
+    left turn) or a polyline (`points`, (K, 2) m). `car`: the car, or the cars of a batch in order."""
+    car: Vehicle | Sequence[Vehicle]
+    lookahead: float | np.ndarray = 8.0
     center: tuple[float, float] | None = None
     radius: float = 0.0
     points: np.ndarray | None = None
 
+    def __post_init__(self):
+        self.reach = SteeringReach.of(self.car)
+        if self.points is not None:
+            pts = np.asarray(self.points, dtype=float)
+            seg = np.diff(pts, axis=0)
+            lengths = np.sqrt(seg[:, 0] * seg[:, 0] + seg[:, 1] * seg[:, 1])
+            self._polyline = (pts, seg, lengths, np.concatenate([[0.0], np.cumsum(lengths)]))
+
     def target(self, p: np.ndarray, heading: np.ndarray) -> np.ndarray:
+        """The point (N, 2) each car at `p` (N, 2) aims at."""
         if self.center is not None:
             rel = p - np.asarray(self.center)
             ang = np.arctan2(rel[:, 1], rel[:, 0]) + self.lookahead / self.radius * np.sign(self.radius)
             r = abs(self.radius)
             return np.asarray(self.center) + np.column_stack([r * np.cos(ang), r * np.sin(ang)])
-        pts = np.asarray(self.points, dtype=float)
-        out = np.empty_like(p)
-        seg = np.diff(pts, axis=0)
-        lengths = np.linalg.norm(seg, axis=1)
-        cum = np.concatenate([[0.0], np.cumsum(lengths)])
-        for k in range(len(p)):
-            # the nearest point on the polyline, then lookahead metres further along it
-            best, best_s = math.inf, 0.0
-            for j in range(len(seg)):
-                t = float(np.clip((p[k] - pts[j]) @ seg[j] / max(lengths[j] ** 2, 1e-12), 0.0, 1.0))
-                d = float(np.linalg.norm(pts[j] + t * seg[j] - p[k]))
-                if d < best:
-                    best, best_s = d, cum[j] + t * lengths[j]
-            s_t = min(best_s + self.lookahead, cum[-1])
-            j = int(min(np.searchsorted(cum, s_t, side="right") - 1, len(seg) - 1))
-            t = (s_t - cum[j]) / max(lengths[j], 1e-12)
-            out[k] = pts[j] + t * seg[j]
-        return out
+        pts, seg, lengths, cum = self._polyline
+        px, py = p[:, 0], p[:, 1]
+        # the nearest point on the polyline (the first segment of the nearest), then lookahead metres further
+        best = np.full(len(p), math.inf)
+        best_s = np.zeros(len(p))
+        for j in range(len(seg)):
+            t = np.clip(((px - pts[j, 0]) * seg[j, 0] + (py - pts[j, 1]) * seg[j, 1]) / max(lengths[j] ** 2, 1e-12),
+                        0.0, 1.0)
+            dx, dy = pts[j, 0] + t * seg[j, 0] - px, pts[j, 1] + t * seg[j, 1] - py
+            d = np.sqrt(dx * dx + dy * dy)
+            closer = d < best
+            best = np.where(closer, d, best)
+            best_s = np.where(closer, cum[j] + t * lengths[j], best_s)
+        s_t = np.minimum(best_s + self.lookahead, cum[-1])
+        j = np.minimum(np.searchsorted(cum, s_t, side="right") - 1, len(seg) - 1)
+        t = (s_t - cum[j]) / np.maximum(lengths[j], 1e-12)
+        return pts[j] + t[:, None] * seg[j]
 
     def __call__(self, obs: Observation) -> np.ndarray:
         tgt = self.target(obs.position, obs.heading)
@@ -134,7 +162,7 @@ class PathFollower:
         x = rel[:, 0] * c + rel[:, 1] * s
         y = -rel[:, 0] * s + rel[:, 1] * c
         curvature = 2.0 * y / np.maximum(x * x + y * y, 1e-6)
-        return steer_for_curvature(self.car, curvature, np.abs(obs.speed))
+        return self.reach.command(curvature, np.abs(obs.speed))
 
 
 @dataclass
@@ -179,7 +207,4 @@ class Driver:
             throttle, brake = self.speed(obs, s.dt)
         else:
             throttle, brake = np.full(len(steer), self.throttle), np.full(len(steer), self.brake)
-        if len(steer) == 1:
-            return Controls(throttle=float(throttle[0]), brake=float(brake[0]), steer=float(steer[0]),
-                            abs=self.abs, tc=self.tc, esp=self.esp)
         return Controls(throttle=throttle, brake=brake, steer=steer, abs=self.abs, tc=self.tc, esp=self.esp)

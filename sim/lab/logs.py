@@ -32,46 +32,94 @@ BODY_UNITS = {"time": "s", "x": "m", "y": "m", "z": "m", "speed": "m/s", "v_forw
               "pitch": "rad", "rpm": "rpm", "gear": "-", "T_engine": "N m", "T_clutch": "N m",
               "yaw_rate_ref": "rad/s", "esp_cut": "-"}
 INPUT_UNITS = {"throttle": "-", "brake": "-", "steer_input": "-", "handbrake": "-", "clutch": "-"}
+WHEEL_CHANNELS = tuple(WHEEL_UNITS)
+# every channel of a log row, in order: the body's, the inputs, then each wheel channel for FL, FR, RL, RR
+CHANNELS = list(BODY_UNITS) + list(INPUT_UNITS) + [f"{c} {w}" for c in WHEEL_UNITS for w in WHEEL_NAMES]
+UNITS = list(BODY_UNITS.values()) + list(INPUT_UNITS.values()) + [u for u in WHEEL_UNITS.values() for _ in WHEEL_NAMES]
+
+
+# the body frame from a unit quaternion (w, x, y, z) = q0..q3: entry (r, c) is BASE + 2 (q_a q_b +- q_c q_d)
+# (e.g. R00 = 1 - 2 (y y + z z), R01 = 2 (x y - w z)), the products picked from the table of all q_i q_j
+_FIRST = (np.array([2, 1, 1, 1, 1, 2, 1, 2, 1]), np.array([2, 2, 3, 2, 1, 3, 3, 3, 1]))
+_SECOND = (np.array([3, 0, 0, 0, 3, 0, 0, 0, 2]), np.array([3, 3, 2, 3, 3, 1, 2, 1, 2]))
+_SIGN = np.array([1.0, -1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0])
+_DIAGONAL = [0, 4, 8]
+
+
+def body_frames(orientation) -> np.ndarray:
+    """Each vehicle's body axes as the columns of a 3x3 matrix (N, 3, 3), from its quaternion (w, x, y, z)
+    (orientation (4,) or (N, 4)): R00 = 1 - 2 (y^2 + z^2), R01 = 2 (x y - w z), ... Every entry is worked out
+    by the same operations for one car or many."""
+    q = np.asarray(orientation, dtype=float).reshape(-1, 4)
+    products = q[:, :, None] * q[:, None, :]                       # (N, 4, 4): q_i q_j
+    rot = 2.0 * (products[:, _FIRST[0], _FIRST[1]] + _SIGN * products[:, _SECOND[0], _SECOND[1]])
+    rot[:, _DIAGONAL] = 1.0 - rot[:, _DIAGONAL]
+    return rot.reshape(-1, 3, 3)
 
 
 def body_frame(orientation) -> np.ndarray:
     """The body's axes as the columns of a 3x3 matrix, from the quaternion (w, x, y, z)."""
-    w, x, y, z = (float(v) for v in orientation)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return body_frames(orientation)[0]
 
 
-def attitude(rot: np.ndarray) -> tuple[float, float, float]:
-    """(yaw, pitch, roll) in rad of a body frame (ZYX angles; roll + is the left side up, pitch + nose down)."""
-    yaw = math.atan2(rot[1, 0], rot[0, 0])
-    pitch = math.asin(max(-1.0, min(1.0, -rot[2, 0])))
-    roll = math.atan2(rot[2, 1], rot[2, 2])
-    return yaw, pitch, roll
+def in_body(rot: np.ndarray, vector: np.ndarray, axis: int) -> np.ndarray:
+    """Component `axis` (0 forward, 1 left, 2 up) of world vectors (N, 3) in the body frames rot (N, 3, 3):
+    the dot product with that body axis, summed in the order x, y, z."""
+    return rot[:, 0, axis] * vector[:, 0] + rot[:, 1, axis] * vector[:, 1] + rot[:, 2, axis] * vector[:, 2]
 
 
-def body_motion(orientation, velocity, angular_velocity, v_prev, dt: float):
-    """(body frame, velocity, angular velocity and acceleration in the body frame, body slip angle): the
-    acceleration is the change of the world velocity since `v_prev` over `dt`, turned into the body frame
-    (zero without a previous velocity); the slip angle is nan below 1 m/s, where it means nothing."""
-    rot = body_frame(orientation)
-    v = np.asarray(velocity, dtype=float)
-    v_body = rot.T @ v
-    w_body = rot.T @ np.asarray(angular_velocity, dtype=float)
-    a_body = rot.T @ (v - v_prev) / dt if v_prev is not None and dt > 0.0 else np.zeros(3)
-    beta = math.atan2(v_body[1], v_body[0]) if abs(v_body[0]) > 1.0 else math.nan
-    return rot, v_body, w_body, a_body, beta
+def log_rows(s, controls, v_prev: np.ndarray | None, dt: float) -> np.ndarray:
+    """The log's row (channels in TelemetryLog.names' order) of every vehicle of `s` after a step: (N,
+    channels). The body-frame acceleration is the change of each world velocity since `v_prev` (N, 3) over
+    `dt` s (zero without a previous velocity); the body slip angle is nan below 1 m/s, where it means
+    nothing; the inputs are `controls`' (nan without them). Every vehicle's row is worked out by the same
+    array operations, so a car's row does not depend on the others in the batch."""
+    n = s.n
+    st, tel = s.state, s.telemetry
+    pos = np.asarray(st.position, dtype=float).reshape(n, 3)
+    v = np.asarray(st.velocity, dtype=float).reshape(n, 3)
+    w = np.asarray(st.angular_velocity, dtype=float).reshape(n, 3)
+    rot = body_frames(st.orientation)
+    v_fwd, v_lat = in_body(rot, v, 0), in_body(rot, v, 1)
+    if v_prev is not None and dt > 0.0:
+        dv = v - v_prev
+        a_long, a_lat = in_body(rot, dv, 0) / dt, in_body(rot, dv, 1) / dt
+    else:
+        a_long = a_lat = np.zeros(n)
+    slipping = np.abs(v_fwd) > 1.0
+    beta = np.where(slipping, np.arctan2(v_lat, v_fwd), np.nan)
+    out = np.empty((n, len(CHANNELS)))
+    out[:, 0] = s.time
+    out[:, 1:4] = pos
+    out[:, 4] = np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
+    out[:, 5] = v_fwd
+    out[:, 6] = v_lat
+    out[:, 7] = a_long / G
+    out[:, 8] = a_lat / G
+    out[:, 9] = np.arctan2(rot[:, 1, 0], rot[:, 0, 0])                       # yaw (ZYX angles)
+    out[:, 10] = in_body(rot, w, 2)                                          # yaw rate
+    out[:, 11] = beta
+    out[:, 12] = np.arctan2(rot[:, 2, 1], rot[:, 2, 2])                      # roll: + left side up
+    out[:, 13] = np.arcsin(np.clip(-rot[:, 2, 0], -1.0, 1.0))                # pitch: + nose down
+    out[:, 14:20] = tel.body_array(("rpm", "gear", "T_engine", "T_clutch", "yaw_rate_ref", "esp_cut"))
+    first = len(BODY_UNITS)
+    for k, name in enumerate(INPUT_UNITS):
+        out[:, first + k] = math.nan if controls is None else \
+            (controls.steer if name == "steer_input" else getattr(controls, name))
+    out[:, first + len(INPUT_UNITS):] = tel.wheel_array(WHEEL_CHANNELS).reshape(n, -1)
+    return out
 
 
 @dataclass
 class DriveInputs:
     """What it takes to drive a logged run again bit for bit: its world, step and substeps, the state
-    after its first logged step (all vehicles) and the packed controls (N, CT_N) of every step after it."""
+    after its first logged step (all vehicles) and the packed controls (N, CT_N) of every step after it
+    (a list of such tables, or one (K, N, CT_N) array)."""
     world: object
     dt: float
     substeps: int
     start: object                         # sim.Snapshot
-    controls: list[np.ndarray]
+    controls: list[np.ndarray] | np.ndarray
 
     def for_vehicle(self, i: int):
         """(the start snapshot of vehicle i alone, its control rows (K, CT_N))."""
@@ -92,15 +140,24 @@ class TelemetryLog:
         # later step, so that the run can be driven again bit for bit (the app watches a test drive so)
         self.inputs: DriveInputs | None = None
         self._replayable = replayable
-        self.names: list[str] = list(BODY_UNITS) + list(INPUT_UNITS) + \
-            [f"{c} {w}" for c in WHEEL_UNITS for w in WHEEL_NAMES]
-        self.units = list(BODY_UNITS.values()) + list(INPUT_UNITS.values()) + \
-            [u for u in WHEEL_UNITS.values() for _ in WHEEL_NAMES]
+        self.names: list[str] = list(CHANNELS)
+        self.units: list[str] = list(UNITS)
         self._blocks: list[np.ndarray] = []
         self._rows: list[np.ndarray] = []
         self._seen = 0
-        self._v_prev: np.ndarray | None = None
+        self._v_prev: np.ndarray | None = None      # (N, 3) m/s: every vehicle's velocity at the last step seen
         self._t_prev = 0.0
+
+    @classmethod
+    def of_rows(cls, rows: np.ndarray, inputs: DriveInputs | None = None) -> TelemetryLog:
+        """A finished log of one vehicle holding `rows` (K, channels) as they are (not copied), with the
+        inputs that drive it again (vehicle 0 of `inputs`)."""
+        log = cls()
+        if len(rows):
+            log._blocks.append(rows)
+        log._seen = len(rows)
+        log.inputs = inputs
+        return log
 
     def __len__(self) -> int:
         return sum(len(b) for b in self._blocks) + len(self._rows)
@@ -117,33 +174,14 @@ class TelemetryLog:
                 self.inputs = DriveInputs(s.world, s.dt, s.substeps, s.snapshot(telemetry=True), [])
             else:
                 self.inputs.controls.append(s.tables.controls.copy())
-        n = self.vehicle
-        pick = (lambda a: np.asarray(a)[n]) if s.n > 1 else np.asarray
-        v_world = np.array(pick(s.state.velocity), dtype=float)
-        if (self._seen - 1) % self.every:
-            self._v_prev, self._t_prev = v_world, s.time
-            return
-        st, tel = s.state, s.telemetry
-        rot, v_body, w_body, a_body, beta = body_motion(pick(st.orientation), v_world, pick(st.angular_velocity),
-                                                        self._v_prev, s.time - self._t_prev)
-        yaw, pitch, roll = attitude(rot)
+        v_world = np.array(s.state.velocity, dtype=float).reshape(s.n, 3)
+        if (self._seen - 1) % self.every == 0:
+            row = log_rows(s, controls, self._v_prev, s.time - self._t_prev)[self.vehicle]
+            self._rows.append(row)
+            if len(self._rows) >= 4096:
+                self._blocks.append(np.vstack(self._rows))
+                self._rows = []
         self._v_prev, self._t_prev = v_world, s.time
-        pos = pick(st.position)
-        row = [s.time, pos[0], pos[1], pos[2], float(np.linalg.norm(v_world)), v_body[0], v_body[1],
-               a_body[0] / G, a_body[1] / G, yaw, w_body[2], beta, roll, pitch,
-               float(pick(tel.rpm)), float(pick(tel.gear)), float(pick(tel.T_engine)), float(pick(tel.T_clutch)),
-               float(pick(tel.yaw_rate_ref)), float(pick(tel.esp_cut))]
-        if controls is None:
-            row += [math.nan] * len(INPUT_UNITS)
-        else:
-            row += [_scalar(controls.throttle, n), _scalar(controls.brake, n), _scalar(controls.steer, n),
-                    _scalar(controls.handbrake, n), _scalar(controls.clutch, n)]
-        for name in WHEEL_UNITS:
-            row.extend(np.asarray(getattr(tel, name), dtype=float).reshape(-1, 4)[n if s.n > 1 else 0])
-        self._rows.append(np.asarray(row, dtype=float))
-        if len(self._rows) >= 4096:
-            self._blocks.append(np.vstack(self._rows))
-            self._rows = []
 
     def array(self) -> np.ndarray:
         """(rows, channels) of everything logged."""
@@ -151,7 +189,10 @@ class TelemetryLog:
         return np.vstack(parts) if parts else np.zeros((0, len(self.names)))
 
     def column(self, name: str) -> np.ndarray:
-        return self.array()[:, self.names.index(name)]
+        """One channel's values, a row each (a copy)."""
+        k = self.names.index(name)
+        parts = [b[:, k] for b in self._blocks] + ([np.array([r[k] for r in self._rows])] if self._rows else [])
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def csv_text(self, every: int = 1) -> str:
         """The CSV: names, units, then every `every`-th logged row."""
@@ -164,6 +205,61 @@ class TelemetryLog:
     def write_csv(self, path: str | os.PathLike, every: int = 1) -> None:
         """Write the CSV (every `every`-th logged row) atomically: a temp file, then a rename."""
         atomic_write_bytes(path, self.csv_text(every).encode())
+
+
+class BatchLog:
+    """The telemetry logs of every vehicle of a Simulation, written together: one row computation a step for
+    all of them (`log_rows`). A vehicle's log takes the rows of the steps it drives (`add`'s `driving`) and
+    ends at the first step it does not; `logs()` gives each vehicle's log as a TelemetryLog of its own, with
+    the inputs that drive that vehicle alone again bit for bit. Rows are kept step after step in one
+    (capacity, N, channels) array that doubles when full; each vehicle's log is a view of its part."""
+
+    def __init__(self, n: int, capacity: int = 1024):
+        self.n = int(n)
+        self.rows = np.zeros(self.n, dtype=int)       # rows logged per vehicle
+        self.steps = 0                                  # steps logged
+        self._data = np.empty((max(1, int(capacity)), self.n, len(CHANNELS)))
+        self._controls: np.ndarray | None = None        # (capacity, N, CT_N): the packed controls of each step
+        self._start = None                              # (world, dt, substeps, snapshot after the first step)
+        self._v_prev: np.ndarray | None = None
+        self._t_prev = 0.0
+
+    def add(self, s, controls, driving: np.ndarray) -> None:
+        """Log the step just taken for the vehicles still `driving` ((N,) bool; one that stopped driving
+        never logs again); `controls` are its inputs."""
+        k = self.steps
+        if k == len(self._data):
+            self._grow()
+        if self._start is None:
+            self._start = (s.world, s.dt, s.substeps, s.snapshot(telemetry=True))
+            self._controls = np.empty((len(self._data), self.n, s.tables.controls.shape[1]))
+        self._data[k] = log_rows(s, controls, self._v_prev, s.time - self._t_prev)
+        self._controls[k] = s.tables.controls
+        self._v_prev = np.array(s.state.velocity, dtype=float).reshape(self.n, 3)
+        self._t_prev = s.time
+        self.rows[driving & (self.rows == k)] += 1
+        self.steps += 1
+
+    def _grow(self) -> None:
+        for name in ("_data", "_controls"):
+            old = getattr(self, name)
+            if old is not None:
+                new = np.empty((2 * len(old),) + old.shape[1:])
+                new[:self.steps] = old[:self.steps]
+                setattr(self, name, new)
+
+    def logs(self, worlds=None) -> list[TelemetryLog]:
+        """Each vehicle's log (its rows, and the inputs that drive it alone again: its state after the first
+        step and its controls since, in `worlds[i]` if given, else the simulation's world)."""
+        out = []
+        for i in range(self.n):
+            inputs = None
+            if self._start is not None:
+                world, dt, substeps, snap = self._start
+                inputs = DriveInputs(world if worlds is None else worlds[i], dt, substeps, snap.vehicle(i),
+                                     self._controls[1:self.rows[i], i:i + 1])
+            out.append(TelemetryLog.of_rows(self._data[:self.rows[i], i], inputs))
+        return out
 
 
 def write_parquet(log: TelemetryLog, path: str | os.PathLike, every: int = 1) -> None:
@@ -183,7 +279,3 @@ def write_parquet(log: TelemetryLog, path: str | os.PathLike, every: int = 1) ->
     pq.write_table(table, sink, compression="zstd")
     atomic_write_bytes(path, sink.getvalue().to_pybytes())
 
-
-def _scalar(value, n: int) -> float:
-    a = np.asarray(value, dtype=float)
-    return float(a) if a.ndim == 0 else float(a[n])

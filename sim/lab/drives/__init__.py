@@ -7,10 +7,14 @@ for (figures with units and, where the physics or a standard gives them, limits)
     circles.py       circle (ISO 4138 constant radius), steady-circle, and the skidpad's second closed loop
     transients.py    step-steer (ISO 7401), lane-change (ISO 3888-1), sine-with-dwell (FMVSS 126), sine steer
     bumps.py         drop, curb
-    suite.py         the drives by name, `run(name, car)`, the user's limits
+    suite.py         the drives by name, `run_batch(name, cars)`, `run(name, car)`, the user's limits
+    batch.py         cars driven together in one Simulation (every drive is written for a batch)
     results.py       Figure, Result, `compare(a, b)` (the same drive before and after a tuning change)
 
-`run(name, car)` gives a Result. `contactpatch test` runs them from the command line (sim/lab/cli.py).
+`run(name, car)` gives a Result; `run_batch(name, cars)` drives N cars (any parameters each) in one
+Simulation and gives each car's Result, bit for bit its drive alone (a car alone is a batch of one). Each
+drive function takes one car (-> a Result) or a list of cars (-> a list). `contactpatch test` runs them from
+the command line (sim/lab/cli.py).
 """
 from sim.lab.drives.bumps import curb
 from sim.lab.drives.bumps import drop
@@ -45,6 +49,7 @@ from sim.lab.drives.suite import Limit
 from sim.lab.drives.suite import apply_limits
 from sim.lab.drives.suite import parse_limit
 from sim.lab.drives.suite import run
+from sim.lab.drives.suite import run_batch
 from sim.lab.drives.transients import lane_change
 from sim.lab.drives.transients import sine_steer
 from sim.lab.drives.transients import sine_with_dwell
@@ -53,5 +58,5 @@ from sim.lab.drives.transients import step_steer
 __all__ = ["DT", "SUBSTEPS", "SUITE", "SUITE_HELP", "Figure", "Limit", "Result", "apply_limits", "bicycle_yaw_gain",
            "braking", "braking_distance", "coast_down", "compare", "compare_table", "constant_radius", "curb",
            "drift", "drop", "gear_for", "kappa_sign_flips", "lane_change", "launch", "neutral_roll", "on_flat",
-           "parked", "parked_drift", "parse_limit", "rest_drift", "run", "settle", "settled", "sine_steer",
-           "sine_with_dwell", "skidpad_limit", "standing_start", "steady_circle", "step_steer"]
+           "parked", "parked_drift", "parse_limit", "rest_drift", "run", "run_batch", "settle", "settled",
+           "sine_steer", "sine_with_dwell", "skidpad_limit", "standing_start", "steady_circle", "step_steer"]

@@ -13,112 +13,108 @@ from sim.kernel.units import GRAVITY as G
 from sim.lab.driver import Driver
 from sim.lab.driver import PathFollower
 from sim.lab.driver import SpeedPI
+from sim.lab.drives.batch import Batch
+from sim.lab.drives.batch import batched
+from sim.lab.drives.batch import norm
+from sim.lab.drives.batch import steps_of
 from sim.lab.drives.common import DT
-from sim.lab.drives.common import SUBSTEPS
 from sim.lab.drives.common import circle_course
 from sim.lab.drives.common import front_angles
 from sim.lab.drives.common import gear_for
 from sim.lab.drives.results import Figure
 from sim.lab.drives.results import Result
-from sim.lab.logs import TelemetryLog
 from sim.model.geometry import rest_com_height
 from sim.model.params import Vehicle
 from sim.model.world import World
 from sim.simulation import Simulation
 
 
-def constant_radius(car: Vehicle, radius: float = 40.0, ramp_g_per_s: float = 0.004,
-                    start_g: float = 0.1) -> Result:
+@batched
+def constant_radius(cars: list[Vehicle], radius: float = 40.0, ramp_g_per_s: float = 0.004,
+                    start_g: float = 0.1) -> list[Result]:
     """ISO 4138 constant radius: a left circle of `radius` with the target lateral acceleration rising
     from `start_g` at `ramp_g_per_s`. Lateral limit: the largest 1 s mean of the path's lateral
     acceleration (speed x the turning rate of the velocity) while the car stayed within 0.5 m of the
     circle and 0.15 m/s of the target speed (as sim.lab.validation's skidpad);
     gradients of the road-wheel angle (the understeer gradient, as the radius is constant), roll and
-    body slip against lateral acceleration, fitted from 0.1 g to 0.4 g or 80 % of the limit."""
+    body slip against lateral acceleration, fitted from 0.1 g to 0.4 g or 80 % of the limit. A car's drive
+    ends after a second in which it held neither the circle nor the speed (3 s to settle onto it first)."""
     v0 = math.sqrt(start_g * G * radius)
-    s = Simulation(car, circle_course(radius), dt=DT, substeps=SUBSTEPS)
-    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=v0, gear=gear_for(car, v0))
     # start on the circle about (0, R), heading +x at the origin: a left turn
-    log = TelemetryLog(replayable=True)
+    b = Batch(cars, circle_course(radius), speed=v0, gears=[gear_for(c, v0) for c in cars], steps=steps_of(60.0))
+    n = b.n
     target = lambda t: math.sqrt((start_g + ramp_g_per_s * t) * G * radius)  # noqa: E731
-    follow = PathFollower(car, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius)
-    speed = SpeedPI(target, kp=0.6, ki=0.4)
+    follow = PathFollower(cars, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius)
+    driver = Driver(follow, SpeedPI(target, kp=0.6, ki=0.4))
     window = int(round(1.0 / DT))
-    held = []
-    ay_last = np.zeros(window)                # v x the velocity's turning rate over the last second, a ring
+    held = []                                  # (N,) bool a step: on the circle and at the target speed
+    ay_last = np.zeros((n, window))            # v x the velocity's turning rate over the last second, a ring
     course_prev = None
-    best = 0.0
-    failing = 0
-    while True:
-        t_now = s.time
-        if start_g + ramp_g_per_s * t_now > 1.6:
+    best = np.zeros(n)
+    run = np.zeros(n, dtype=int)               # steps held in a row
+    failing = np.zeros(n, dtype=int)
+    while b.active.any():
+        if start_g + ramp_g_per_s * b.sim.time > 1.6:
             break
-        follow.lookahead = max(6.0, 0.4 * float(np.linalg.norm(s.state.velocity)))
-        driver = Driver(follow, speed)
-        c = driver.controls(s)
-        s.step(c)
-        log.add(s, c)
-        p = np.asarray(s.state.position[:2], dtype=float)
-        error = float(np.linalg.norm(p - np.array([0.0, radius]))) - radius
-        v = float(np.linalg.norm(s.state.velocity))
-        held.append(abs(error) < 0.5 and abs(v - target(s.time)) < 0.15)
+        follow.lookahead = np.maximum(6.0, 0.4 * b.speed())
+        b.step(driver.controls(b.sim))
+        p, vel = b.position(), b.velocity()
+        error = norm(p[:, :2] - np.array([0.0, radius])) - radius
+        v = norm(vel)
+        held.append((np.abs(error) < 0.5) & (np.abs(v - target(b.sim.time)) < 0.15))
         # the path's own lateral acceleration: speed x the turning rate of the velocity (v x yaw rate
         # counts a body that swings out, its slip angle growing, as more cornering than there is)
-        vel = np.asarray(s.state.velocity[:2], dtype=float)
-        course = math.atan2(vel[1], vel[0])
-        turn = (course - course_prev + math.pi) % (2.0 * math.pi) - math.pi if course_prev is not None else 0.0
+        course = np.arctan2(vel[:, 1], vel[:, 0])
+        turn = np.mod(course - course_prev + math.pi, 2.0 * math.pi) - math.pi if course_prev is not None \
+            else np.zeros(n)
         course_prev = course
-        ay_last[len(held) % window] = v * turn / DT
-        if len(held) >= window and all(held[-window:]):
-            best = max(best, float(ay_last.mean()) / G)
-        failing = 0 if held[-1] or s.time < 3.0 else failing + 1     # 3 s to settle onto the circle
-        if failing * DT > 1.0:
-            break
-    ay = log.column("speed") * log.column("yaw_rate") / G
-    top = min(0.4, 0.8 * best) if best > 0 else 0.4
-    fit = (ay >= 0.1) & (ay <= top) & np.array(held)
-    grads = {}
-    for name, series in (("understeer gradient", np.degrees(front_angles(log))),
-                         ("roll gradient", np.degrees(log.column("roll"))),
-                         ("body slip gradient", np.degrees(log.column("beta")))):
-        ok = fit & np.isfinite(series)
-        grads[name] = float(np.polyfit(ay[ok], series[ok], 1)[0]) if ok.sum() > 50 else math.nan
-    figs = [Figure("lateral limit", best, "g"),
-            Figure("understeer gradient", grads["understeer gradient"], "deg/g"),
-            Figure("roll gradient", grads["roll gradient"], "deg/g"),
-            Figure("body slip gradient", grads["body slip gradient"], "deg/g"),
-            Figure("kinematic steer angle", math.degrees(math.atan(car.wheelbase / radius)), "deg")]
-    return Result("circle", car.name, figs, log)
-
-
-def steady_circle(car: Vehicle | list[Vehicle], radius: float = 40.0, lateral_g: float = 0.4,
-                  seconds: float = 12.0) -> Result | list[Result]:
-    """A circle of `radius` held at the speed of `lateral_g`: roll angle, body slip and road-wheel angle
-    there (the last 2 s), e.g. to compare the roll of two spring rates. A list of cars is driven as one
-    batch (one Simulation, one driver call per step for all of them) and gives a list of Results."""
-    cars = car if isinstance(car, list) else [car]
-    v = math.sqrt(lateral_g * G * radius)
-    s = Simulation(cars, circle_course(radius), dt=DT, substeps=SUBSTEPS, n_vehicles=len(cars))
-    z = max(rest_com_height(c) for c in cars)
-    s.reset(position=[(0.0, 0.0, z)] * len(cars), speed=v, gear=gear_for(cars[0], v))
-    logs = [TelemetryLog(vehicle=i, replayable=True) for i in range(len(cars))]
-    driver = Driver(PathFollower(cars[0], lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
-                    SpeedPI(v, kp=0.6, ki=0.4))
-    for _ in range(int(round(seconds / s.dt))):
-        c = driver.controls(s)
-        s.step(c)
-        for log in logs:
-            log.add(s, c)
+        ay_last[:, len(held) % window] = v * turn / DT
+        run = np.where(held[-1], run + 1, 0)
+        full = np.flatnonzero(b.active & (run >= window))
+        if len(full):
+            best[full] = np.maximum(best[full], ay_last[full].mean(axis=1) / G)
+        failing = np.where(held[-1] | (b.sim.time < 3.0), 0, failing + 1)     # 3 s to settle onto the circle
+        b.finish(failing * DT > 1.0)
+    held_steps = np.array(held)
     out = []
-    for c, log in zip(cars, logs):
+    for i, (car, log) in enumerate(zip(cars, b.logs())):
+        ay = log.column("speed") * log.column("yaw_rate") / G
+        top = min(0.4, 0.8 * float(best[i])) if best[i] > 0 else 0.4
+        fit = (ay >= 0.1) & (ay <= top) & held_steps[:len(log), i]
+        grads = {}
+        for name, series in (("understeer gradient", np.degrees(front_angles(log))),
+                             ("roll gradient", np.degrees(log.column("roll"))),
+                             ("body slip gradient", np.degrees(log.column("beta")))):
+            ok = fit & np.isfinite(series)
+            grads[name] = float(np.polyfit(ay[ok], series[ok], 1)[0]) if ok.sum() > 50 else math.nan
+        figs = [Figure("lateral limit", float(best[i]), "g"),
+                Figure("understeer gradient", grads["understeer gradient"], "deg/g"),
+                Figure("roll gradient", grads["roll gradient"], "deg/g"),
+                Figure("body slip gradient", grads["body slip gradient"], "deg/g"),
+                Figure("kinematic steer angle", math.degrees(math.atan(car.wheelbase / radius)), "deg")]
+        out.append(Result("circle", car.name, figs, log))
+    return out
+
+
+@batched
+def steady_circle(cars: list[Vehicle], radius: float = 40.0, lateral_g: float = 0.4,
+                  seconds: float = 12.0) -> list[Result]:
+    """A circle of `radius` held at the speed of `lateral_g`: roll angle, body slip and road-wheel angle
+    there (the last 2 s), e.g. to compare the roll of two spring rates."""
+    v = math.sqrt(lateral_g * G * radius)
+    b = Batch(cars, circle_course(radius), speed=v, gears=[gear_for(c, v) for c in cars], steps=steps_of(seconds))
+    b.drive(Driver(PathFollower(cars, lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
+                   SpeedPI(v, kp=0.6, ki=0.4)), seconds)
+    out = []
+    for car, log in zip(cars, b.logs()):
         late = log.column("time") >= seconds - 2.0
         ay = float(np.mean(log.column("speed")[late] * log.column("yaw_rate")[late])) / G
         figs = [Figure("lateral acceleration", ay, "g"),
                 Figure("roll angle", math.degrees(float(np.mean(log.column("roll")[late]))), "deg"),
                 Figure("body slip", math.degrees(float(np.nanmean(log.column("beta")[late]))), "deg"),
                 Figure("road-wheel angle", math.degrees(float(np.mean(front_angles(log)[late]))), "deg")]
-        out.append(Result("steady-circle", c.name, figs, log))
-    return out if isinstance(car, list) else out[0]
+        out.append(Result("steady-circle", car.name, figs, log))
+    return out
 
 
 @dataclass

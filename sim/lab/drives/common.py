@@ -1,29 +1,28 @@
-"""What the test drives share: the step they run at, a car placed on flat ground or on a course with paint,
-the gear for a speed, a driver held for a while, the front wheels' angle, the single-track model's yaw gain,
-and a car left to settle and how far it then moves."""
+"""What the test drives share: the step they run at, cars placed on flat ground or a course with paint, the
+gear for a speed, the front wheels' angle, the single-track model's yaw gain, and cars left to settle and how
+far a car then moves. (Cars driven together: batch.py.)"""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from sim.controls import Controls
-from sim.lab.driver import Driver
+from sim.lab.drives.batch import DT
+from sim.lab.drives.batch import SUBSTEPS
+from sim.lab.drives.batch import Batch
 from sim.lab.logs import TelemetryLog
-from sim.model.geometry import rest_com_height
 from sim.model.params import Vehicle
 from sim.model.world import World
 from sim.simulation import Simulation
 
-DT = 1.0 / 240.0
-SUBSTEPS = 2
 
-
-def on_flat(car: Vehicle, speed: float = 0.0, gear: int | None = None, substeps: int = SUBSTEPS) -> Simulation:
-    s = Simulation(car, World.flat(), dt=DT, substeps=substeps)
-    kw = {} if gear is None else {"gear": gear}
-    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=speed, **kw)
-    return s
+def on_flat(car: Vehicle | Sequence[Vehicle], speed: float = 0.0, gear: int | None = None,
+            substeps: int = SUBSTEPS) -> Simulation:
+    """The car (or cars) on flat ground at the origin at `speed` (m/s) in `gear` (None: the reset's)."""
+    n = 1 if isinstance(car, Vehicle) else len(car)
+    return Batch(car, World.flat(), substeps, speed, None if gear is None else [gear] * n, log=False).sim
 
 
 def course(name: str, markings=()) -> World:
@@ -49,23 +48,6 @@ def gear_for(car: Vehicle, speed: float) -> int:
     return 1
 
 
-def drive_for(s: Simulation, driver: Driver, seconds: float, log: TelemetryLog | None, every=None) -> None:
-    """`driver` drives `s` for `seconds` (every step into `log`, if given), or until `every(s)` is true."""
-    for _ in range(int(round(seconds / s.dt))):
-        c = driver.controls(s)
-        s.step(c)
-        if log is not None:
-            log.add(s, c)
-        if every is not None and every(s):
-            break
-
-
-def front_steer_angle(s: Simulation) -> float:
-    """Mean road-wheel angle of the front wheels (rad)."""
-    st = np.asarray(s.telemetry.steer, dtype=float).reshape(-1, 4)[0]
-    return float(0.5 * (st[0] + st[1]))
-
-
 def bicycle_yaw_gain(car: Vehicle, speed: float) -> float:
     """Steady-state yaw rate per road-wheel angle (1/s) of the single-track model with the linear tires'
     axle cornering stiffnesses C = 2 ca: r / delta = v / (L + K v^2), K = m (b / Cf - a / Cr) / L."""
@@ -81,15 +63,13 @@ def front_angles(log: TelemetryLog) -> np.ndarray:
     return 0.5 * (log.column("steer FL") + log.column("steer FR"))
 
 
-def settled(car: Vehicle, world: World, substeps: int = 8, seconds: float = 3.0, controls: Controls | None = None,
-            yaw: float = 0.0, dt: float = DT) -> Simulation:
-    """A car dropped from its rest height at the origin and left `seconds` to settle with `controls`."""
-    s = Simulation(car, world, dt=dt, substeps=substeps)
-    s.reset(position=(0.0, 0.0, rest_com_height(car)), yaw=yaw)
-    c = controls or Controls()
-    for _ in range(int(round(seconds / dt))):
-        s.step(c)
-    return s
+def settled(car: Vehicle | Sequence[Vehicle], world: World, substeps: int = 8, seconds: float = 3.0,
+            controls: Controls | None = None, yaw: float = 0.0, dt: float = DT) -> Simulation:
+    """A car (or cars) dropped from its rest height at the origin and left `seconds` to settle with
+    `controls`."""
+    b = Batch(car, world, substeps, yaw=yaw, dt=dt, log=False)
+    b.drive(controls or Controls(), seconds, log=False)
+    return b.sim
 
 
 def drift(s: Simulation, seconds: float, controls: Controls | None = None) -> float:

@@ -1,9 +1,10 @@
-"""The suite: every test drive by its name (`contactpatch test NAME`), `run(name, car)`, and the limits a user
-sets on a drive's figures (`--limit`)."""
+"""The suite: every test drive by its name (`contactpatch test NAME`), `run_batch(name, cars)` (many cars in
+one Simulation) and `run(name, car)`, and the limits a user sets on a drive's figures (`--limit`)."""
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sim.lab.drives.bumps import curb
@@ -23,11 +24,12 @@ from sim.lab.drives.transients import step_steer
 from sim.model.files import ConfigError
 from sim.model.params import Vehicle
 
+# every drive takes a list of cars (driven together in one Simulation) and gives a list of Results in order
 SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, "steady-circle": steady_circle,
-         "braking": braking, "braking-no-abs": lambda car: braking(car, abs_on=False),
+         "braking": braking, "braking-no-abs": lambda cars: braking(cars, abs_on=False),
          "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change,
          "drop": drop, "curb": curb, "sine-with-dwell": sine_with_dwell,
-         "sine-with-dwell-no-esp": lambda car: sine_with_dwell(car, esp=False)}
+         "sine-with-dwell-no-esp": lambda cars: sine_with_dwell(cars, esp=False)}
 
 
 SUITE_HELP = {name: (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ") for name, fn in SUITE.items()}
@@ -35,13 +37,26 @@ SUITE_HELP["braking-no-abs"] = "the braking drive with ABS off"
 SUITE_HELP["sine-with-dwell-no-esp"] = "the sine with dwell with stability control off (the same inputs)"
 
 
-def run(name: str, car: Vehicle) -> Result:
+def run_batch(name: str, cars: Sequence[Vehicle]) -> list[Result]:
+    """Test drive `name` of every car in `cars` (each its own parameters, any of them), driven together in
+    one Simulation: one Result per car, in order, each bit for bit the car's drive alone. Result.seconds is
+    the batch's wall time shared among its cars."""
     if name not in SUITE:
         raise ConfigError(f"test drive {name!r} is not known; expected one of {', '.join(SUITE)} or all")
+    cars = list(cars)
+    if not cars or not all(isinstance(c, Vehicle) for c in cars):
+        raise ValueError(f"run_batch({name!r}, ...): expected a non-empty sequence of Vehicles")
     t0 = time.perf_counter()
-    r = SUITE[name](car)
-    r.seconds = time.perf_counter() - t0
-    return r
+    results = SUITE[name](cars)
+    seconds = (time.perf_counter() - t0) / len(cars)
+    for r in results:
+        r.seconds = seconds
+    return results
+
+
+def run(name: str, car: Vehicle) -> Result:
+    """Test drive `name` of one car: `run_batch(name, [car])[0]`."""
+    return run_batch(name, [car])[0]
 
 
 @dataclass(frozen=True)
