@@ -375,10 +375,12 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
         items.append(Item(part, blame(mode, param), margin, h_max,
                           f"h^2 lambda_K + 2 h lambda_C < 4 with lambda_K = {lam_k:.4g} 1/s^2, lambda_C = "
                           f"{lam_c:.4g} 1/s for the body's fastest mode{extra}", bounded=True))
-    springs_held = (f"the springs and bars are held to {k_share:.3g} of their stiffness and the dampers to "
-                    f"{c_share:.3g} of their damping at this substep: the stiffest a {h * 1000:.3g} ms step follows "
-                    f"for the body's fastest mode (use more substeps for all of it)",) \
-        if min(k_share, c_share) < 1.0 else ()
+    shares = [f"the {what} to {share:.3g} of their {of}" for what, share, of in
+              (("springs and bars", k_share, "stiffness"), ("dampers", c_share, "damping")) if share < 1.0]
+    as_given = Report(dt, substeps, tuple(items)).substeps_as_given
+    springs_held = (f"held, not refused: {' and '.join(shares)} at this substep, the stiffest a {h * 1000:.3g} ms "
+                    f"step follows for the body's fastest mode ({as_given} substeps run them as given)",) \
+        if shares else ()
     stops_held = (f"the bump stops (10 k past l_min) are held to {held:.3g} of their stiffness at this substep: "
                   f"the stiffest a {h * 1000:.3g} ms step integrates stably with these springs and dampers",) \
         if held < 1.0 else ()
