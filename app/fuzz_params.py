@@ -27,6 +27,8 @@ from sim.model.checks import check_inertia
 DT = 1.0 / 240.0
 WORLDS = ("proving_ground", "flat")
 CHUNK = 24                  # steps per run() call (the watchdog checks at least every WATCH_EVERY)
+SPAWN_SPEED = 25.0          # m/s: each car starts moving at a random speed up to this, so that the tires of a car
+#                             whose engine cannot move it (a heavy body, a weak engine) slide too
 
 
 @dataclass
@@ -130,8 +132,8 @@ def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
 
 def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: float,
           rng: np.random.Generator, batch: int = 250) -> list[str]:
-    """Drive every car (unchecked) for `seconds` from a random spot; what the watchdog said of each ("" when
-    it stayed physical)."""
+    """Drive every car (unchecked) for `seconds` from a random spot, heading and speed (up to SPAWN_SPEED);
+    what the watchdog said of each ("" when it stayed physical)."""
     health: list[str] = []
     steps = int(round(seconds / DT))
     for start in range(0, len(cars), batch):
@@ -143,7 +145,7 @@ def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: flo
         yaw = rng.uniform(0, 2 * np.pi, len(group))
         z = [sim.spawn_height(car, x, y, a, lambda px, py: ground_height(world, px, py))
              for (x, y), a, car in zip(xy, yaw, group)]
-        s.reset(position=np.column_stack([xy, z]), yaw=yaw)
+        s.reset(position=np.column_stack([xy, z]), yaw=yaw, speed=rng.uniform(0.0, SPAWN_SPEED, len(group)))
         trace = driving(rng, steps, len(group))
         for k in range(0, steps, CHUNK):
             s.run(trace[k:k + CHUNK])

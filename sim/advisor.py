@@ -26,9 +26,10 @@ Per wheel: the seed's explicit spin update, h (dFx/dkappa) / vMin (rho^2 / Iw + 
 own inertia and the body's mass shared by the n wheels on that update (the implicit update has no
 limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
 
-Not every unstable part blows up. Refused: springs that cannot hold the car, tire curves that push the way the
-tire slides. Held by the kernel to what the step integrates (noted, never refused): the suspension's springs,
-bars and dampers, the hull's penalty and friction damping, the 10 k bump stops. Bounded,
+Not every unstable part blows up. Refused: tire curves that push the way the tire slides. Noted, not refused:
+springs that cannot hold the car (it sits deep on its bump stops or on its hull, both bounded). Held by the
+kernel to what the step integrates (noted, never refused): the suspension's springs, bars and dampers, the
+hull's penalty and friction damping, the 10 k bump stops. Bounded,
 noted: the tires near rest, the explicit wheel spin (the friction limit holds their force: a chatter of
 size about h mu g) and the limited-slip coupling (held by its torque cap).
 """
@@ -301,9 +302,9 @@ def support_items(car: Vehicle, gravity: float) -> list[Item]:
         why = (f"the {axle} springs hold at most {capacity:.0f} N a wheel (k = {k:g} N/m over "
                f"{min(sus.l0, sus.l_max) - l_min:.3g} m to l_min, then the bump stop {stop_k:g} N/m over a wheel "
                f"radius{f', preload {preload:g} N' if preload else ''}) but carry {load:.0f} N at rest: "
-               f"the body rests on its hull")
+               f"the car sits deep on its bump stops or on its hull (noted: the stops and the hull hold it)")
         out.append(Item(f"{axle} springs holding the car", f"{axle}_suspension.k", capacity / max(load, 1e-9),
-                        math.inf, why, required=1.0))
+                        math.inf, why, bounded=True, required=1.0))
     return out
 
 

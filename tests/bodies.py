@@ -22,10 +22,13 @@ LIGHT = light_body()
 HELD_PATH, HELD_VALUE = "front_suspension.c", 5.0e4
 # a pitch inertia too small for stiff dampers at 2 substeps: held by the kernel; `unheld`, a blow-up
 LIGHT_PITCH = sim.with_value(sim.with_value(LIGHT, "front_suspension.c", 5e4), "rear_suspension.c", 5e4)
-# a car on soft springs that hold the hatchback, and the edit after which they cannot hold the car: refused, and
-# no step fixes it
-SOFT = sim.validate(sim.with_value(sim.with_value(HATCH, "front_suspension.k", 1000.0), "rear_suspension.k", 1000.0))
-REFUSED_PATH, REFUSED_VALUE = "chassis.mass", 2000.0
+# the hatchback on mf61 front tires pumped to 3.5 bar against their 1.5 bar nominal, and the edit after which their
+# longitudinal slip stiffness turns negative (a tire that pushes the way it slides): refused, and no step fixes it
+PRESSED = HATCH
+for _path, _value in (("front_tire.model", "mf61"), ("front_tire.pressure", 3.5e5),
+                      ("front_tire.nominal_pressure", 1.5e5)):
+    PRESSED = sim.with_value(PRESSED, _path, _value)
+REFUSED_PATH, REFUSED_VALUE = "front_tire.ppx1", -1.5
 
 
 def unheld(s: sim.Simulation) -> sim.Simulation:

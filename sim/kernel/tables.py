@@ -121,7 +121,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_STOP_LAM_S, WP_STOP_LAM_C, WP_STOP_LAM,   # the body's fastest modes per unit mass of the springs and bars
                                            # (1/s^2), dampers (1/s) and bump stops (1/s^2), the same on all four
                                            # wheels (sim/kernel/suspension.py held_stop_scale)
- WP_N) = range(108)
+ WP_RELAX_VX,                              # 1: the relaxation's time constant from |vx| (seed 001), 0: contact speed
+ WP_N) = range(109)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

@@ -180,6 +180,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         for k, name in enumerate(MF96_FIELDS + MF61_EXTRA):      # one block, in this order
             wheel[T.WP_PCX1 + k] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
+        wheel[T.WP_RELAX_VX] = 1.0 if tire.relaxation_speed == "vx" else 0.0
         wheel[T.WP_LOAD_RATIO] = tire.load_ratio
         wheel[T.WP_SLIP_FORM] = SLIP_FORMS[tire.slip_form]
         wheel[T.WP_CHAOS_CURVE] = 1.0 if tire.chaos_lateral == "curve" else 0.0

@@ -193,8 +193,14 @@ class Tire:
     load_ratio: float = num(1.0, "-", 0.0, 1.0, "chaos: the tire's friction load blends the suspension's load (1) "
                             "with the static load (0): Fz_tire = r Fz + (1 - r) Fz_static", since="chaos")
     relaxation_length: float = num(0.0, "m", 0.0, 5.0, "lateral relaxation length lambda: the lateral force "
-                                   "follows its steady value with the time constant lambda / max(|vx|, v_min) "
-                                   "(0: at once; road tires about 0.3 to 0.6 m)", since="relaxation")
+                                   "follows its steady value with the time constant lambda / max(speed, v_min), "
+                                   "speed as relaxation_speed says (0: at once; road tires about 0.3 to 0.6 m)",
+                                   since="relaxation")
+    relaxation_speed: str = text("contact", ("contact", "vx"), "the speed at which the relaxation length is "
+                                 "rolled off: contact (the contact patch's speed over the ground, sqrt(vx^2 + "
+                                 "vy^2)) or vx (seed 001's literal |vx|, with which a tire sliding sideways "
+                                 "near a standstill keeps its old force and pushes the way it slides)",
+                                 since="relaxation speed")
     spin_update: str = text("implicit", ("implicit", "explicit"),
                             "wheel spin update: implicit in the tire force (stable at any substep count) or "
                             "the seed's explicit step (needs h rho^2 dFx/dkappa / (Iw max(|vx|, vMin)) < 2)")

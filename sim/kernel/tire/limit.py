@@ -65,13 +65,15 @@ def combined_limit(fx_raw, fy_raw, mu, fz):
 
 
 @leaf
-def relax_keep(length, vx, v_min, h):
-    """The share of the old lateral force a substep h keeps, exp(-h / tau) with tau = length / max(|vx|,
-    v_min) (seed 001: tau dFy/dt + Fy = Fy_steady, solved exactly over the substep for a steady Fy_steady);
-    0 without a relaxation length."""
+def relax_keep(length, vx, vy, v_min, h, along_vx):
+    """The share of the old lateral force a substep h keeps, exp(-h / tau) with tau = length / max(speed,
+    v_min), speed the contact patch's over the ground sqrt(vx^2 + vy^2) (the carcass relaxes over the distance
+    the patch travels, sideways too), or with along_vx seed 001's literal |vx| (tau dFy/dt + Fy = Fy_steady,
+    solved exactly over the substep for a steady Fy_steady); 0 without a relaxation length."""
     if length <= 0.0:
         return 0.0
-    return math.exp(-h * max(abs(vx), v_min) / length)
+    speed = abs(vx) if along_vx else math.sqrt(vx * vx + vy * vy)
+    return math.exp(-h * max(speed, v_min) / length)
 
 @leaf
 def lagged(fy_raw, fy_prev, keep):

@@ -59,6 +59,7 @@ from sim.kernel.tables import WP_LOAD_SENS
 from sim.kernel.tables import WP_MODEL
 from sim.kernel.tables import WP_R
 from sim.kernel.tables import WP_RELAX
+from sim.kernel.tables import WP_RELAX_VX
 from sim.kernel.tables import WP_ROLL
 from sim.kernel.tables import WP_ROLLING_ON
 from sim.kernel.tables import WP_SLIP_FORM
@@ -187,7 +188,8 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         mu = wheel_scratch[v, i, W_MU]
         model = int(wheel_params[v, i, WP_MODEL])
         wheel_scratch[v, i, W_FROM_SLIP] = 0.0 if model == MODEL_CHAOS or model == MODEL_AVS else 1.0
-        keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_params[v, i, WP_VMIN], h)
+        keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_scratch[v, i, W_VY], wheel_params[v, i, WP_VMIN],
+                          h, wheel_params[v, i, WP_RELAX_VX] != 0.0)
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
         if model == MODEL_MF96 or model == MODEL_MF61:
             forces = mf_tire(model, v, i, wheel_params, wheel_state, wheel_scratch, kappa, alpha, mu, fz, keep, sg)

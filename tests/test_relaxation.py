@@ -1,0 +1,55 @@
+"""The relaxation length rolled off at the contact patch's speed (docs/physics.md §16): a car braked to a stop
+while sliding sideways. Without relaxation the locked tires' sliding force stops it in d0; with a relaxation
+length lambda the force builds over the distance travelled, dF/ds = (F_steady - F) / lambda, so its
+deceleration is a_max (1 - exp(-s / lambda)) and the energy balance v0^2 / 2 = a_max (d - lambda (1 -
+exp(-d / lambda))) gives d = d0 + lambda (1 - exp(-d / lambda)). Seed 001's literal form rolls lambda off at
+|vx|, which is 0 sideways: the force then builds in lambda / v_min seconds, however fast the car slides."""
+import math
+
+import pytest
+
+import sim
+from sim.kernel import tables as T
+
+HATCH = sim.load_vehicle("hatchback")
+V0 = 8.0          # m/s sideways
+
+
+def relaxed(length: float, speed: str) -> sim.Vehicle:
+    car = HATCH
+    for axle in ("front_tire", "rear_tire"):
+        car = sim.with_value(car, f"{axle}.relaxation_length", length)
+        car = sim.with_value(car, f"{axle}.relaxation_speed", speed)
+    return car
+
+
+def sideways_stop(car: sim.Vehicle) -> tuple[float, float]:
+    """(the distance the braked car slides sideways from V0 to a stop (m), the energy its tires made (J))."""
+    s = sim.Simulation(car, sim.World.flat())
+    s.reset(position=(0.0, 0.0, sim.spawn_height(car, 0.0, 0.0, 0.0, lambda x, y: 0.0)))
+    for _ in range(240):                                           # settle on the springs, brakes on
+        s.step(sim.Controls(brake=1.0))
+    b = s.tables.body_state[0]
+    y0 = b[T.BS_PY]
+    b[T.BS_VY] = V0                                                # heading along x, sliding along y
+    made0 = s.tables.body_telemetry[0, T.TB_TIRE_MADE]
+    for _ in range(2400):
+        s.step(sim.Controls(brake=1.0))
+        if abs(b[T.BS_VY]) < 0.01:
+            break
+    return b[T.BS_PY] - y0, s.tables.body_telemetry[0, T.TB_TIRE_MADE] - made0
+
+
+def test_a_relaxed_tire_sliding_sideways_builds_its_force_over_lambda_of_travel():
+    d0, made = sideways_stop(relaxed(0.0, "contact"))
+    assert made == 0.0
+    for length in (0.5, 1.0):
+        d, made = sideways_stop(relaxed(length, "contact"))
+        expected = d0
+        for _ in range(50):                                        # d = d0 + lambda (1 - exp(-d / lambda))
+            expected = d0 + length * (1.0 - math.exp(-expected / length))
+        assert d == pytest.approx(expected, rel=0.01) and made == 0.0
+        literal, _ = sideways_stop(relaxed(length, "vx"))
+        # seed 001's |vx|: the force builds in lambda / v_min = lambda / (1 m/s) seconds, while the car slides
+        # about V0 lambda / (1 m/s) metres: far longer than lambda
+        assert literal - d0 > 0.5 * V0 * length / HATCH.front_tire.v_min
