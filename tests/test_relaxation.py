@@ -53,3 +53,9 @@ def test_a_relaxed_tire_sliding_sideways_builds_its_force_over_lambda_of_travel(
         # seed 001's |vx|: the force builds in lambda / v_min = lambda / (1 m/s) seconds, while the car slides
         # about V0 lambda / (1 m/s) metres: far longer than lambda
         assert literal - d0 > 0.5 * V0 * length / HATCH.front_tire.v_min
+
+
+def test_the_literal_form_is_noted_not_refused():
+    report = sim.advisor.report(relaxed(0.5, "vx"), 1 / 240, 2)
+    assert report.stable and any("relaxation_speed = \"vx\"" in n for n in report.notes)
+    assert not any("relaxation_speed" in n for n in sim.advisor.report(relaxed(0.5, "contact"), 1 / 240, 2).notes)
