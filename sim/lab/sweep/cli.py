@@ -56,9 +56,11 @@ def sweep_command(argv: list[str] | None = None) -> int:
     try:
         spec = load_sweep(args.file, args.max_variants)
         car = load_vehicle(spec.vehicle)
-        if spec.search is not None:
-            from sim.lab.sweep.search import run_search
         table, meta = prepare(spec, car, out)
+        if spec.search is not None:
+            from sim.lab.sweep.search import optuna_module
+            from sim.lab.sweep.search import run_search
+            optuna_module()
     except ConfigError as exc:
         print(f"contactpatch sweep: {exc}", file=sys.stderr)
         return Exit.BAD_INPUT

@@ -8,12 +8,15 @@ Every other car's figures are those of its drive alone, bit for bit, whichever b
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sim.lab.drives.results import Result
 from sim.lab.drives.suite import run_batch
-from sim.model.checks import with_value
+from sim.model.checks import check_consistency
+from sim.model.checks import check_value
+from sim.model.checks import field_info
 from sim.model.files import ConfigError
 from sim.model.params import Vehicle
 from sim.watchdog import BlowUp
@@ -36,11 +39,16 @@ def one_line(exc: BaseException) -> str:
 
 
 def car_of(base: Vehicle, paths: Sequence[str], values: Sequence[float]) -> Vehicle:
-    """The base car with each path set to its value (ConfigError for a value the model refuses, e.g. a
-    centre of mass outside the axles)."""
-    car = base
+    """The base car with every path set to its value, each checked against its range and then the whole
+    against the relations between parameters (ConfigError for a combination the model refuses, e.g. a
+    mass too light for the body's moments of inertia)."""
+    groups: dict[str, dict] = {}
     for p, v in zip(paths, values):
-        car = with_value(car, p, v)
+        gname, _, fname = p.partition(".")
+        groups.setdefault(gname, {})[fname] = check_value(field_info(p), v, base.name, p)
+    car = dataclasses.replace(base, **{g: dataclasses.replace(getattr(base, g), **changes)
+                                       for g, changes in groups.items()})
+    check_consistency(car, base.name)
     return car
 
 

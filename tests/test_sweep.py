@@ -1,0 +1,250 @@
+"""Sweeps (issue 29): `contactpatch sweep FILE --out DIR`: each row is its variant's drive alone, bit for bit;
+a rerun resumes; bad files get one line; summary.md's sensitivities are the least-squares slopes of the
+written table and agree with the statics of the car."""
+from __future__ import annotations
+
+import csv
+import math
+import re
+
+import numpy as np
+import pytest
+
+from sim.kernel.units import GRAVITY
+from sim.lab.drives.suite import run
+from sim.lab.exit_codes import Exit
+from sim.lab.sweep import work
+from sim.lab.sweep.cli import sweep_command
+from sim.model.checks import apply_sets
+from sim.model.vehicle_toml import load_vehicle
+from sim.watchdog import BlowUp
+
+
+def sweep_file(tmp_path, body: str, name: str = "sweep.toml"):
+    path = tmp_path / name
+    path.write_text(body)
+    return path
+
+
+def read_rows(out):
+    with open(out / "results.csv", newline="") as fh:
+        lines = list(csv.reader(fh))
+    return lines[0], lines[1], [dict(zip(lines[0], cells)) for cells in lines[2:]]
+
+
+GRID_16 = """vehicle = "hatchback"
+drives = ["braking"]
+[grid]
+"chassis.mass" = [1000.0, 1150.0, 1300.0, 1450.0]
+"front_tire.grip" = [0.9, 1.0, 1.1, 1.2]
+"""
+
+
+def test_a_16_variant_grid_sweep_gives_each_variant_its_drive_alone_bit_for_bit(tmp_path, capsys):
+    """Two worker processes, batches of 4: every row's figures are exactly those of `run` on the same car
+    built with --set, in the CSV and in the Parquet file, with the units of the drive's figures."""
+    out = tmp_path / "out"
+    assert sweep_command([str(sweep_file(tmp_path, GRID_16)), "--out", str(out), "--workers", "2", "--batch", "4",
+                          "--no-plots"]) == Exit.OK
+    names, units, rows = read_rows(out)
+    assert names[:3] == ["variant", "chassis.mass", "front_tire.grip"] and names[-2:] == ["status", "error"]
+    assert units[:3] == ["-", "kg", "-"]
+    assert len(rows) == 16 and {(float(r["chassis.mass"]), float(r["front_tire.grip"])) for r in rows} == \
+        {(m, g) for m in (1000.0, 1150.0, 1300.0, 1450.0) for g in (0.9, 1.0, 1.1, 1.2)}
+    base = load_vehicle("hatchback")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pq.read_table(out / "results.parquet")
+    parquet = {name: table.column(name).to_pylist() for name in table.column_names}
+    for k, row in enumerate(rows):
+        alone = run("braking", apply_sets(base, [f"chassis.mass={row['chassis.mass']}",
+                                                 f"front_tire.grip={row['front_tire.grip']}"]))
+        assert row["status"] == "ok"
+        for f in alone.figures:
+            col = f"braking/{f.name}"
+            assert float(row[col]) == f.value, col                 # the same bits
+            assert units[names.index(col)] == f.unit
+            assert parquet[col][k] == f.value
+    assert table.schema.field("chassis.mass").metadata[b"unit"] == b"kg"
+
+
+def counting(monkeypatch):
+    """Count the cars the sweep's batches drive (the in-process engine: --workers 1)."""
+    driven = []
+    original = work.run_batch
+
+    def counted(name, cars):
+        driven.extend(cars)
+        return original(name, cars)
+    monkeypatch.setattr(work, "run_batch", counted)
+    return driven
+
+
+SETTLE_4 = """drives = ["settle"]
+[grid]
+"chassis.mass" = [1000.0, 1100.0, 1200.0, 1300.0]
+"""
+
+
+def test_a_rerun_drives_nothing_new_and_a_deleted_row_is_driven_again_alone(tmp_path, monkeypatch, capsys):
+    path, out = sweep_file(tmp_path, SETTLE_4), tmp_path / "out"
+    args = [str(path), "--out", str(out), "--workers", "1", "--no-plots"]
+    driven = counting(monkeypatch)
+    assert sweep_command(args) == Exit.OK
+    assert len(driven) == 4
+    first = (out / "results.csv").read_text()
+    driven.clear()
+    assert sweep_command(args) == Exit.OK
+    assert driven == [] and (out / "results.csv").read_text() == first
+    lines = first.splitlines()
+    gone = lines.pop(4)                                 # names, units, then the rows: the third variant's
+    (out / "results.csv").write_text("\n".join(lines) + "\n")
+    assert sweep_command(args) == Exit.OK
+    assert [c.chassis.mass for c in driven] == [float(gone.split(",")[1])]
+    assert (out / "results.csv").read_text() == first
+
+
+def test_ctrl_c_keeps_every_finished_row_and_the_rerun_drives_the_rest(tmp_path, monkeypatch, capsys):
+    path, out = sweep_file(tmp_path, SETTLE_4), tmp_path / "out"
+    args = [str(path), "--out", str(out), "--workers", "1", "--batch", "2", "--no-plots"]
+    original, calls = work.drive_job, []
+
+    def interrupted(job):
+        calls.append(job)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(job)
+    monkeypatch.setattr("sim.lab.sweep.engine.drive_job", interrupted)
+    assert sweep_command(args) == Exit.INTERRUPTED
+    assert "stopped (Ctrl+C)" in capsys.readouterr().err
+    assert [float(r["chassis.mass"]) for r in read_rows(out)[2]] == [1000.0, 1100.0]
+    monkeypatch.setattr("sim.lab.sweep.engine.drive_job", original)
+    driven = counting(monkeypatch)
+    assert sweep_command(args) == Exit.OK
+    assert sorted(c.chassis.mass for c in driven) == [1200.0, 1300.0]
+    assert len(read_rows(out)[2]) == 4
+
+
+def test_a_car_that_blows_up_costs_only_its_own_row(monkeypatch):
+    """The batch is driven again without the car the BlowUp names; the others' figures are their drives
+    alone; the failing row keeps its figures empty and the reason in one line."""
+    base = load_vehicle("hatchback")
+    bad_mass = 1100.0
+    original = work.run_batch
+
+    def exploding(name, cars):
+        for i, c in enumerate(cars):
+            if c.chassis.mass == bad_mass:
+                raise BlowUp(f"vehicle {i}: the body's energy rose by 5 MJ\nmore detail", i)
+        return original(name, cars)
+    monkeypatch.setattr(work, "run_batch", exploding)
+    job = work.Job(base, ["settle"], ["chassis.mass"], [(f"v{k}", (m,)) for k, m in
+                                                        enumerate((1000.0, 1100.0, 1200.0, 100.0))])
+    rows = work.drive_job(job)
+    assert [r["status"] for r in rows] == ["ok", "failed", "ok", "failed"]
+    assert rows[1]["error"] == "settle: blew up: vehicle 1: the body's energy rose by 5 MJ"
+    assert "settle/load FL" not in rows[1]
+    # 100 kg cannot carry the preset's moments of inertia: the model refuses it before any drive
+    assert rows[3]["error"].startswith("refused: hatchback: chassis.inertia_roll = 450 is not allowed")
+    for r in (rows[0], rows[2]):
+        alone = run("settle", apply_sets(base, [f"chassis.mass={r['chassis.mass']}"]))
+        assert [r[f"settle/{f.name}"] for f in alone.figures] == [f.value for f in alone.figures]
+
+
+BAD_FILES = [
+    ('drives = ["settle"]\n[grid]\n"chassis.mas" = [1000.0]\n',
+     r"grid\.'chassis\.mas': 'chassis\.mas' is not a parameter; chassis has .*mass"),
+    ('drives = ["settle"]\n[grid]\n"chassis.mass" = [1000.0, 9000.0]\n',
+     r"grid\.'chassis\.mass' = 9000\.0 is not allowed; expected a number in \[100, 5000\] kg"),
+    ('drives = ["settle", "brakes"]\n[grid]\n"chassis.mass" = [1000.0]\n',
+     r"drives: 'brakes' is not a test drive; expected one of .*braking"),
+    ('drives = ["settle"]\n[random]\nn = 4\n"front_tire.grip" = [1.1, 0.9]\n',
+     r"random\.'front_tire\.grip' = \[1\.1, 0\.9\] is not allowed; expected \[low, high\] with low below high"),
+    ('drives = ["settle"]\n[grid]\n"chassis.mass" = [' + ", ".join(f"{1000.0 + k}" for k in range(50)) + ']\n'
+     '"front_tire.grip" = [' + ", ".join(f"{0.9 + k * 0.001}" for k in range(50)) + ']\n'
+     '"rear_tire.grip" = [' + ", ".join(f"{0.9 + k * 0.001}" for k in range(50)) + ']\n',
+     r"125,000 variants \(50 x 50 x 50\) is too many; expected at most 100,000 \(raise it with --max-variants\)"),
+    ('drives = ["settle"]\n[search]\nminimize = "settle/load XX"\n"chassis.mass" = [1000.0, 1300.0]\n',
+     r"search: 'settle/load XX' is not a figure of settle; expected one of 'load FL', 'load FR'"),
+    ('drives = ["settle"]\n[search]\ntarget = { "braking/stopping distance" = 38 }\n'
+     '"chassis.mass" = [1000.0, 1300.0]\n',
+     r"search: 'braking/stopping distance' is not a figure of this sweep's drives \(settle\); add its drive"),
+    ('drives = ["settle"]\ngird = 3\n', r"unknown key sweep\.gird; known keys: vehicle, drives, grid, random, search"),
+]
+
+
+@pytest.mark.parametrize("body, message", BAD_FILES, ids=["path", "range", "drive", "low-high", "too-large",
+                                                          "figure", "figure-drive", "key"])
+def test_a_bad_sweep_file_gets_one_line_naming_the_file_key_value_and_what_is_allowed(tmp_path, capsys, body,
+                                                                                       message):
+    path = sweep_file(tmp_path, body)
+    assert sweep_command([str(path), "--out", str(tmp_path / "out"), "--workers", "1"]) == Exit.BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"contactpatch sweep: {path}: ")
+    assert re.search(message, err), err
+
+
+def test_a_folder_of_another_sweep_is_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert sweep_command([str(sweep_file(tmp_path, SETTLE_4)), "--out", str(out), "--workers", "1",
+                          "--no-plots"]) == Exit.OK
+    other = sweep_file(tmp_path, SETTLE_4.replace("settle", "drop"), "other.toml")
+    capsys.readouterr()
+    assert sweep_command([str(other), "--out", str(out), "--workers", "1"]) == Exit.BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{out}: holds the results of another sweep (drives: ['settle'] there, ['drop'] now)" in err
+
+
+def summary_slopes(text: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """{(figure, parameter): (slope per unit, per 10 % of the range)} from summary.md's sensitivity table."""
+    out = {}
+    for m in re.finditer(r"^\| ([^|]+) \| ([^|]+) \| (\S+) \S+ \| (\S+) \S+ \| \d+ \|$", text, re.M):
+        out[(m[1], m[2])] = (float(m[3]), float(m[4]))
+    return out
+
+
+def test_the_summary_sensitivities_are_the_tables_least_squares_slopes_and_the_cars_statics(tmp_path, capsys):
+    """Settled wheel loads against the mass: their sum rises by g per kg (every kilogram rests on the
+    wheels) and the front pair's by g b / L (the centre of mass b behind the front axle... ahead of the rear
+    axle by b of the wheelbase L); each slope is numpy.polyfit's of the written rows, and per 10 % of the
+    swept range (300 kg) it is 30 kg's worth."""
+    out = tmp_path / "out"
+    assert sweep_command([str(sweep_file(tmp_path, SETTLE_4)), "--out", str(out), "--workers", "1",
+                          "--no-plots"]) == Exit.OK
+    slopes = summary_slopes((out / "summary.md").read_text())
+    _, _, rows = read_rows(out)
+    mass = np.array([float(r["chassis.mass"]) for r in rows])
+    loads = {w: np.array([float(r[f"settle/load {w}"]) for r in rows]) for w in ("FL", "FR", "RL", "RR")}
+    for w, y in loads.items():
+        per_kg, per_tenth = slopes[(f"settle/load {w}", "chassis.mass")]
+        fitted = np.polyfit(mass, y, 1)[0]
+        assert per_kg == pytest.approx(fitted, rel=1e-5)
+        assert per_tenth == pytest.approx(fitted * 30.0, rel=1e-5)
+    total = sum(slopes[(f"settle/load {w}", "chassis.mass")][0] for w in loads)
+    assert total == pytest.approx(GRAVITY, rel=1e-3)
+    car = load_vehicle("hatchback")
+    b = car.chassis.com_x - car.rear_axle.x
+    front = slopes[("settle/load FL", "chassis.mass")][0] + slopes[("settle/load FR", "chassis.mass")][0]
+    assert front == pytest.approx(GRAVITY * b / car.wheelbase, rel=5e-3)
+
+
+def test_random_draws_are_seeded_uniform_within_their_ranges_and_cross_the_grid(tmp_path):
+    from sim.lab.sweep.spec import load_sweep
+    path = sweep_file(tmp_path, 'drives = ["settle"]\n[grid]\n"chassis.mass" = [1000.0, 1200.0]\n'
+                                '[random]\nn = 3\nseed = 7\n"front_tire.grip" = [0.9, 1.1]\n')
+    s = load_sweep(path)
+    v = s.variants()
+    draws = np.random.default_rng(7).uniform([0.9], [1.1], size=(3, 1))[:, 0]
+    assert s.paths == ["chassis.mass", "front_tire.grip"] and s.count() == 6
+    assert v == [(m, float(g)) for m in (1000.0, 1200.0) for g in draws]
+
+
+def test_plots_are_written_for_each_figure_and_a_heat_map_for_a_two_parameter_grid(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "out"
+    body = 'drives = ["settle"]\n[grid]\n"chassis.mass" = [1000.0, 1200.0]\n"front_suspension.k" = [25000.0, 31000.0]\n'
+    assert sweep_command([str(sweep_file(tmp_path, body)), "--out", str(out), "--workers", "1"]) == Exit.OK
+    names = {p.name for p in out.glob("*.png")}
+    assert {"settle-load-fl.png", "heatmap-settle-load-fl.png", "settle-sag-rear.png"} <= names
+    assert not math.isnan(float(read_rows(out)[2][0]["settle/sag front"]))
