@@ -31,6 +31,14 @@ def objective(s: Search, row: dict) -> float:
     return abs(value - s.target) if s.goal == "target" else value if s.goal == "minimize" else -value
 
 
+def close_enough(s: Search, study) -> bool:
+    """A target with a tolerance: some finished trial is within it."""
+    if s.goal != "target" or s.tolerance <= 0.0:
+        return False
+    done = [t.value for t in study.trials if t.value is not None]
+    return bool(done) and min(done) <= s.tolerance * abs(s.target)
+
+
 def optuna_module():
     try:
         import optuna
@@ -63,7 +71,7 @@ def run_search(spec: Sweep, car: Vehicle, table: Table, engine: Engine, batch: i
     bar = progress_bar(s.trials, prog.resumed, unit="trial")
     t0 = time.perf_counter()
     try:
-        while len(study.trials) < s.trials:
+        while len(study.trials) < s.trials and not close_enough(s, study):
             asked = [study.ask(dists) for _ in range(min(s.batch, s.trials - len(study.trials)))]
             variants = [(f"t{t.number:06d}", tuple(float(t.params[p]) for p in spec.paths)) for t in asked]
             by_id = {vid: t for (vid, _), t in zip(variants, asked)}
@@ -104,8 +112,9 @@ def section(s: Search, table: Table) -> str:
             "maximize": f"the highest {s.figure}"}[s.goal]
     scored = [(objective(s, r), r) for r in table.ordered()]
     scored = [(v, r) for v, r in scored if not math.isnan(v)]
-    lines = ["## Search", "", f"Optuna (TPE, seed {s.seed}), {len(table.rows)} of {s.trials} trials, asked "
-             f"{s.batch} at a time; the goal: {goal}.", ""]
+    stop = f" (stopping within {100.0 * s.tolerance:g} % of the target)" if s.tolerance else ""
+    lines = ["## Search", "", f"Optuna (TPE, seed {s.seed}), {len(table.rows)} of at most {s.trials} trials, asked "
+             f"{s.batch} at a time; the goal: {goal}{stop}.", ""]
     if not scored:
         return "\n".join(lines + ["No trial finished with the figure."])
     best_value, best = min(scored, key=lambda vr: vr[0])

@@ -14,6 +14,7 @@ ConfigError naming the file, the key, the value and what is allowed.
     trials = 80
     batch = 16
     target = { "circle/understeer gradient" = 0.2 }     # or minimize / maximize = "drive/figure"
+    tolerance = 0.05                           # a target: stop once a trial is within 5 % of it
     "front_suspension.anti_roll" = [0.0, 60000.0]
 
 A grid and random draws together give every grid combination crossed with the same n draws.
@@ -41,7 +42,7 @@ from sim.model.files import table
 
 MAX_VARIANTS = 100_000          # a grid past this is refused unless --max-variants allows it
 TOP_KEYS = ("vehicle", "drives", "grid", "random", "search")
-SEARCH_KEYS = ("trials", "batch", "seed", "target", "minimize", "maximize")
+SEARCH_KEYS = ("trials", "batch", "seed", "target", "tolerance", "minimize", "maximize")
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Search:
     figure: str                          # "drive/figure"
     goal: str                            # "target", "minimize" or "maximize"
     target: float = math.nan
+    tolerance: float = 0.0               # a target: stop once a trial is this close (a share of |target|)
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
@@ -171,8 +173,14 @@ def read_search(where: str, data, parameters: dict[str, Parameter]) -> Search:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ConfigError(f"{where}: search.target.{show(name)} = {show(value)} is not allowed; expected a "
                               f"finite number in the figure's unit")
-        s = Search(trials, batch, seed, figure, goal, float(value))
+        tol = data.get("tolerance", 0.0)
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0.0 <= tol < 1.0:
+            raise ConfigError(f"{where}: search.tolerance = {show(tol)} is not allowed; expected a share of the "
+                              f"target in [0, 1), e.g. 0.05 to stop within 5 % of it")
+        s = Search(trials, batch, seed, figure, goal, float(value), float(tol))
     else:
+        if "tolerance" in data:
+            raise ConfigError(f"{where}: search.tolerance is only for a target; {goal} runs every trial")
         s = Search(trials, batch, seed, figure_name(where, f"search.{goal}", data[goal]), goal)
     for path, value in data.items():
         if path in SEARCH_KEYS:
