@@ -49,41 +49,43 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def sweep(args: argparse.Namespace, out: Path):
+    """Check the file, drive what the folder lacks, write the summary and the plots: (progress, table,
+    plots). ConfigError or OSError for what cannot be done."""
+    spec = load_sweep(args.file, args.max_variants)
+    car = load_vehicle(spec.vehicle)
+    table, meta = prepare(spec, car, out)
+    search_text, history = "", None
+    if spec.search is not None:
+        from sim.lab.sweep.search import optuna_module
+        from sim.lab.sweep.search import run_search
+        optuna_module()
+        prog, search_text, history = run_search(spec, car, table, local_engine(args.workers), args.batch)
+    else:
+        prog = run_grid(spec, car, table, meta, local_engine(args.workers), args.batch)
+    title = f"Sweep {Path(spec.path).name}: {car.name}, {', '.join(spec.drives)}"
+    atomic_write_bytes(out / "summary.md", markdown(table, title, meta["as loaded"], search_text).encode())
+    plots = [] if args.no_plots else plot_all(table, out, spec.grid if not spec.ranges else {}, history,
+                                               spec.search.figure if spec.search else "")
+    return prog, table, plots
+
+
 def sweep_command(argv: list[str] | None = None) -> int:
     """contactpatch sweep FILE --out DIR [--workers N] [--batch N] [--max-variants N] [--no-plots]"""
     args = parser().parse_args(argv)
     out = Path(args.out)
     try:
-        spec = load_sweep(args.file, args.max_variants)
-        car = load_vehicle(spec.vehicle)
-        table, meta = prepare(spec, car, out)
-        if spec.search is not None:
-            from sim.lab.sweep.search import optuna_module
-            from sim.lab.sweep.search import run_search
-            optuna_module()
+        prog, table, plots = sweep(args, out)
     except ConfigError as exc:
         print(f"contactpatch sweep: {exc}", file=sys.stderr)
         return Exit.BAD_INPUT
     except OSError as exc:
         print(f"contactpatch sweep: {out}: cannot write there: {exc.strerror or exc}", file=sys.stderr)
         return Exit.BAD_INPUT
-    engine = local_engine(args.workers)
-    search_text, history = "", None
-    try:
-        if spec.search is not None:
-            prog, search_text, history = run_search(spec, car, table, engine, args.batch)
-        else:
-            prog = run_grid(spec, car, table, meta, engine, args.batch)
-        title = f"Sweep {Path(spec.path).name}: {car.name}, {', '.join(spec.drives)}"
-        atomic_write_bytes(out / "summary.md", markdown(table, title, meta["as loaded"], search_text).encode())
-        plots = [] if args.no_plots else plot_all(table, out, spec.grid if not spec.ranges else {}, history,
-                                                   spec.search.figure if spec.search else "")
-    except ConfigError as exc:
-        print(f"contactpatch sweep: {exc}", file=sys.stderr)
-        return Exit.BAD_INPUT
-    except OSError as exc:
-        print(f"contactpatch sweep: {out}: cannot write there: {exc.strerror or exc}", file=sys.stderr)
-        return Exit.BAD_INPUT
+    except KeyboardInterrupt:                 # before the variants (the car as loaded) or after (the plots)
+        print(f"contactpatch sweep: stopped (Ctrl+C); every finished row is kept in {out} (exit status "
+              f"{Exit.INTERRUPTED:d})", file=sys.stderr)
+        return Exit.INTERRUPTED
     total = len(table.rows)
     rate = prog.driven / prog.seconds if prog.seconds > 0 else 0.0
     parts = [f"{prog.driven} variants driven ({rate:.1f}/s over {prog.seconds:.1f} s)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -138,14 +139,24 @@ def run_grid(spec: Sweep, car: Vehicle, table: Table, meta: dict, engine: Engine
     for i in range(0, len(todo), size):
         engine.submit(Job(car, spec.drives, spec.paths, todo[i:i + size]))
     writer = Writer(table)
-    t0 = time.perf_counter()
     bar = progress_bar(len(variants), prog.resumed)
-    try:
+    with stopping(engine, writer, bar, prog):
         for _job, rows in engine.finished():
             writer.rows(rows)
             prog.driven += len(rows)
             prog.failed += sum(1 for r in rows if r["status"] != "ok")
             bar.update(len(rows))
+    return prog
+
+
+@contextmanager
+def stopping(engine: Engine, writer: Writer, bar, prog: Progress):
+    """Around the engine's run: closed when done; on Ctrl+C stopped at once (queued and running batches
+    dropped) with `prog.interrupted` set and the interrupt taken; the table written whatever happens, the
+    time taken in `prog.seconds`."""
+    t0 = time.perf_counter()
+    try:
+        yield
         engine.close()
     except KeyboardInterrupt:
         prog.interrupted = True
@@ -157,4 +168,3 @@ def run_grid(spec: Sweep, car: Vehicle, table: Table, meta: dict, engine: Engine
         bar.close()
         prog.seconds = time.perf_counter() - t0
         writer.flush(parquet=True)
-    return prog

@@ -7,12 +7,12 @@ trials asked together."""
 from __future__ import annotations
 
 import math
-import time
 
 from sim.lab.sweep.engine import Engine
 from sim.lab.sweep.run import Progress
 from sim.lab.sweep.run import Writer
 from sim.lab.sweep.run import progress_bar
+from sim.lab.sweep.run import stopping
 from sim.lab.sweep.spec import Search
 from sim.lab.sweep.spec import Sweep
 from sim.lab.sweep.summary import fmt
@@ -69,8 +69,7 @@ def run_search(spec: Sweep, car: Vehicle, table: Table, engine: Engine, batch: i
     prog.resumed = len(table.rows)
     writer = Writer(table)
     bar = progress_bar(s.trials, prog.resumed, unit="trial")
-    t0 = time.perf_counter()
-    try:
+    with stopping(engine, writer, bar, prog):
         while len(study.trials) < s.trials and not close_enough(s, study):
             asked = [study.ask(dists) for _ in range(min(s.batch, s.trials - len(study.trials)))]
             variants = [(f"t{t.number:06d}", tuple(float(t.params[p]) for p in spec.paths)) for t in asked]
@@ -89,17 +88,6 @@ def run_search(spec: Sweep, car: Vehicle, table: Table, engine: Engine, batch: i
                         study.tell(by_id[r["variant"]], value)
                 prog.driven += len(rows)
                 bar.update(len(rows))
-        engine.close()
-    except KeyboardInterrupt:
-        prog.interrupted = True
-        engine.close(cancel=True)
-    except BaseException:
-        engine.close(cancel=True)
-        raise
-    finally:
-        bar.close()
-        prog.seconds = time.perf_counter() - t0
-        writer.flush(parquet=True)
     history = [(r["variant"], objective(s, r)) for r in table.ordered()]
     history = [(int(vid[1:]), v) for vid, v in history if vid.startswith("t") and not math.isnan(v)]
     return prog, section(s, table), history
