@@ -310,3 +310,20 @@ tolerance = 0.05
     gradients = [float(r["circle/understeer gradient"]) for r in rows if r["status"] == "ok"]
     assert len(rows) <= 80
     assert min(abs(g - 0.2) for g in gradients) <= 0.05 * 0.2
+
+
+def test_a_grid_extended_by_a_value_drives_only_the_new_variants(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    path = sweep_file(tmp_path, 'drives = ["settle"]\n[grid]\n"chassis.mass" = [1000.0, 1200.0]\n')
+    args = [str(path), "--out", str(out), "--workers", "1", "--no-plots"]
+    assert sweep_command(args) == Exit.OK
+    before = {r["chassis.mass"]: r for r in read_rows(out)[2]}
+    path.write_text('drives = ["settle"]\n[grid]\n"chassis.mass" = [1000.0, 1100.0]\n')
+    driven = counting(monkeypatch)
+    capsys.readouterr()
+    assert sweep_command(args) == Exit.OK
+    assert [c.chassis.mass for c in driven] == [1100.0]
+    assert "1 row of an earlier grid left out" in capsys.readouterr().out
+    rows = read_rows(out)[2]
+    assert [(r["variant"], r["chassis.mass"]) for r in rows] == [("v000000", "1000.0"), ("v000001", "1100.0")]
+    assert rows[0] == before["1000.0"]

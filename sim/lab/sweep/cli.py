@@ -93,7 +93,7 @@ def sweep_command(argv: list[str] | None = None) -> int:
     if prog.failed:
         parts.append(f"{prog.failed} failed (the error column says why)")
     if prog.dropped:
-        parts.append(f"{prog.dropped} rows of an earlier grid left out")
+        parts.append(f"{prog.dropped} row{'s' if prog.dropped > 1 else ''} of an earlier grid left out")
     print(f"contactpatch sweep: {', '.join(parts)}; {total} rows in {out / 'results.csv'}, summary.md"
           + (f", {len(plots)} plots" if plots else ("" if args.no_plots else " (no plots: pip install -e '.[plots]')")))
     if prog.interrupted:
