@@ -200,7 +200,7 @@ def test_a_folder_of_another_sweep_is_refused_in_one_line(tmp_path, capsys):
 def summary_slopes(text: str) -> dict[tuple[str, str], tuple[float, float]]:
     """{(figure, parameter): (slope per unit, per 10 % of the range)} from summary.md's sensitivity table."""
     out = {}
-    for m in re.finditer(r"^\| ([^|]+) \| ([^|]+) \| (\S+) \S+ \| (\S+) \S+ \| \d+ \|$", text, re.M):
+    for m in re.finditer(r"^\| ([^|]+) \| ([^|]+) \| (\S+) [^|]+ \| (\S+) [^|]+ \| \d+ \|$", text, re.M):
         out[(m[1], m[2])] = (float(m[3]), float(m[4]))
     return out
 
@@ -214,6 +214,7 @@ def test_the_summary_sensitivities_are_the_tables_least_squares_slopes_and_the_c
     assert sweep_command([str(sweep_file(tmp_path, SETTLE_4)), "--out", str(out), "--workers", "1",
                           "--no-plots"]) == Exit.OK
     slopes = summary_slopes((out / "summary.md").read_text())
+    assert len(slopes) == 6                              # six settle figures, one parameter
     _, _, rows = read_rows(out)
     mass = np.array([float(r["chassis.mass"]) for r in rows])
     loads = {w: np.array([float(r[f"settle/load {w}"]) for r in rows]) for w in ("FL", "FR", "RL", "RR")}

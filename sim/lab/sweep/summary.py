@@ -78,7 +78,7 @@ def markdown(table: Table, title: str, base: dict[str, float], search: str = "")
     for fig, unit in zip(table.figures, table.figure_units):
         s, n = slopes(table, fig)
         for j, (p, pu) in enumerate(zip(table.paths, table.param_units)):
-            out.append(f"| {fig} | {p} | {fmt(s[j])} {unit}/{pu} | {fmt(s[j] * 0.1 * span[j])} {unit} | {n} |")
+            out.append(f"| {fig} | {p} | {fmt(s[j])} {unit} per {pu} | {fmt(s[j] * 0.1 * span[j])} {unit} | {n} |")
     if failed:
         out += ["", "## Failed variants", ""]
         out += [f"- {r['variant']} ({variant_text(table, r)}): {r['error']}" for r in failed[:50]]
