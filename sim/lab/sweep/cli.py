@@ -55,18 +55,19 @@ def sweep(args: argparse.Namespace, out: Path):
     spec = load_sweep(args.file, args.max_variants)
     car = load_vehicle(spec.vehicle)
     table, meta = prepare(spec, car, out)
-    search_text, history = "", None
+    search_text, history, label = "", None, ""
     if spec.search is not None:
+        from sim.lab.sweep.search import objective_label
         from sim.lab.sweep.search import optuna_module
         from sim.lab.sweep.search import run_search
         optuna_module()
         prog, search_text, history = run_search(spec, car, table, local_engine(args.workers), args.batch)
+        label = objective_label(spec.search, table)
     else:
         prog = run_grid(spec, car, table, meta, local_engine(args.workers), args.batch)
     title = f"Sweep {Path(spec.path).name}: {car.name}, {', '.join(spec.drives)}"
     atomic_write_bytes(out / "summary.md", markdown(table, title, meta["as loaded"], search_text).encode())
-    plots = [] if args.no_plots else plot_all(table, out, spec.grid if not spec.ranges else {}, history,
-                                               spec.search.figure if spec.search else "")
+    plots = [] if args.no_plots else plot_all(table, out, spec.grid if not spec.ranges else {}, history, label)
     return prog, table, plots
 
 

@@ -93,6 +93,13 @@ def run_search(spec: Sweep, car: Vehicle, table: Table, engine: Engine, batch: i
     return prog, section(s, table), history
 
 
+def objective_label(s: Search, table: Table) -> str:
+    """What the convergence plot's axis shows, with its unit."""
+    unit = table.figure_units[table.figures.index(s.figure)]
+    what = {"target": f"|{s.figure} - {s.target:g}|", "minimize": s.figure, "maximize": f"-{s.figure}"}[s.goal]
+    return f"{what} ({unit})"
+
+
 def section(s: Search, table: Table) -> str:
     """summary.md's search section: the goal, the best variant and how close it came."""
     unit = table.figure_units[table.figures.index(s.figure)]
