@@ -170,11 +170,13 @@ BAD_FILES = [
      '"chassis.mass" = [1000.0, 1300.0]\n',
      r"search: 'braking/stopping distance' is not a figure of this sweep's drives \(settle\); add its drive"),
     ('drives = ["settle"]\ngird = 3\n', r"unknown key sweep\.gird; known keys: vehicle, drives, grid, random, search"),
+    ('vehicle = "hatchbak"\ndrives = ["settle"]\n[grid]\n"chassis.mass" = [1000.0]\n',
+     r"vehicle = 'hatchbak': vehicle preset 'hatchbak' not found; known presets: .*hatchback"),
 ]
 
 
 @pytest.mark.parametrize("body, message", BAD_FILES, ids=["path", "range", "drive", "low-high", "too-large",
-                                                          "figure", "figure-drive", "key"])
+                                                          "figure", "figure-drive", "key", "vehicle"])
 def test_a_bad_sweep_file_gets_one_line_naming_the_file_key_value_and_what_is_allowed(tmp_path, capsys, body,
                                                                                        message):
     path = sweep_file(tmp_path, body)

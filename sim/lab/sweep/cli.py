@@ -53,7 +53,10 @@ def sweep(args: argparse.Namespace, out: Path):
     """Check the file, drive what the folder lacks, write the summary and the plots: (progress, table,
     plots). ConfigError or OSError for what cannot be done."""
     spec = load_sweep(args.file, args.max_variants)
-    car = load_vehicle(spec.vehicle)
+    try:
+        car = load_vehicle(spec.vehicle)
+    except ConfigError as exc:
+        raise ConfigError(f"{spec.path}: vehicle = {spec.vehicle!r}: {exc}") from None
     table, meta = prepare(spec, car, out)
     search_text, history, label = "", None, ""
     if spec.search is not None:
