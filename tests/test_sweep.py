@@ -295,7 +295,7 @@ def test_a_search_finds_the_mass_whose_front_wheel_load_is_asked_for_and_resumes
 def test_a_search_on_the_anti_roll_split_lands_within_5_percent_of_an_understeer_gradient(tmp_path, capsys):
     """Issue 29's search: the hatchback's front and rear anti-roll bars (0-60 kN/m) for a circle-drive
     understeer gradient of 0.2 deg/g, which lies between the all-rear (about 0.03) and all-front (about 0.30)
-    settings' values; Optuna asked 8 at a time, at most 80 trials, stopping within 5 %. About 2 minutes."""
+    settings' values; Optuna asked 8 at a time, at most 80 trials, stopping within 5 %. About 75 s here."""
     pytest.importorskip("optuna")
     path = sweep_file(tmp_path, """drives = ["circle"]
 [search]
