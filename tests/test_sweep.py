@@ -330,3 +330,19 @@ def test_a_grid_extended_by_a_value_drives_only_the_new_variants(tmp_path, monke
     rows = read_rows(out)[2]
     assert [(r["variant"], r["chassis.mass"]) for r in rows] == [("v000000", "1000.0"), ("v000001", "1100.0")]
     assert rows[0] == before["1000.0"]
+
+
+def test_the_local_pool_hands_back_batches_as_they_finish_and_a_cancel_ends_its_workers():
+    from sim.lab.sweep.engine import LocalPool
+    base = load_vehicle("hatchback")
+    engine = LocalPool(2)
+    jobs = [work.Job(base, ["settle"], ["chassis.mass"], [(f"v{k}", (1000.0 + 100.0 * k,))]) for k in range(3)]
+    for job in jobs:
+        engine.submit(job)
+    finished = engine.finished()
+    job, rows = next(finished)
+    alone = run("settle", apply_sets(base, [f"chassis.mass={rows[0]['chassis.mass']}"]))
+    assert job in jobs and rows[0]["settle/load FL"] == alone.value("load FL")
+    processes = list(engine.pool._processes.values())
+    engine.close(cancel=True)
+    assert processes and not any(p.is_alive() for p in processes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from sim.lab.exit_codes import Exit
@@ -86,6 +87,11 @@ def sweep_command(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"contactpatch sweep: {out}: cannot write there: {exc.strerror or exc}", file=sys.stderr)
         return Exit.BAD_INPUT
+    except BrokenProcessPool:
+        print(f"contactpatch sweep: a worker process died (out of memory? try a smaller --batch); every finished "
+              f"row is kept in {out}: run the same command again to drive the rest (exit status {Exit.FAILED:d})",
+              file=sys.stderr)
+        return Exit.FAILED
     except KeyboardInterrupt:                 # before the variants (the car as loaded) or after (the plots)
         print(f"contactpatch sweep: stopped (Ctrl+C); every finished row is kept in {out} (exit status "
               f"{Exit.INTERRUPTED:d})", file=sys.stderr)
