@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from sim.lab.drives.results import Result
 from sim.lab.drives.suite import run_batch
+from sim.lab.logs import LogMemory
+from sim.lab.logs import reused_memory
 from sim.model.checks import check_consistency
 from sim.model.checks import check_value
 from sim.model.checks import field_info
@@ -74,9 +76,18 @@ def drive_apart(name: str, cars: list[Vehicle]) -> list[Result | str]:
         return drive_apart(name, cars[:half]) + drive_apart(name, cars[half:])
 
 
+MEMORY = LogMemory()      # the logs' memory, kept from batch to batch in this process (sim.lab.logs.LogMemory)
+
+
 def drive_job(job: Job) -> list[dict]:
     """The rows of a batch: {"variant", each path, "status", "error", "drive/figure": value ...}; a row
-    whose car could not be built or driven has status "failed" and the reasons in "error"."""
+    whose car could not be built or driven has status "failed" and the reasons in "error". The drives'
+    logs are kept in memory reused from the batch before (only the figures leave the batch)."""
+    with reused_memory(MEMORY):
+        return rows_of(job)
+
+
+def rows_of(job: Job) -> list[dict]:
     rows, cars = [], []
     for vid, values in job.variants:
         row = {"variant": vid, **dict(zip(job.paths, values)), "status": OK, "error": ""}
