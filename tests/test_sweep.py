@@ -346,3 +346,21 @@ def test_the_local_pool_hands_back_batches_as_they_finish_and_a_cancel_ends_its_
     processes = list(engine.pool._processes.values())
     engine.close(cancel=True)
     assert processes and not any(p.is_alive() for p in processes)
+
+
+def test_the_logs_memory_is_reused_only_when_no_log_still_holds_it():
+    from sim.lab.logs import LogMemory
+    from sim.lab.logs import reused_memory
+    memory = LogMemory()
+    base = load_vehicle("hatchback")
+    with reused_memory(memory):
+        kept = run("settle", base)                          # its log is still held here
+        first = memory.blocks["rows"]
+        again = run("settle", base)
+        assert memory.blocks["rows"] is not first          # a block of its own: the first log is intact
+        assert np.array_equal(kept.log.array(), again.log.array(), equal_nan=True)   # beta: nan at rest
+        del kept, again, first
+        block = id(memory.blocks["rows"])                   # (holding the block itself would keep it in use)
+        figures = [f.value for f in run("settle", base).figures]
+        assert id(memory.blocks["rows"]) == block           # nothing held it: reused
+    assert figures == [f.value for f in run("settle", base).figures]
