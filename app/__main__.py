@@ -49,9 +49,11 @@ DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 s
 
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
-    if args_in[:1] in (["test"], ["compare"]):        # headless: test drives, or the model lab's comparison
+    if args_in[:1] in (["test"], ["compare"], ["sweep"]):   # headless: test drives, the model lab, sweeps
         if args_in[0] == "test":
             from sim.lab.cli import drives_command as cli
+        elif args_in[0] == "sweep":
+            from sim.lab.cli import sweep_command as cli
         else:
             from sim.lab.cli import compare_command as cli
         try:

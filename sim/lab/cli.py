@@ -1,5 +1,6 @@
-"""The lab's command lines: `contactpatch test` (the test drives, their figures, logs and plots) and
-`contactpatch compare` (the model families side by side, seed 001's table)."""
+"""The lab's command lines: `contactpatch test` (the test drives, their figures, logs and plots),
+`contactpatch compare` (the model families side by side, seed 001's table) and `contactpatch sweep`
+(sim/lab/sweep: many variants of a car through the drives)."""
 from __future__ import annotations
 
 import argparse
@@ -147,6 +148,12 @@ def verdict(results: list[Result]) -> tuple[Exit, str]:
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def sweep_command(argv: list[str] | None = None) -> int:
+    """contactpatch sweep FILE --out DIR (sim/lab/sweep/cli.py)"""
+    from sim.lab.sweep.cli import sweep_command as command
+    return command(argv)
 
 
 def compare_command(argv: list[str] | None = None) -> int:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 import math
 import os
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,6 +209,47 @@ class TelemetryLog:
         atomic_write_bytes(path, self.csv_text(every).encode())
 
 
+class LogMemory:
+    """Memory that the logs of one batch after another reuse, a block per use ("rows", "controls"): a page
+    of memory costs most the first time it is written (the VM maps it then: about 3 s a GB here), and a
+    batch's logs are hundreds of MB (a sweep's worker drives batch after batch, takes the figures and drops
+    the Results). A block is reused only when nothing holds a view of it any more (a log still read keeps
+    its rows: the next batch then gets a block of its own)."""
+
+    def __init__(self):
+        self.blocks: dict[str, np.ndarray] = {}
+
+    def take(self, use: str, shape: tuple[int, ...]) -> np.ndarray:
+        """An uninitialised array of `shape` (as np.empty), in the block kept for `use` when it is free and
+        large enough, else in a new one."""
+        size = math.prod(shape)
+        block = self.blocks.pop(use, None)
+        # free: referenced only by `block` and getrefcount's argument (every view's base is the block itself)
+        if block is None or block.size < size or sys.getrefcount(block) > 2:
+            block = None                                   # let a free old block go before taking the new one
+            block = np.empty(size)
+        self.blocks[use] = block
+        return block[:size].reshape(shape)
+
+
+_MEMORY: list[LogMemory] = []           # the memory BatchLogs take from while `reused_memory()` is on
+
+
+@contextmanager
+def reused_memory(memory: LogMemory):
+    """Within: every new BatchLog keeps its rows and controls in `memory` (each batch's logs are valid only
+    until the next BatchLog is made)."""
+    _MEMORY.append(memory)
+    try:
+        yield memory
+    finally:
+        _MEMORY.remove(memory)
+
+
+def _empty(use: str, shape: tuple[int, ...]) -> np.ndarray:
+    return _MEMORY[-1].take(use, shape) if _MEMORY else np.empty(shape)
+
+
 class BatchLog:
     """The telemetry logs of every vehicle of a Simulation, written together: one row computation a step for
     all of them (`log_rows`). A vehicle's log takes the rows of the steps it drives (`add`'s `driving`) and
@@ -218,7 +261,7 @@ class BatchLog:
         self.n = int(n)
         self.rows = np.zeros(self.n, dtype=int)       # rows logged per vehicle
         self.steps = 0                                  # steps logged
-        self._data = np.empty((max(1, int(capacity)), self.n, len(CHANNELS)))
+        self._data = _empty("rows", (max(1, int(capacity)), self.n, len(CHANNELS)))
         self._controls: np.ndarray | None = None        # (capacity, N, CT_N): the packed controls of each step
         self._start = None                              # (world, dt, substeps, snapshot after the first step)
         self._v_prev: np.ndarray | None = None
@@ -232,7 +275,7 @@ class BatchLog:
             self._grow()
         if self._start is None:
             self._start = (s.world, s.dt, s.substeps, s.snapshot(telemetry=True))
-            self._controls = np.empty((len(self._data), self.n, s.tables.controls.shape[1]))
+            self._controls = _empty("controls", (len(self._data), self.n, s.tables.controls.shape[1]))
         self._data[k] = log_rows(s, controls, self._v_prev, s.time - self._t_prev)
         self._controls[k] = s.tables.controls
         self._v_prev = np.array(s.state.velocity, dtype=float).reshape(self.n, 3)
