@@ -27,8 +27,8 @@ from sim.model.checks import check_inertia
 DT = 1.0 / 240.0
 WORLDS = ("proving_ground", "flat")
 CHUNK = 24                  # steps per run() call (the watchdog checks at least every WATCH_EVERY)
-SPAWN_SPEED = 25.0          # m/s: each car starts moving at a random speed up to this, so that the tires of a car
-#                             whose engine cannot move it (a heavy body, a weak engine) slide too
+SPAWN_SPEED = 25.0          # m/s: `--spawn-speed`'s suggestion: cars start moving at a random speed up to this, so
+#                             that the tires of a car whose engine cannot move it (a heavy body, a weak engine) slide
 
 
 @dataclass
@@ -131,9 +131,10 @@ def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
 
 
 def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: float,
-          rng: np.random.Generator, batch: int = 250) -> list[str]:
-    """Drive every car (unchecked) for `seconds` from a random spot, heading and speed (up to SPAWN_SPEED);
-    what the watchdog said of each ("" when it stayed physical)."""
+          rng: np.random.Generator, batch: int = 250, spawn_speed: float = 0.0) -> list[str]:
+    """Drive every car (unchecked) for `seconds` from a random spot and heading, at rest or (spawn_speed > 0)
+    moving at a random speed up to spawn_speed (m/s); what the watchdog said of each ("" when it stayed
+    physical)."""
     health: list[str] = []
     steps = int(round(seconds / DT))
     for start in range(0, len(cars), batch):
@@ -145,7 +146,8 @@ def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: flo
         yaw = rng.uniform(0, 2 * np.pi, len(group))
         z = [sim.spawn_height(car, x, y, a, lambda px, py: ground_height(world, px, py))
              for (x, y), a, car in zip(xy, yaw, group)]
-        s.reset(position=np.column_stack([xy, z]), yaw=yaw, speed=rng.uniform(0.0, SPAWN_SPEED, len(group)))
+        speed = rng.uniform(0.0, spawn_speed, len(group)) if spawn_speed > 0.0 else 0.0
+        s.reset(position=np.column_stack([xy, z]), yaw=yaw, speed=speed)
         trace = driving(rng, steps, len(group))
         for k in range(0, steps, CHUNK):
             s.run(trace[k:k + CHUNK])
@@ -159,7 +161,7 @@ def world_span(world: sim.World) -> tuple[float, float]:
 
 
 def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = 2, worlds=WORLDS,
-                run_refused: bool = True, verbose: bool = False) -> list[WorldCounts]:
+                run_refused: bool = True, verbose: bool = False, spawn_speed: float = 0.0) -> list[WorldCounts]:
     """Draw n sets and judge and drive them on each world; a WorldCounts per world."""
     rng = np.random.default_rng(seed)
     cars = [random_vehicle(rng) for _ in range(n)]
@@ -182,7 +184,7 @@ def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = 2, wor
                 verdicts.append(reason_of(str(exc)))
             runs.append(car)
         chosen = [k for k, v in enumerate(verdicts) if run_refused or not v]
-        health = drive([runs[k] for k in chosen], world, substeps, seconds, rng)
+        health = drive([runs[k] for k in chosen], world, substeps, seconds, rng, spawn_speed=spawn_speed)
         said = dict(zip(chosen, health))
         for k, verdict in enumerate(verdicts):
             blew = bool(said.get(k, ""))
