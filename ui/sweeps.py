@@ -166,7 +166,7 @@ def open_folder(path: str | Path) -> SweepFolder:
         raise ConfigError(f"{folder / META}: not a sweep's record")
     figures = [c for c in names[1:-2] if "/" in c]
     paths = [c for c in names[1:-2] if "/" not in c]
-    if not paths or names[1:-2] != paths + figures:
+    if not paths or not figures or names[1:-2] != paths + figures:
         raise ConfigError(f"{folder / CSV}: not a sweep's table (the parameter columns, then the drive/figure ones)")
     table = Table(folder, paths, units[1:1 + len(paths)], figures, units[1 + len(paths):-2])
     try:
