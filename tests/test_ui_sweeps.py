@@ -66,7 +66,7 @@ def test_the_sweeps_panel_shows_a_sweeps_rows_with_the_units_in_the_headers(gui,
                           "braking/ideal distance v^2 / (2 mu g)", "braking/mean deceleration",
                           "braking/time with a wheel locked", "status"]
     assert sw.units == ["-", "kg", "-", "m", "m", "g", "s", "-"]
-    assert {"chassis.mass (kg)", "front_tire.grip", "braking/stopping distance (m)"} <= set(headers)
+    assert {"chassis.\nmass (kg)", "front_tire.\ngrip", "braking/\nstopping distance (m)"} <= set(headers)
     rows = [d.split("##")[0] for d in drawn if d.startswith("v0000")]
     assert sorted(set(rows)) == [f"v{k:06d}" for k in range(6)]
     failed = [r["variant"] for i, r in enumerate(sw.rows) if sw.failed(i)]

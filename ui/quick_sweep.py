@@ -94,6 +94,7 @@ class QuickSweep:
         self.thread: threading.Thread | None = None
         self.outcome: Outcome | None = None
         self.problem = ""
+        self.scroll = False                           # the panel scrolls its box into view (chosen, or a new plot)
 
     @property
     def busy(self) -> bool:
@@ -105,6 +106,7 @@ class QuickSweep:
             self.outcome, self.problem, self.figure = None, "", 0
         self.path = path
         self.lo, self.hi = default_range(path, float(value))
+        self.scroll = True
 
     def close(self) -> None:
         self.path = None
@@ -137,7 +139,7 @@ class QuickSweep:
                 self.problem = f"{drive}: {one_line(exc)}"
                 return
             if self.path == path:
-                self.outcome = outcome
+                self.outcome, self.scroll = outcome, True
                 if self.figure >= len(outcome.names):
                     self.figure = 0
         self.thread = threading.Thread(target=work, daemon=True, name="sweep this")

@@ -44,6 +44,11 @@ def cell_text(value) -> str:
     return str(value)
 
 
+def unit_label(name: str, unit: str) -> str:
+    """A name with its unit as the panels show it: "chassis.mass (kg)"; no unit for "-" (a ratio) or none."""
+    return name if unit in ("", "-") else f"{name} ({unit})"
+
+
 @dataclass
 class SweepFolder:
     """A sweep's results read back: its table (`table.paths`, `.figures`, their units), the rows in
@@ -93,6 +98,24 @@ class SweepFolder:
         finite = np.flatnonzero(np.isfinite(v))
         ranked = finite[np.argsort(-v[finite] if descending else v[finite], kind="stable")]
         return [int(i) for i in ranked] + [int(i) for i in np.flatnonzero(~np.isfinite(v))]
+
+    def series(self, path: str, most: int = 8) -> tuple[list[tuple[str, np.ndarray]] | None, str]:
+        """The rows by the values of the other parameters, for a line per combination against `path` (a grid),
+        labelled by those values, and what the labels name; (None, "") when there are none or more than `most`
+        combinations (random draws). Worked out once per parameter."""
+        key = ("series", path)
+        if key not in self._sens:
+            others = [p for p in self.table.paths if p != path]
+            groups: dict[tuple, list[int]] = {}
+            for i, r in enumerate(self.rows):
+                groups.setdefault(tuple(r[p] for p in others), []).append(i)
+            if not others or not 2 <= len(groups) <= most:
+                self._sens[key] = (None, "")
+            else:
+                units = [u for p, u in zip(self.table.paths, self.table.param_units) if p != path]
+                lines = [(", ".join(f"{v:.6g}" for v in k), np.array(rows)) for k, rows in sorted(groups.items())]
+                self._sens[key] = (lines, ", ".join(unit_label(p, u) for p, u in zip(others, units)))
+        return self._sens[key]
 
     def sensitivity(self, figure: str) -> tuple[np.ndarray, np.ndarray, int]:
         """`figure`'s least-squares slope on each parameter (per unit), the change per 10 % of each

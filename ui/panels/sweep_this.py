@@ -9,9 +9,9 @@ from imgui_bundle import imgui
 from sim.lab.drives.suite import SUITE
 from sim.lab.drives.suite import SUITE_HELP
 from ui.panels.sweep_plot import figure_plot
-from ui.panels.sweep_plot import unit_label
 from ui.quick_sweep import MAX_POINTS
 from ui.quick_sweep import QuickSweep
+from ui.sweeps import unit_label
 from ui.widgets import GREY
 from ui.widgets import RED
 from ui.widgets import text_wrapped_colored
@@ -35,7 +35,12 @@ def sweep_box(qs: QuickSweep, base, path: str, unit: str, current: float) -> Non
     """The setup and the plot of the sweep of `path` (drawn under its field); `base` is the car as tuned now."""
     imgui.indent(10)
     imgui.push_id("sweep this")
-    text_wrapped_colored(GREY, f"sweep {path}: one test drive at each of the points, as a batch")
+    top = imgui.get_cursor_screen_pos().y - imgui.get_window_pos().y
+    in_view = 0.0 <= top <= imgui.get_window_height()           # the box's top shows: the user is looking at it
+    imgui.separator_text("sweep this")
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(f"{path}: one test drive at each point of the range, driven as one batch in the "
+                          f"background")
     imgui.set_next_item_width(150)
     if imgui.begin_combo("drive", qs.drive):
         for name in SUITE:
@@ -74,11 +79,16 @@ def sweep_box(qs: QuickSweep, base, path: str, unit: str, current: float) -> Non
             figure_plot(f"##sweep {path}", out.values, out.figures[k], unit_label(path, unit), labels[k],
                         height=PLOT_HEIGHT, failed_x=failed, current=current, line=True)
         bad = [(v, e) for v, e in zip(out.values, out.errors) if e]
-        imgui.text_disabled(f"{out.drive}: {len(out.values) - len(bad)} of {len(out.values)} points drove "
-                            f"({out.seconds:.1f} s)")
+        text_wrapped_colored(GREY, f"{out.drive}: {len(out.values) - len(bad)} of {len(out.values)} points "
+                                   f"drove ({out.seconds:.1f} s); amber line: the value now")
         for v, e in bad[:SHOWN_ERRORS]:
             text_wrapped_colored(RED, f"{v:.6g}: {e}")
         if len(bad) > SHOWN_ERRORS:
             text_wrapped_colored(RED, f"and {len(bad) - SHOWN_ERRORS} more")
+    if qs.scroll:                             # just chosen, or a new plot while in view: its bottom in view too
+        below = imgui.get_cursor_screen_pos().y > imgui.get_window_pos().y + imgui.get_window_height()
+        if in_view and below:
+            imgui.set_scroll_here_y(1.0)
+        qs.scroll = False
     imgui.pop_id()
     imgui.unindent(10)

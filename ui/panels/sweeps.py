@@ -12,13 +12,13 @@ from imgui_bundle import imgui
 
 from sim.model.files import ConfigError
 from ui.panels.sweep_plot import figure_plot
-from ui.panels.sweep_plot import unit_label
 from ui.sweeps import SweepFolder
 from ui.sweeps import drive_variant
 from ui.sweeps import open_folder
 from ui.sweeps import recent_folders
 from ui.sweeps import remember
 from ui.sweeps import sweep_folders_in
+from ui.sweeps import unit_label
 from ui.tuning import Tuning
 from ui.widgets import AMBER
 from ui.widgets import GREY
@@ -29,6 +29,17 @@ from ui.widgets import text_wrapped_colored
 TABLE = (imgui.TableFlags_.sortable | imgui.TableFlags_.resizable | imgui.TableFlags_.reorderable
          | imgui.TableFlags_.hideable | imgui.TableFlags_.row_bg | imgui.TableFlags_.borders_inner_v
          | imgui.TableFlags_.scroll_x | imgui.TableFlags_.scroll_y | imgui.TableFlags_.sizing_fixed_fit)
+
+
+SIDE_BY_SIDE = 900.0      # px of width from which the table and the plot are shown side by side, not as tabs
+
+
+def header_label(name: str, unit: str) -> str:
+    """A column's header on two lines, so that the columns stay narrow: "front_suspension." over
+    "anti_roll (N/m)", "braking/" over "stopping distance (m)"."""
+    sep = "/" if "/" in name else "."
+    head, mark, tail = name.partition(sep)
+    return unit_label(name, unit) if not mark else f"{head}{mark}\n{unit_label(tail, unit)}"
 
 
 class SweepsPanel:
@@ -79,7 +90,16 @@ class SweepsPanel:
             s = self.sweep
             if s is not None:
                 self.info_line(s)
-                if imgui.begin_tab_bar("sweep views"):
+                if imgui.get_content_region_avail().x >= SIDE_BY_SIDE:
+                    width = imgui.get_content_region_avail().x * 0.55
+                    if imgui.begin_child("table side", (width, 0.0)):
+                        self.table_view(s)
+                    imgui.end_child()
+                    imgui.same_line()
+                    if imgui.begin_child("plot side", (0.0, 0.0)):
+                        self.plot_view(s)
+                    imgui.end_child()
+                elif imgui.begin_tab_bar("sweep views"):
                     for name, body in (("Table", self.table_view), ("Plot", self.plot_view)):
                         flags = imgui.TabItemFlags_.set_selected if self.tab_request == name else 0
                         if imgui.begin_tab_item(name, None, flags)[0]:
@@ -91,11 +111,15 @@ class SweepsPanel:
 
     def folder_line(self) -> None:
         """The folder box, open, and the folders opened lately or found beside the last one."""
-        imgui.set_next_item_width(max(120.0, imgui.get_content_region_avail().x - 130.0))
+        style = imgui.get_style()
+        rest = imgui.calc_text_size("open").x + 2 * style.frame_padding.x + imgui.get_frame_height() \
+            + 2 * style.item_spacing.x
+        imgui.set_next_item_width(max(120.0, imgui.get_content_region_avail().x - rest))
         entered, self.path = imgui.input_text_with_hint("##sweep folder", "a sweep's output folder (--out DIR)",
                                                         self.path, imgui.InputTextFlags_.enter_returns_true)
-        if imgui.is_item_hovered() and self.path:
-            imgui.set_tooltip(self.path)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip((f"{self.path}\n" if self.path else "") + "a folder `contactpatch sweep FILE --out DIR` "
+                              "wrote; Enter or open reads it, the arrow lists the folders opened lately")
         imgui.same_line()
         if imgui.button("open") or entered:
             self.open(self.path)
@@ -125,15 +149,11 @@ class SweepsPanel:
         return self._nearby[1]
 
     def info_line(self, s: SweepFolder) -> None:
+        """"drive this variant", then what it did, or else what the sweep is (car, drives, rows)."""
         ok = sum(1 for r in s.rows if r["status"] == "ok")
         car = s.car.name if s.car is not None else s.meta.get("vehicle", "?")
         drives = ", ".join(s.meta.get("drives", [])) or ", ".join(sorted({f.split("/")[0] for f in s.table.figures}))
-        imgui.text_disabled(fit_text(f"{car}: {drives}; {len(s.rows)} variants, {ok} ok, {len(s.rows) - ok} failed",
-                                     imgui.get_content_region_avail().x))
-        if s.skipped:
-            text_wrapped_colored(AMBER, f"{s.skipped} rows of results.csv could not be read and are left out")
-        if s.car_note:
-            text_wrapped_colored(AMBER, s.car_note)
+        info = f"{car}: {drives}; {len(s.rows)} variants, {ok} ok, {len(s.rows) - ok} failed"
         picked = self.selected
         imgui.begin_disabled(picked is None)
         if imgui.button("drive this variant"):
@@ -144,13 +164,15 @@ class SweepsPanel:
                               "the row's values as edits (marked changed in the Tuning panel)" if picked is not None
                               else "select a row of the table first")
         imgui.same_line()
-        if self.status:
-            color = RED if "refused" in self.status or "not loaded" in self.status else GREY
-            imgui.text_colored(color, fit_text(self.status, imgui.get_content_region_avail().x))
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(self.status)
-        elif picked is not None:
-            imgui.text_disabled(s.rows[picked]["variant"])
+        text = self.status or (f"{s.rows[picked]['variant']} selected; " if picked is not None else "") + info
+        color = RED if "refused" in self.status or "not loaded" in self.status else GREY
+        imgui.text_colored(color, fit_text(text, imgui.get_content_region_avail().x))
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(f"{text}\n{info}\n{s.folder}" if self.status else f"{text}\n{s.folder}")
+        if s.skipped:
+            text_wrapped_colored(AMBER, f"{s.skipped} rows of results.csv could not be read and are left out")
+        if s.car_note:
+            text_wrapped_colored(AMBER, s.car_note)
 
     def table_view(self, s: SweepFolder) -> None:
         """The rows: sortable by any column (a click on its header), drawn a screenful at a time."""
@@ -160,7 +182,7 @@ class SweepsPanel:
         imgui.table_setup_scroll_freeze(1, 1)
         for k, (c, u) in enumerate(zip(cols, units)):
             flags = imgui.TableColumnFlags_.default_sort if k == 0 else 0
-            imgui.table_setup_column(unit_label(c, u), flags | imgui.TableColumnFlags_.prefer_sort_ascending)
+            imgui.table_setup_column(header_label(c, u), flags | imgui.TableColumnFlags_.prefer_sort_ascending)
         imgui.table_headers_row()
         specs = imgui.table_get_sort_specs()
         if specs is not None and specs.specs_dirty:
@@ -219,24 +241,19 @@ class SweepsPanel:
             now = float(getattr(getattr(self.tuning.params, path.split(".")[0]), path.split(".")[1]))
         except (AttributeError, IndexError, TypeError, ValueError):
             now = None
-        sens_h = imgui.get_text_line_height_with_spacing() * (len(t.paths) + 2) + 8.0
+        sens_h = imgui.get_text_line_height_with_spacing() * len(t.paths) + 4.0
+        series, by = s.series(path)
+        height = max(100.0, imgui.get_content_region_avail().y - sens_h)
         figure_plot("##sweep plot", x, y, unit_label(path, t.param_units[self.x]),
-                    unit_label(fig, t.figure_units[self.y]), height=max(120.0, imgui.get_content_region_avail().y
-                                                                       - sens_h),
-                    failed_x=failed, current=now, selected=picked)
+                    unit_label(fig.partition("/")[2], t.figure_units[self.y]), height=height,
+                    failed_x=failed, current=now, selected=picked, series=series,
+                    series_of=f"a line for each {by}" if series else "")
         slope, per_tenth, n = s.sensitivity(fig)
-        if imgui.begin_table("sensitivity", 3, imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.row_bg):
-            unit = t.figure_units[self.y]
-            imgui.table_setup_column(f"sensitivity of {fig} ({n} rows)", imgui.TableColumnFlags_.width_stretch)
-            imgui.table_setup_column("per unit", imgui.TableColumnFlags_.width_fixed)
-            imgui.table_setup_column("per 10 % of the range", imgui.TableColumnFlags_.width_fixed)
-            imgui.table_headers_row()
-            for j, (p, pu) in enumerate(zip(t.paths, t.param_units)):
-                imgui.table_next_row()
-                imgui.table_next_column()
-                imgui.text(p)
-                imgui.table_next_column()
-                imgui.text(f"{slope[j]:.4g} {unit}/{pu}" if math.isfinite(slope[j]) else "-")
-                imgui.table_next_column()
-                imgui.text(f"{per_tenth[j]:+.4g} {unit}" if math.isfinite(per_tenth[j]) else "-")
-            imgui.end_table()
+        unit = t.figure_units[self.y]
+        for j, (p, pu) in enumerate(zip(t.paths, t.param_units)):
+            change = f"{per_tenth[j]:+.4g} {unit}" if math.isfinite(per_tenth[j]) else "-"
+            imgui.text_disabled(fit_text(f"{change} per 10 % of {p}'s range", imgui.get_content_region_avail().x))
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"sensitivity of {fig} to {p} (summary.md's): the least-squares slope on every "
+                                  f"parameter at once over {n} rows,\n{slope[j]:.6g} {unit} per {pu}, "
+                                  f"{change} per 10 % of the swept range")
