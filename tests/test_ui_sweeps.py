@@ -216,3 +216,14 @@ def test_sweep_this_shows_a_refused_point_by_itself(gui):
     qs.lo = qs.hi
     assert qs.start(t.params) is None and "empty" in qs.problem
     frame(o, gui)
+
+
+def test_the_last_folder_opened_is_remembered_and_listed(gui, sweep_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    s, o = make()
+    assert o.sweeps.path == "" and o.sweeps.recent == []
+    assert o.open_sweep(str(sweep_dir))
+    s2, o2 = make()                                         # the next start of the app
+    assert o2.sweeps.path == str(sweep_dir.resolve()) and o2.sweeps.recent == [str(sweep_dir.resolve())]
+    assert o2.sweeps.nearby() == [str(sweep_dir.resolve())]                  # the sweep folders beside it
+    frame(o2, gui)

@@ -64,7 +64,7 @@ class SweepFolder:
     car_note: str
     plots: list[Path] = field(default_factory=list)
     cells: list[list[str]] = field(default_factory=list)
-    _sens: dict = field(default_factory=dict)
+    _sens: dict = field(default_factory=dict)           # what is worked out once: sensitivities, columns
 
     @property
     def columns(self) -> list[str]:
@@ -77,14 +77,36 @@ class SweepFolder:
     def failed(self, i: int) -> bool:
         return self.rows[i]["status"] != "ok"
 
+    @property
+    def info(self) -> str:
+        """What the sweep is, in a line: the car, the drives, the rows ok and failed."""
+        if "info" not in self._sens:
+            failed = int(self.failed_rows.sum())
+            car = self.car.name if self.car is not None else self.meta.get("vehicle", "?")
+            drives = ", ".join(self.meta.get("drives", [])) or \
+                ", ".join(sorted({f.split("/")[0] for f in self.table.figures}))
+            self._sens["info"] = f"{car}: {drives}; {len(self.rows)} variants, {len(self.rows) - failed} ok, " \
+                                 f"{failed} failed"
+        return self._sens["info"]
+
+    @property
+    def failed_rows(self) -> np.ndarray:
+        """Which rows failed (a bool per row), worked out once."""
+        if "failed" not in self._sens:
+            self._sens["failed"] = np.array([r["status"] != "ok" for r in self.rows], dtype=bool)
+        return self._sens["failed"]
+
     def values(self, column: str) -> np.ndarray:
-        """A numeric column, row by row (nan where a row has no value)."""
-        out = np.full(len(self.rows), math.nan)
-        for i, r in enumerate(self.rows):
-            v = r.get(column)
-            if isinstance(v, float):
-                out[i] = v
-        return out
+        """A numeric column, row by row (nan where a row has no value), worked out once."""
+        key = ("values", column)
+        if key not in self._sens:
+            out = np.full(len(self.rows), math.nan)
+            for i, r in enumerate(self.rows):
+                v = r.get(column)
+                if isinstance(v, float):
+                    out[i] = v
+            self._sens[key] = out
+        return self._sens[key]
 
     def order(self, column: int, descending: bool = False) -> list[int]:
         """The rows' indices sorted by column `column` (an index of `columns`): numbers by value, text by

@@ -39,7 +39,7 @@ def figure_plot(plot_id: str, x: np.ndarray, y: np.ndarray, xlabel: str, ylabel:
     ok = np.isfinite(x) & np.isfinite(y)
     xs, ys = np.ascontiguousarray(x[ok], float), np.ascontiguousarray(y[ok], float)
     if len(xs) > MOST_POINTS:
-        xs, ys, series = thin(xs, MOST_POINTS), thin(ys, MOST_POINTS), None
+        xs, ys, series = np.ascontiguousarray(thin(xs, MOST_POINTS)), np.ascontiguousarray(thin(ys, MOST_POINTS)), None
     if not implot.begin_plot(plot_id, (-1, height), 0 if series else implot.Flags_.no_legend):
         return
     # a short plot has no room for its y label turned on its side (the figure's name is above it)

@@ -150,10 +150,7 @@ class SweepsPanel:
 
     def info_line(self, s: SweepFolder) -> None:
         """"drive this variant", then what it did, or else what the sweep is (car, drives, rows)."""
-        ok = sum(1 for r in s.rows if r["status"] == "ok")
-        car = s.car.name if s.car is not None else s.meta.get("vehicle", "?")
-        drives = ", ".join(s.meta.get("drives", [])) or ", ".join(sorted({f.split("/")[0] for f in s.table.figures}))
-        info = f"{car}: {drives}; {len(s.rows)} variants, {ok} ok, {len(s.rows) - ok} failed"
+        info = s.info
         picked = self.selected
         imgui.begin_disabled(picked is None)
         if imgui.button("drive this variant"):
@@ -235,7 +232,7 @@ class SweepsPanel:
                                 [unit_label(p, u) for p, u in zip(t.paths, t.param_units)])
         fig, path = t.figures[self.y], t.paths[self.x]
         x, y = s.values(path), s.values(fig)
-        failed = x[[s.failed(i) for i in range(len(s.rows))]] if s.rows else x
+        failed = x[s.failed_rows]
         picked = None if self.selected is None else (x[self.selected], y[self.selected])
         try:
             now = float(getattr(getattr(self.tuning.params, path.split(".")[0]), path.split(".")[1]))
