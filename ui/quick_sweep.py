@@ -13,9 +13,9 @@ from dataclasses import field
 import numpy as np
 
 import sim
-from sim.lab.drives.suite import SUITE
-from sim.lab.sweep.work import drive_apart
-from sim.lab.sweep.work import one_line
+from sim.lab.drives import SUITE
+from sim.lab.sweep import drive_apart
+from sim.lab.sweep import one_line
 from sim.model import checks
 
 DEFAULT_DRIVE = "step-steer"       # a quick one: under a second for nine cars here

@@ -18,14 +18,14 @@ from pathlib import Path
 import numpy as np
 
 import sim
-from sim.lab.sweep.spec import load_sweep
-from sim.lab.sweep.summary import slopes
-from sim.lab.sweep.summary import spans
-from sim.lab.sweep.table import CSV
-from sim.lab.sweep.table import META
-from sim.lab.sweep.table import Table
-from sim.lab.sweep.table import fingerprint
-from sim.lab.sweep.table import read_meta
+from sim.lab.sweep import CSV
+from sim.lab.sweep import META
+from sim.lab.sweep import Table
+from sim.lab.sweep import fingerprint
+from sim.lab.sweep import load_sweep
+from sim.lab.sweep import read_meta
+from sim.lab.sweep import slopes
+from sim.lab.sweep import spans
 from sim.model.files import ConfigError
 from sim.model.files import atomic_write_bytes
 from sim.model.files import data_dir

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from sim.lab.drives.suite import SUITE
-from sim.lab.drives.suite import SUITE_HELP
+from sim.lab.drives import SUITE
+from sim.lab.drives import SUITE_HELP
 from ui.panels.sweep_plot import figure_plot
 from ui.quick_sweep import MAX_POINTS
 from ui.quick_sweep import QuickSweep
