@@ -74,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after this much simulated time")
     ap.add_argument("--screenshot", metavar="PATH", help="save the last frame as a PNG before quitting")
     ap.add_argument("--camera", choices=("chase", "orbit", "free"), default="chase", help="starting camera")
+    ap.add_argument("--sweep", metavar="DIR", help="open the Sweeps panel on a sweep's results folder "
+                                                   "(contactpatch sweep FILE --out DIR)")
     ap.add_argument("--no-overlay", action="store_true", help="start with the ImGui overlay hidden (F2 shows it)")
     ap.add_argument("--mute", action="store_true", help="start with the sound off (F8 turns it on)")
     ap.add_argument("--frame-dt", type=float, metavar="SECONDS",
@@ -143,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         return Exit.NO_WINDOW
     if args.benchmark:
         window.finish_frames = True
+    if args.sweep and not window.overlay.open_sweep(args.sweep):
+        print(f"contactpatch: {window.overlay.sweeps.message}", file=sys.stderr)
     try:
         code = window.run()
         if args.benchmark and code == Exit.OK:
