@@ -252,7 +252,9 @@ class Simulation:
         number or one per vehicle).
 
         A car placed so low that a wheel at its shortest suspension or its body would be inside the ground
-        is lifted until they are not (the ground under its centre, found by a ray from above)."""
+        is lifted until they are not (the ground under its centre, found by a ray from above). Any other
+        state (an attitude, a velocity in any direction, an angular velocity, each wheel's spin): set_state
+        after the reset."""
         self._apply_pending()
         t = self.tables
         idx = vehicle_indices(index, self.n)
