@@ -34,7 +34,7 @@ LAYOUT = ("[Window][Tuning]\nPos=10,120\nSize=400,450\nCollapsed=0\n\n[Window][T
 MAX_SPEED = 120.0          # m/s: no car here goes faster
 MAX_HEIGHT = 21.25         # m: 20 m above the proving ground's highest point (the 1.25 m ramp lip)
 DT = 1.0 / 240.0
-SUBSTEPS = 8               # finer than the app's 2 (app/__main__.py DEFAULT_SUBSTEPS)
+SUBSTEPS = 8               # finer than the app's sim.DEFAULT_SUBSTEPS (2)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -142,7 +142,8 @@ def main() -> None:
     ap.add_argument("what", choices=("files", "params", "worlds"))
     ap.add_argument("--n", type=int)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--substeps", type=int, default=2, help="params: substeps per step (the app's 2)")
+    ap.add_argument("--substeps", type=int, default=sim.DEFAULT_SUBSTEPS,
+                    help="params: substeps per step (the app's sim.DEFAULT_SUBSTEPS)")
     ap.add_argument("--seconds", type=float, default=10.0, help="params: seconds of random driving a set")
     ap.add_argument("--spawn-speed", type=float, default=0.0, metavar="M/S",
                     help=f"params: start each car at a random speed up to this (0: at rest; "

@@ -169,7 +169,7 @@ def world_span(world: sim.World) -> tuple[float, float]:
     return (-40.0, 100.0) if world.heightfields or world.boxes else (-50.0, 50.0)
 
 
-def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = 2, worlds=WORLDS,
+def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = sim.DEFAULT_SUBSTEPS, worlds=WORLDS,
                 run_refused: bool = True, verbose: bool = False, spawn_speed: float = 0.0) -> list[WorldCounts]:
     """Draw n sets and judge and drive them on each world; a WorldCounts per world."""
     rng = np.random.default_rng(seed)

@@ -82,8 +82,8 @@ def ground_height(world: sim.World, x: float, y: float) -> float:
 class Session:
     SLOW_MOTION = SLOW_MOTION
 
-    def __init__(self, vehicle: sim.Vehicle, world: sim.World, dt: float = 1 / 240, substeps: int = 2,
-                 vehicle_name: str | None = None, world_name: str | None = None):
+    def __init__(self, vehicle: sim.Vehicle, world: sim.World, dt: float = 1 / 240,
+                 substeps: int = sim.DEFAULT_SUBSTEPS, vehicle_name: str | None = None, world_name: str | None = None):
         self.sim = sim.Simulation(vehicle, world, dt=dt, substeps=substeps)
         self.world = world
         self.loop = FixedStepLoop(dt)
