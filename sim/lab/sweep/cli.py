@@ -57,21 +57,28 @@ def parser() -> argparse.ArgumentParser:
 
 
 def make_engine(args: argparse.Namespace, car: Vehicle) -> Engine:
-    """The engine --engine names (ConfigError: no Dask installed, a scheduler that cannot be reached)."""
+    """The engine --engine names (ConfigError: a scheduler that cannot be reached or has no workers)."""
     if args.engine == "local":
-        if args.scheduler:
-            raise ConfigError("--scheduler is for --engine dask")
         return local_engine(args.workers or os.cpu_count() or 1)
+    return dask_engine()(car, args.scheduler, args.workers)
+
+
+def dask_engine():
+    """The Dask engine's class (ConfigError: Dask is not installed, or --scheduler without --engine dask)."""
     try:
         from sim.lab.sweep.cluster import DaskEngine
     except ImportError:
         raise ConfigError("--engine dask needs Dask distributed: pip install -e '.[cluster]'") from None
-    return DaskEngine(car, args.scheduler, args.workers)
+    return DaskEngine
 
 
 def sweep(args: argparse.Namespace, out: Path):
     """Check the file, drive what the folder lacks, write the summary and the plots: (progress, table,
     plots). ConfigError or OSError for what cannot be done."""
+    if args.scheduler and args.engine != "dask":
+        raise ConfigError("--scheduler is for --engine dask")
+    if args.engine == "dask":
+        dask_engine()
     spec = load_sweep(args.file, args.max_variants)
     try:
         car = load_vehicle(spec.vehicle)
