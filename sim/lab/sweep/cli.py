@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sim.lab.exit_codes import Exit
 from sim.lab.sweep.engine import Engine
+from sim.lab.sweep.engine import EngineLost
 from sim.lab.sweep.engine import local_engine
 from sim.lab.sweep.plots import plot_all
 from sim.lab.sweep.run import prepare
@@ -117,6 +118,10 @@ def sweep_command(argv: list[str] | None = None) -> int:
         print(f"contactpatch sweep: a worker process died (out of memory? try a smaller --batch); every finished "
               f"row is kept in {out}: run the same command again to drive the rest (exit status {Exit.FAILED:d})",
               file=sys.stderr)
+        return Exit.FAILED
+    except EngineLost as exc:
+        print(f"contactpatch sweep: {exc}; every finished row is kept in {out}: run the same command again to drive "
+              f"the rest (exit status {Exit.FAILED:d})", file=sys.stderr)
         return Exit.FAILED
     except KeyboardInterrupt:                 # before the variants (the car as loaded) or after (the plots)
         print(f"contactpatch sweep: stopped (Ctrl+C); every finished row is kept in {out} (exit status "

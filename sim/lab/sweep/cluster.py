@@ -14,12 +14,14 @@ import asyncio
 import logging
 import os
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 
 import dask
 import distributed
 from dask.utils import parse_timedelta
 
 from sim.lab.sweep.engine import Engine
+from sim.lab.sweep.engine import EngineLost
 from sim.lab.sweep.work import Job
 from sim.lab.sweep.work import drive_job
 from sim.lab.sweep.work import one_line
@@ -76,14 +78,19 @@ class DaskEngine(Engine):
     name = "dask"
 
     def __init__(self, car: Vehicle, scheduler: str | None = None, workers: int | None = None, retries: int = 2):
-        self.retries, self.cluster = retries, None
+        self.retries, self.cluster, self.where = retries, None, scheduler or "the local cluster"
+        self.quiet = quiet_dask()
         self.pending: dict = {}
         self.seen: set[str] = set()
         self.stream = None
         if scheduler is None:
-            self.cluster = distributed.LocalCluster(
-                n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address=None, silence_logs=logging.ERROR)
+            try:
+                self.cluster = distributed.LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address=None, silence_logs=logging.ERROR)
+            except Exception as exc:
+                self.close()
+                raise ConfigError(f"--engine dask: could not start a local Dask cluster: {one_line(exc)}") from None
         try:
             self.client = distributed.Client(self.cluster or scheduler, set_as_default=False)
         except (OSError, TimeoutError) as exc:
@@ -96,7 +103,12 @@ class DaskEngine(Engine):
             self.close()
             raise ConfigError(f"--scheduler {scheduler}: the scheduler has no workers (start some on each machine: "
                               f"dask worker {scheduler} --nworkers $(nproc) --nthreads 1)") from None
-        self.client.register_plugin(WarmUp(car, kernel_threads(self.client)), name=WarmUp.name)
+        try:
+            self.client.register_plugin(WarmUp(car, kernel_threads(self.client)), name=WarmUp.name)
+        except Exception as exc:
+            self.close()
+            raise ConfigError(f"{self.where}: a worker could not drive a car ({one_line(exc)}): every worker needs "
+                              f"this commit installed, pip install -e '.[cluster]'") from None
         self.workers = max(1, sum(w["nthreads"] for w in
                                   self.client.scheduler_info(n_workers=-1)["workers"].values()))
 
@@ -111,22 +123,46 @@ class DaskEngine(Engine):
             self.stream = distributed.as_completed(list(self.pending), loop=self.client.loop)
             for fut in self.stream:
                 job = self.pending.pop(fut)
-                rows = [r for r in fut.result() if r["variant"] not in self.seen]
+                rows = [r for r in self.result(fut) if r["variant"] not in self.seen]
                 self.seen.update(r["variant"] for r in rows)
                 fut.release()
                 yield job, rows
             self.stream = None
 
+    def result(self, fut) -> list[dict]:
+        """The batch's rows; EngineLost when the scheduler is gone or the batch killed every worker it got."""
+        try:
+            return fut.result()
+        except distributed.KilledWorker:
+            raise EngineLost(f"a batch's worker died {dask.config.get('distributed.scheduler.allowed-failures') + 1} "
+                             f"times (out of memory? try a smaller --batch)") from None
+        except (CancelledError, OSError):
+            raise EngineLost(f"lost the connection to the Dask scheduler at {self.where}") from None
+
     def close(self, cancel: bool = False) -> None:
+        """Cancel what is left (cancel: running batches are dropped, queued ones never start), close the client
+        and stop a cluster of our own; then Dask's log is let speak again."""
         client, self.client = getattr(self, "client", None), None
-        if client is not None:
-            if cancel and self.pending:
-                client.cancel(list(self.pending), force=True)
-            client.close()
-        self.pending.clear()
-        if self.cluster is not None:
-            self.cluster.close()
-            self.cluster = None
+        try:
+            if client is not None:
+                if cancel and self.pending:
+                    client.cancel(list(self.pending), force=True)
+                client.close()
+            self.pending.clear()
+            if self.cluster is not None:
+                self.cluster.close()
+                self.cluster = None
+        finally:
+            self.quiet()
+
+
+def quiet_dask():
+    """Dask's client log (a lost connection's retries and tracebacks) kept quiet while the engine runs: what
+    matters reaches the sweep as an exception (EngineLost: one line). Returns what sets the level back."""
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    return lambda: log.setLevel(level)
 
 
 def distributed_timeout() -> float:

@@ -18,6 +18,11 @@ from sim.lab.sweep.work import drive_job
 from sim.lab.sweep.work import start_worker
 
 
+class EngineLost(Exception):
+    """The engine cannot go on (a cluster's scheduler gone, a batch that killed its workers); the message
+    is one line. The finished rows are kept as for Ctrl+C."""
+
+
 class Engine:
     """The interface: submit batches, take finished ones (job, rows) as they come, close."""
     name = "engine"
