@@ -47,7 +47,8 @@ def parser() -> argparse.ArgumentParser:
                     help="--engine dask: a running Dask scheduler (tcp://host:8786); without it a local cluster is "
                          "started for the sweep and stopped after it")
     ap.add_argument("--workers", type=positive,
-                    help="processes of the local engine or of the local Dask cluster (default: one per core)")
+                    help="processes of the local engine or of the local Dask cluster (default: one per core; "
+                         "with --scheduler, the cluster's workers are what it has)")
     ap.add_argument("--batch", type=positive, metavar="N",
                     help="cars driven together in one Simulation (default: up to 128, fewer for long drives so "
                          "that a batch's logs stay under about 1 GB)")

@@ -49,8 +49,8 @@ def warm_worker(car: Vehicle, threads: int) -> None:
 
 
 class WarmUp(distributed.WorkerPlugin):
-    """A worker plugin: every worker, those that join or are restarted
-    later included, warms up before it takes a batch, off its event loop so that its heartbeats go on."""
+    """A worker plugin: every worker, those that join or are restarted later included, warms up before it
+    takes a batch, off its event loop so that its heartbeats go on."""
     name = "contactpatch-warm-up"
     idempotent = False
 
@@ -64,12 +64,13 @@ class WarmUp(distributed.WorkerPlugin):
 def kernel_threads(client) -> dict[str, int]:
     """Per host (the workers' address less the port): its cores / the task threads its workers run."""
     cores = client.run(os.cpu_count)
-    hosts: dict[str, list[int]] = {}
+    tasks: dict[str, int] = {}
+    cpus: dict[str, int] = {}
     for addr, info in client.scheduler_info(n_workers=-1)["workers"].items():
-        hosts.setdefault(addr.rpartition(":")[0], [0, 1])
-        hosts[addr.rpartition(":")[0]][0] += info["nthreads"]
-        hosts[addr.rpartition(":")[0]][1] = cores.get(addr) or 1
-    return {h: max(1, c // max(1, n)) for h, (n, c) in hosts.items()}
+        host = addr.rpartition(":")[0]
+        tasks[host] = tasks.get(host, 0) + info["nthreads"]
+        cpus[host] = cores.get(addr) or 1
+    return {h: max(1, cpus[h] // max(1, n)) for h, n in tasks.items()}
 
 
 class DaskEngine(Engine):
