@@ -75,6 +75,31 @@ def test_a_search_on_a_running_scheduler_gives_the_local_search_table(tmp_path, 
     assert len(local.splitlines()) == 2 + 12
 
 
+def test_ctrl_c_on_the_cluster_keeps_the_finished_rows_and_the_rerun_drives_the_rest(tmp_path, cluster, local_16,
+                                                                                     monkeypatch, capsys):
+    """Ctrl+C as the second batch's rows come in: the batches left are cancelled on the cluster, the first
+    batch's rows are in the table (exit 130); the same command again drives the rest there."""
+    lc, _ = cluster
+    original, calls = sweep_run.Writer.rows, []
+
+    def interrupted(self, rows):
+        calls.append(rows)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(self, rows)
+    monkeypatch.setattr(sweep_run.Writer, "rows", interrupted)
+    path, out = tmp_path / "sweep.toml", tmp_path / "dask"
+    path.write_text(GRID_16)
+    args = [str(path), "--out", str(out), "--no-plots", "--engine", "dask", "--scheduler", lc.scheduler_address,
+            "--batch", "2"]
+    assert sweep_command(args) == Exit.INTERRUPTED
+    assert len((out / "results.csv").read_text().splitlines()) == 2 + 2
+    monkeypatch.setattr(sweep_run.Writer, "rows", original)
+    assert sweep_command(args) == Exit.OK
+    assert "14 variants driven" in capsys.readouterr().out
+    assert (out / "results.csv").read_text() == local_16
+
+
 def test_a_worker_killed_mid_run_costs_only_its_batch_and_every_row_is_written_once(tmp_path, cluster, local_16,
                                                                                    monkeypatch, capsys):
     """Once the first batch's rows are in, a worker still holding a batch is killed (SIGKILL): its batch goes
