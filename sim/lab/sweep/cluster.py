@@ -85,10 +85,11 @@ class DaskEngine(Engine):
         self.seen: set[str] = set()
         self.stream = None
         if scheduler is None:
-            try:
-                self.cluster = distributed.LocalCluster(
-                    n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, silence_logs=logging.ERROR)
+            try:                  # the workers' profiler samples the batch's thread every 10 ms for a dashboard
+                with dask.config.set({"distributed.worker.profile.enabled": False}):     # that is not started
+                    self.cluster = distributed.LocalCluster(
+                        n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
             except Exception as exc:
                 self.close()
                 raise ConfigError(f"--engine dask: could not start a local Dask cluster: {one_line(exc)}") from None
