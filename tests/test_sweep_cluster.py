@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 
 import pytest
@@ -142,15 +143,19 @@ def test_a_batch_reported_twice_hands_on_its_rows_once(cluster):
 
 
 def test_an_unreachable_scheduler_is_one_line_naming_the_address(tmp_path, capsys):
+    """A loopback port nothing listens on (one the system just gave out and took back); Dask's connect
+    timeout set to 1 s for the test (30 s unless configured)."""
     import dask
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
     path = tmp_path / "sweep.toml"
     path.write_text(GRID_16)
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        code = sweep_command([str(path), "--out", str(tmp_path / "out"), "--engine", "dask", "--scheduler",
-                              "tcp://127.0.0.1:9"])
+        code = sweep_command([str(path), "--out", str(tmp_path / "out"), "--engine", "dask", "--scheduler", address])
     err = capsys.readouterr().err
     assert code == Exit.BAD_INPUT
-    assert err.startswith("contactpatch sweep: --scheduler tcp://127.0.0.1:9: could not connect") and \
+    assert err.startswith(f"contactpatch sweep: --scheduler {address}: could not connect") and \
         err.count("\n") == 1, err
 
 
