@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim import DEFAULT_SUBSTEPS  # 2: the app's substeps per step, one constant with the API's
 from sim.lab.exit_codes import Exit
 
 
@@ -44,9 +45,6 @@ def benchmark_trace(seconds: float, substeps: int, vehicle: str, world: str):
     return Trace(1.0 / 240.0, substeps, vehicle, world, rows)
 
 
-DEFAULT_SUBSTEPS = 2     # the implicit wheel and clutch updates agree with 16 substeps to 1 % (sim.lab.validation)
-
-
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
     if args_in[:1] in (["test"], ["compare"], ["sweep"]):   # headless: test drives, the model lab, sweeps
@@ -67,13 +65,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=parse_size, default=(1280, 720), help="window size WIDTHxHEIGHT")
     ap.add_argument("--fullscreen", action="store_true")
     ap.add_argument("--fps", type=int, default=120, help="frame-rate cap (default 120)")
-    ap.add_argument("--substeps", type=int, help="physics substeps per 1/240 s step (default 2, or a replayed "
-                                                  "trace's)")
+    ap.add_argument("--substeps", type=int, help=f"physics substeps per 1/240 s step (default {DEFAULT_SUBSTEPS}, "
+                                                  "or a replayed trace's)")
     ap.add_argument("--record", metavar="FILE", help="save the controls of every physics step to FILE")
     ap.add_argument("--replay", metavar="FILE", help="drive from a recorded trace (then hand over to you)")
     ap.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after this much simulated time")
     ap.add_argument("--screenshot", metavar="PATH", help="save the last frame as a PNG before quitting")
     ap.add_argument("--camera", choices=("chase", "orbit", "free"), default="chase", help="starting camera")
+    ap.add_argument("--sweep", metavar="DIR", help="open the Sweeps panel on a sweep's results folder "
+                                                   "(contactpatch sweep FILE --out DIR)")
     ap.add_argument("--no-overlay", action="store_true", help="start with the ImGui overlay hidden (F2 shows it)")
     ap.add_argument("--mute", action="store_true", help="start with the sound off (F8 turns it on)")
     ap.add_argument("--frame-dt", type=float, metavar="SECONDS",
@@ -143,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         return Exit.NO_WINDOW
     if args.benchmark:
         window.finish_frames = True
+    if args.sweep and not window.overlay.open_sweep(args.sweep):
+        print(f"contactpatch: {window.overlay.sweeps.message}", file=sys.stderr)
     try:
         code = window.run()
         if args.benchmark and code == Exit.OK:

@@ -1,7 +1,7 @@
 """Fuzzing the two edges where users push hardest: files and parameters. `python -m app.fuzz`
 
     python -m app.fuzz files  [--n 1000] [--seed 1]   malformed vehicle, world, bindings, trace and layout files
-    python -m app.fuzz params [--n 2000] [--seed 1] [--substeps 2]   random in-range parameter sets, judged
+    python -m app.fuzz params [--n 2000] [--seed 1] [--substeps 2] [--spawn-speed 0]   random parameter sets, judged
                     by the rules and the advisor, each driven 10 s (refused ones too) on two worlds (app/fuzz_params.py)
     python -m app.fuzz worlds [--n 300] [--seed 1]   the proving ground with its numbers drawn again, the
                     hatchback driven 10 s from each spawn of every world the loader accepts (app/fuzz_worlds.py)
@@ -34,7 +34,7 @@ LAYOUT = ("[Window][Tuning]\nPos=10,120\nSize=400,450\nCollapsed=0\n\n[Window][T
 MAX_SPEED = 120.0          # m/s: no car here goes faster
 MAX_HEIGHT = 21.25         # m: 20 m above the proving ground's highest point (the 1.25 m ramp lip)
 DT = 1.0 / 240.0
-SUBSTEPS = 8               # finer than the app's 2 (app/__main__.py DEFAULT_SUBSTEPS)
+SUBSTEPS = 8               # finer than the app's sim.DEFAULT_SUBSTEPS (2)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -142,8 +142,12 @@ def main() -> None:
     ap.add_argument("what", choices=("files", "params", "worlds"))
     ap.add_argument("--n", type=int)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--substeps", type=int, default=2, help="params: substeps per step (the app's 2)")
+    ap.add_argument("--substeps", type=int, default=sim.DEFAULT_SUBSTEPS,
+                    help="params: substeps per step (the app's sim.DEFAULT_SUBSTEPS)")
     ap.add_argument("--seconds", type=float, default=10.0, help="params: seconds of random driving a set")
+    ap.add_argument("--spawn-speed", type=float, default=0.0, metavar="M/S",
+                    help=f"params: start each car at a random speed up to this (0: at rest; "
+                    f"{fuzz_params.SPAWN_SPEED:g} exercises the tires of cars whose engines cannot move them)")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     if args.what == "files":
@@ -153,7 +157,7 @@ def main() -> None:
         print(fuzz_worlds.fuzz_worlds(args.n or 300, args.seed, seconds=args.seconds, verbose=args.verbose).line())
     else:
         results = fuzz_params.fuzz_params(args.n or 2000, args.seed, seconds=args.seconds, substeps=args.substeps,
-                                          verbose=args.verbose)
+                                          verbose=args.verbose, spawn_speed=args.spawn_speed)
         print("\n".join(fuzz_params.report_lines(results)))
 
 

@@ -27,8 +27,9 @@ from sim.model.checks import check_inertia
 DT = 1.0 / 240.0
 WORLDS = ("proving_ground", "flat")
 CHUNK = 24                  # steps per run() call (the watchdog checks at least every WATCH_EVERY)
-SPAWN_SPEED = 25.0          # m/s: each car starts moving at a random speed up to this, so that the tires of a car
-#                             whose engine cannot move it (a heavy body, a weak engine) slide too
+UNTESTED_LOAD_SHARE = 0.1   # a refused axle whose wheels carried a load less of the run than this was not tested
+SPAWN_SPEED = 25.0          # m/s: `--spawn-speed`'s suggestion: cars start moving at a random speed up to this, so
+#                             that the tires of a car whose engine cannot move it (a heavy body, a weak engine) slide
 
 
 @dataclass
@@ -43,15 +44,18 @@ class WorldCounts:
     accepted_blew_up: int = 0
     refused_by_advisor: int = 0
     refused_blew_up: int = 0
+    refused_untested: int = 0       # refused for an axle's part whose wheels never carried the car (it did not blow up)
     refused: dict[str, list[int]] = field(default_factory=dict)
     blow_ups: list[str] = field(default_factory=list)     # what the watchdog said of accepted sets
 
     def line(self) -> str:
-        right = f"{self.refused_blew_up / self.refused_by_advisor:.0%}" if self.refused_by_advisor else "-"
+        tested = self.refused_by_advisor - self.refused_untested
+        right = f"{self.refused_blew_up / tested:.0%}" if tested else "-"
         return (f"{self.world} at {self.substeps} substeps: {self.sets} sets; refused by the rules "
                 f"{self.refused_by_rules}, refused by the advisor {self.refused_by_advisor} (of which "
-                f"{self.refused_blew_up} blew up when run anyway: {right} right), accepted {self.accepted} "
-                f"(of which {self.accepted_blew_up} blew up)")
+                f"{self.refused_blew_up} blew up when run anyway and {self.refused_untested} were not tested: the "
+                f"refused axle's wheels never carried the car; {right} of the tested right), accepted "
+                f"{self.accepted} (of which {self.accepted_blew_up} blew up)")
 
 
 def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
@@ -131,9 +135,11 @@ def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
 
 
 def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: float,
-          rng: np.random.Generator, batch: int = 250) -> list[str]:
-    """Drive every car (unchecked) for `seconds` from a random spot, heading and speed (up to SPAWN_SPEED);
-    what the watchdog said of each ("" when it stayed physical)."""
+          rng: np.random.Generator, batch: int = 250, spawn_speed: float = 0.0,
+          loaded: list[np.ndarray] | None = None) -> list[str]:
+    """Drive every car (unchecked) for `seconds` from a random spot and heading, at rest or (spawn_speed > 0)
+    moving at a random speed up to spawn_speed (m/s); what the watchdog said of each ("" when it stayed
+    physical). `loaded`, when given, gets each car's share of the run that each wheel carried a load (4,)."""
     health: list[str] = []
     steps = int(round(seconds / DT))
     for start in range(0, len(cars), batch):
@@ -145,10 +151,15 @@ def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: flo
         yaw = rng.uniform(0, 2 * np.pi, len(group))
         z = [sim.spawn_height(car, x, y, a, lambda px, py: ground_height(world, px, py))
              for (x, y), a, car in zip(xy, yaw, group)]
-        s.reset(position=np.column_stack([xy, z]), yaw=yaw, speed=rng.uniform(0.0, SPAWN_SPEED, len(group)))
+        speed = rng.uniform(0.0, spawn_speed, len(group)) if spawn_speed > 0.0 else 0.0
+        s.reset(position=np.column_stack([xy, z]), yaw=yaw, speed=speed)
         trace = driving(rng, steps, len(group))
+        carried = np.zeros((len(group), 4))
         for k in range(0, steps, CHUNK):
             s.run(trace[k:k + CHUNK])
+            carried += np.reshape(s.telemetry.Fz, (len(group), 4)) > 0.0
+        if loaded is not None:
+            loaded += list(carried / len(range(0, steps, CHUNK)))
         health += [f"{h} ({why})" if h and why else h for h, why in zip(s.health, s.watcher.sources)]
     return health
 
@@ -158,8 +169,8 @@ def world_span(world: sim.World) -> tuple[float, float]:
     return (-40.0, 100.0) if world.heightfields or world.boxes else (-50.0, 50.0)
 
 
-def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = 2, worlds=WORLDS,
-                run_refused: bool = True, verbose: bool = False) -> list[WorldCounts]:
+def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = sim.DEFAULT_SUBSTEPS, worlds=WORLDS,
+                run_refused: bool = True, verbose: bool = False, spawn_speed: float = 0.0) -> list[WorldCounts]:
     """Draw n sets and judge and drive them on each world; a WorldCounts per world."""
     rng = np.random.default_rng(seed)
     cars = [random_vehicle(rng) for _ in range(n)]
@@ -182,16 +193,22 @@ def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = 2, wor
                 verdicts.append(reason_of(str(exc)))
             runs.append(car)
         chosen = [k for k, v in enumerate(verdicts) if run_refused or not v]
-        health = drive([runs[k] for k in chosen], world, substeps, seconds, rng)
-        said = dict(zip(chosen, health))
+        loaded: list[np.ndarray] = []
+        health = drive([runs[k] for k in chosen], world, substeps, seconds, rng, spawn_speed=spawn_speed,
+                       loaded=loaded)
+        said, carried = dict(zip(chosen, health)), dict(zip(chosen, loaded))
         for k, verdict in enumerate(verdicts):
             blew = bool(said.get(k, ""))
             if verdict:
+                axle = {"front": slice(0, 2), "rear": slice(2, 4)}.get(verdict.split("_", 1)[0], slice(0, 4))
+                untested = not blew and max(carried.get(k, np.ones(4))[axle]) < UNTESTED_LOAD_SHARE
                 counts.refused_by_advisor += 1
                 counts.refused_blew_up += blew
-                row = counts.refused.setdefault(verdict, [0, 0])
+                counts.refused_untested += untested
+                row = counts.refused.setdefault(verdict, [0, 0, 0])
                 row[0] += 1
                 row[1] += blew
+                row[2] += untested
             else:
                 counts.accepted += 1
                 counts.accepted_blew_up += blew
@@ -215,8 +232,8 @@ def report_lines(results: list[WorldCounts], top: int = 12) -> list[str]:
     lines = []
     for c in results:
         lines.append(c.line())
-        for reason, (k, blew) in sorted(c.refused.items(), key=lambda kv: -kv[1][0])[:top]:
-            lines.append(f"    refused {k:5d}, blew up {blew:5d} ({blew / k:4.0%}): {reason}")
+        for reason, (k, blew, untested) in sorted(c.refused.items(), key=lambda kv: -kv[1][0])[:top]:
+            lines.append(f"    refused {k:5d}, blew up {blew:5d}, not tested {untested:3d}: {reason}")
         for what, k in Counter(h.split(":")[0][:90] for h in c.blow_ups).most_common(top):
             lines.append(f"    accepted but blew up {k:4d}: {what}")
     return lines

@@ -86,8 +86,8 @@ def fuzz_worlds(n: int, seed: int, seconds: float = 10.0, verbose: bool = False)
             tally.refused_by_loader += 1
             continue
         try:
-            s = sim.Simulation(car, world, dt=fuzz_params.DT, substeps=2, n_vehicles=len(world.spawns),
-                               watchdog="flag")
+            s = sim.Simulation(car, world, dt=fuzz_params.DT, substeps=sim.DEFAULT_SUBSTEPS,
+                               n_vehicles=len(world.spawns), watchdog="flag")
         except sim.ConfigError as exc:
             tally.refused_for_the_car += 1
             if verbose:

@@ -37,3 +37,13 @@ class Rewind:
         back = min(back, self.count)
         self.head = (self.head - back) % self.cap
         self.count -= back
+
+    def chain(self, most: int):
+        """(the oldest of the last `most` entries with the newest's parameters, the control rows of each step
+        after it in order): what runs from that entry to the newest again."""
+        back, params = 0, self.snaps[self.index(0)].params
+        while back + 1 < min(most, self.count) and self.snaps[self.index(back + 1)].params == params:
+            back += 1
+        start = self.snaps[self.index(back)]
+        rows = [self.snaps[self.index(b)].controls for b in range(back - 1, -1, -1)]
+        return start, rows

@@ -82,8 +82,8 @@ def ground_height(world: sim.World, x: float, y: float) -> float:
 class Session:
     SLOW_MOTION = SLOW_MOTION
 
-    def __init__(self, vehicle: sim.Vehicle, world: sim.World, dt: float = 1 / 240, substeps: int = 2,
-                 vehicle_name: str | None = None, world_name: str | None = None):
+    def __init__(self, vehicle: sim.Vehicle, world: sim.World, dt: float = 1 / 240,
+                 substeps: int = sim.DEFAULT_SUBSTEPS, vehicle_name: str | None = None, world_name: str | None = None):
         self.sim = sim.Simulation(vehicle, world, dt=dt, substeps=substeps)
         self.world = world
         self.loop = FixedStepLoop(dt)
@@ -452,15 +452,18 @@ class Session:
         try:
             self.sim.step(c)
         except sim.BlowUp as exc:
-            # the watchdog saw a state no car reaches: pause, go back to the last sane state, say why
+            # the watchdog saw a state no car reaches: save its reproduction, pause, go back to the last sane
+            # state, say why
             self.blown_up = True
-            self.blow_up = str(exc)
+            saved = self._save_blow_up(str(exc)) if len(self.rewind) else ""
+            self.blow_up = f"{exc}; reproduction in {saved}" if saved else str(exc)
             self.paused = True
             if len(self.rewind):
                 self.rewind.restore(self.sim, 0)             # the step before: what is drawn (curr)
                 self._jumped()
             self.message = f"{str(exc)[0].upper()}{str(exc)[1:]}. Back at t = {self.sim.time:.3f} s, the last " \
-                           f"sane state (the rewind bar goes further). Press R to reset the car."
+                           f"sane state (the rewind bar goes further). Press R to reset the car." + \
+                           (f" Reproduction: {saved}" if saved else "")
             return
         self.prev = self.curr
         self.curr = capture(self.sim)
@@ -479,6 +482,15 @@ class Session:
                 self.stop_telemetry_log()
         for callback in self.on_step:
             callback()
+
+    def _save_blow_up(self, message: str) -> str:
+        """Save the last seconds before the blow-up and the step that blew up (app/repro.py); the folder."""
+        from app import repro
+        start, rows = self.rewind.chain(int(repro.SECONDS_BACK / self.sim.dt))
+        try:
+            return str(repro.save(self.sim, start, rows + [self.sim.snapshot().controls], message))
+        except OSError as exc:
+            return f"(not saved: {exc.strerror})"
 
     def pose(self, alpha: float) -> Pose:
         """What to draw: the state alpha of the way from the previous physics step to the last."""

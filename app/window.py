@@ -99,7 +99,7 @@ class App:
         if sim.warmup.needed():                          # a cold first start: show what it is doing
             self.size = compile_screen(self.ctx, self.gui_renderer, self.size)
         if substeps is None:                              # a replay runs at its own substeps
-            substeps = replay.substeps if replay is not None else 2
+            substeps = replay.substeps if replay is not None else sim.DEFAULT_SUBSTEPS
         self.session = Session(vehicle, world, substeps=substeps, vehicle_name=vehicle_name, world_name=world_name)
         if replay is not None:
             self.session.start_replay(replay)

@@ -37,8 +37,16 @@ from sim.model.pack import SWITCHES
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle
 from sim.model.vehicle_toml import save_vehicle
+from sim.model.world import Box
+from sim.model.world import Heightfield
+from sim.model.world import Marking
+from sim.model.world import Plane
+from sim.model.world import Surface
 from sim.model.world import World
+from sim.model.world import bumps
 from sim.model.world import load_world
+from sim.placing import yaw_pitch_roll
+from sim.simulation import DEFAULT_SUBSTEPS
 from sim.simulation import MAX_DT
 from sim.simulation import MAX_SUBSTEPS
 from sim.simulation import Simulation
@@ -51,7 +59,8 @@ approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain 
 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
            "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
-           "World", "load_world", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
+           "World", "load_world", "Surface", "Plane", "Box", "Heightfield", "Marking", "bumps", "DEFAULT_SUBSTEPS",
+           "yaw_pitch_roll", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
            "Snapshot", "WheelGeometry", "rest_com_height",
            "spawn_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
            "KMH", "GRAVITY", "SWITCHES", "static_loads"]

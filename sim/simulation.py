@@ -3,8 +3,9 @@
     import sim
     car = sim.load_vehicle("hatchback")
     world = sim.load_world("proving_ground")
-    s = sim.Simulation(car, world, dt=1/240, substeps=2, n_vehicles=1)
+    s = sim.Simulation(car, world, dt=1/240, substeps=sim.DEFAULT_SUBSTEPS, n_vehicles=1)
     s.reset(position=(0.0, 0.0, 0.5), yaw=0.0, speed=0.0)
+    s.set_state(velocity=(10.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.2))   # any state, world frame
     s.step(sim.Controls(throttle=0.5))
     s.state.position, s.telemetry.Fz, ...
 
@@ -25,7 +26,6 @@ from sim import advisor
 from sim.batch import share_vehicles
 from sim.controls import DEFAULT_ROW
 from sim.controls import Controls
-from sim.controls import all_finite
 from sim.controls import control_rows
 from sim.kernel import tables as T
 from sim.kernel.jit import announce_compile
@@ -40,6 +40,10 @@ from sim.model.pack import apply_switches
 from sim.model.pack import pack_vehicle
 from sim.model.params import Vehicle
 from sim.model.world import World
+from sim.placing import gears_for
+from sim.placing import per_vehicle
+from sim.placing import vehicle_indices
+from sim.placing import write_state
 from sim.views import StateView
 from sim.views import TelemetryView
 from sim.watchdog import WATCH_EVERY
@@ -49,6 +53,8 @@ from sim.watchdog import blow_up_message
 
 MAX_DT = 0.05              # s: the longest fixed step (the advisor bounds it further per car)
 MAX_SUBSTEPS = 1000
+DEFAULT_SUBSTEPS = 2        # the app's and a Simulation's own: the implicit wheel and clutch updates agree with
+#                             16 substeps to 1 % (sim.lab.validation)
 
 
 
@@ -102,7 +108,8 @@ class Simulation:
     the kernels' business."""
 
     def __init__(self, vehicle: Vehicle | Sequence[Vehicle], world: World, dt: float = 1.0 / 240.0,
-                 substeps: int = 2, n_vehicles: int = 1, watchdog: str | bool = "raise", check_stability: bool = True):
+                 substeps: int = DEFAULT_SUBSTEPS, n_vehicles: int = 1, watchdog: str | bool = "raise",
+                 check_stability: bool = True):
         """dt (s) in (0, MAX_DT], substeps 1..MAX_SUBSTEPS; parameters the stability advisor calls unstable
         at this step are refused (ConfigError naming the parameter and the substeps that would do), unless
         check_stability is False (to watch an instability on purpose).
@@ -157,15 +164,12 @@ class Simulation:
     def set_params(self, vehicle: Vehicle, index: int | None = None) -> None:
         """Use new parameters from the next step on (for every vehicle, or only `index`). Parameters out
         of range, or unstable at this step (sim.advisor), are refused with a ConfigError."""
-        if index is not None and (isinstance(index, bool) or not isinstance(index, (int, np.integer))
-                                  or not 0 <= index < self.n):
-            raise ValueError(f"index = {index!r} is not allowed; expected a vehicle index in [0, {self.n - 1}] "
-                             f"or None")
+        idx = vehicle_indices(index, self.n)
         validate(vehicle, vehicle.source or vehicle.name)
         if self.check_stability:
             advisor.check(vehicle, self.dt, self.substeps, surface_mu=self.surface_mu, gravity=self.world.gravity)
-        for i in (range(self.n) if index is None else [index]):
-            self._pending[i] = vehicle
+        for i in idx:
+            self._pending[int(i)] = vehicle
 
     def set_substeps(self, substeps: int) -> None:
         """Take `substeps` substeps per step from the next step on (1..MAX_SUBSTEPS); refused with a
@@ -248,39 +252,43 @@ class Simulation:
         number or one per vehicle).
 
         A car placed so low that a wheel at its shortest suspension or its body would be inside the ground
-        is lifted until they are not (the ground under its centre, found by a ray from above)."""
+        is lifted until they are not (the ground under its centre, found by a ray from above). Any other
+        state (an attitude, a velocity in any direction, an angular velocity, each wheel's spin): set_state
+        after the reset."""
         self._apply_pending()
         t = self.tables
-        if index is not None and (isinstance(index, bool) or not isinstance(index, (int, np.integer))
-                                  or not 0 <= index < self.n):
-            raise ValueError(f"index = {index!r} is not allowed; expected a vehicle index in [0, {self.n - 1}] "
-                             f"or None")
-        idx = np.arange(self.n) if index is None else np.array([index])
-        gears = [gear] * len(idx) if isinstance(gear, (int, np.integer)) else \
-            list(gear) if isinstance(gear, (Sequence, np.ndarray)) and len(gear) == len(idx) else [None]
-        if any(isinstance(g, bool) or not isinstance(g, (int, np.integer)) for g in gears):
-            raise ValueError(f"gear = {gear!r} is not allowed; expected a whole number (-1 reverse, 0 neutral, 1..) "
-                             f"or one for each of the {len(idx)} vehicles")
-        for name, value, shape in (("position", position, (len(idx), 3)), ("yaw", yaw, (len(idx),)),
-                                   ("speed", speed, (len(idx),))):
-            if not all_finite(value):
-                raise ValueError(f"reset: {name} = {value!r} is not allowed; expected finite numbers")
-            try:
-                np.broadcast_to(np.asarray(value, float), shape)
-            except ValueError:
-                raise ValueError(f"reset: {name} has shape {np.shape(value)}; expected {shape[1:] or 'a number'} "
-                                 f"or {shape}") from None
-        pos = np.array(np.broadcast_to(np.asarray(position, float), (len(idx), 3)))
-        yaw = np.broadcast_to(np.asarray(yaw, float), (len(idx),))
-        speed = np.broadcast_to(np.asarray(speed, float), (len(idx),))
+        idx = vehicle_indices(index, self.n)
+        gears = gears_for("reset", gear, len(idx))
+        pos = per_vehicle("reset", "position", position, (len(idx), 3))
+        yaw = per_vehicle("reset", "yaw", yaw, (len(idx),))
+        speed = per_vehicle("reset", "speed", speed, (len(idx),))
         for k, v in enumerate(idx):
             pos[k, 2] = max(pos[k, 2], self._lowest_com(int(v), pos[k]))
         for k, v in enumerate(idx):
-            g_sel = int(min(max(gears[k], -1), T.MAX_GEARS))  # (the kernel clamps to the car's gearbox)
-            place_vehicle(int(v), pos[k, 0], pos[k, 1], pos[k, 2], float(yaw[k]), float(speed[k]), g_sel,
+            place_vehicle(int(v), pos[k, 0], pos[k, 1], pos[k, 2], float(yaw[k]), float(speed[k]), gears[k],
                           t.vehicle_params, t.wheel_params, t.body_state, t.drive_state, t.wheel_state,
                           t.wheel_scratch, t.wheel_telemetry, t.body_telemetry, t.controls, DEFAULT_ROW)
         self._watch_baseline(idx)
+
+    def set_state(self, index: int | None = None, *, position=None, orientation=None, velocity=None,
+                  angular_velocity=None, wheel_spin=None, gear: int | Sequence[int] | None = None) -> None:
+        """Set any part of vehicles' state (every vehicle, or only `index`); what is not given is kept.
+        position (m, centre of mass), velocity (m/s) and angular_velocity (rad/s) are world-frame (3,)
+        vectors; orientation a unit quaternion (w, x, y, z), body -> world (within 1e-3 of unit length it is
+        normalised, further it is refused; sim.yaw_pitch_roll makes one); wheel_spin the four wheels' spin
+        (rad/s, FL FR RL RR, positive rolls forward); gear -1 R, 0 N, 1.. engaged at once. Each may be one
+        value for all or one per vehicle ((N, 3), (N, 4), ...). Given wheel_spin or gear, the engine turns
+        at the speed the driven wheels turn it in that gear (at least idle), as after a reset.
+
+        The car is put exactly where asked (no lift out of the ground, unlike reset); the spin momenta are
+        committed for the new orientation, the telemetry's angular momenta (H_body, H_wheels, H_engine,
+        H_total) show the new state at once (the rest of the telemetry is the last step's until the next),
+        and the watchdog's energy budget starts again from here. Bad values raise a one-line ValueError and
+        change nothing. Typical: reset(...) to place and clear the car, then set_state(...) for the motion."""
+        self._apply_pending()
+        self._watch_baseline(write_state(self.tables, self.n, index, position=position, orientation=orientation,
+                                         velocity=velocity, angular_velocity=angular_velocity,
+                                         wheel_spin=wheel_spin, gear=gear))
 
     def _lowest_com(self, v: int, pos: np.ndarray) -> float:
         """The lowest centre-of-mass height (m) at (x, y) with no wheel at l_min and no hull point inside

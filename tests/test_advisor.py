@@ -80,6 +80,17 @@ def test_every_familys_default_curves_oppose_the_slip():
         assert tire_curves.axle_fault(tire, 3500.0) is None, model
 
 
+def test_the_magic_formula_fits_are_held_to_their_slip_range():
+    # MF-Tyre holds kappa to the property file's [KPUMIN, KPUMAX]: a wheel spinning at 7x the road speed gets
+    # the force of one at 2x (kappa 1), for both families, pure and combined
+    for model in ("mf96", "mf61"):
+        tire = with_value(HATCH, "front_tire.model", model).front_tire
+        at = lambda kappa, alpha, t=tire: tire_curves.forces(t, kappa, alpha, 3500.0, 0.0)   # noqa: E731
+        for alpha in (0.0, 0.1):
+            assert at(6.0, alpha) == at(1.0, alpha) and at(-3.0, alpha) == at(-1.0, alpha)
+        assert at(0.5, 0.0) != at(1.0, 0.0)
+
+
 def test_a_tire_curve_that_pushes_the_way_it_slides_is_refused_with_the_slip():
     car = HATCH
     for path, value in (("front_tire.model", "mf61"), ("front_tire.pressure", 3.5e5),

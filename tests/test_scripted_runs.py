@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -106,8 +107,11 @@ def test_a_blow_up_ends_a_scripted_run_with_status_4_and_one_line(tmp_path, monk
     assert code == Exit.BLEW_UP == 4, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err
-    assert lines[0] == (f"contactpatch: hatchback on flat: the physics blew up at t = {BLOW_UP_AT:.3f} s: the test's "
-                        f"own blow-up; the scripted run stops (exit status 4)")
+    head = f"contactpatch: hatchback on flat: the physics blew up at t = {BLOW_UP_AT:.3f} s: the test's own blow-up"
+    tail = "; the scripted run stops (exit status 4)"
+    assert lines[0].startswith(head + "; reproduction in ") and lines[0].endswith(tail)
+    saved = Path(lines[0][len(head + "; reproduction in "):-len(tail)])      # app/repro.py (test_repro.py)
+    assert saved.parent == tmp_path / "contactpatch" / "blowups" and (saved / "repro.pkl").is_file()
     from app.session import Trace
     assert len(Trace.load(rec).rows) == round(BLOW_UP_AT * 240) + 1       # the steps up to the one that blew up
 

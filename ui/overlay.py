@@ -26,6 +26,7 @@ from ui.panels.lab import lab_menu
 from ui.panels.map import MapPanel
 from ui.panels.plan import PlanPanel
 from ui.panels.plots import PlotsPanel
+from ui.panels.sweeps import SweepsPanel
 from ui.panels.telemetry import TelemetryPanel
 from ui.panels.time import TimePanel
 from ui.panels.tuning import TuningPanel
@@ -63,21 +64,30 @@ class Overlay:
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
         self.dockspace_id = 0
         self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
-        self._front_tab: tuple[str, int] | None = None    # (panel to bring to the front, in how many frames)
+        self._front_tabs: dict[str, int] = {}            # panels to bring to the front: in how many frames
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
-                     "Map": True, "Test drives": True}
+                     "Map": True, "Test drives": True, "Sweeps": False}
         time_panel = TimePanel(session, self.begin)
         self.drives = DrivesPanel(session, self.begin, self.tuning, time_panel)
         self.grip = GripPanel(session, self.begin, self.shown, self.monitor)
+        self.sweeps = SweepsPanel(self.begin, self.tuning)
         # drawn in this order: where the map shares a node with the telemetry, the telemetry (begun later) is
         # in front
         self.panels = {"Map": MapPanel(self.begin, map_panel), "Test drives": self.drives,
                        "Telemetry": TelemetryPanel(session, self.begin, self.shown),
                        "Plan view": PlanPanel(session, self.begin, self.shown), "Grip": self.grip,
                        "Tuning": TuningPanel(self.tuning, self.begin), "Time": time_panel,
-                       "Plots": PlotsPanel(session, self.begin, self.history, self.companion_histories)}
+                       "Plots": PlotsPanel(session, self.begin, self.history, self.companion_histories),
+                       "Sweeps": self.sweeps}
         session.on_jump.append(self.on_jump)
         session.on_truncate.append(self.on_truncate)
+
+    def open_sweep(self, path: str) -> bool:
+        """Show the Sweeps panel in front with a sweep's results folder opened (False: its one-line message
+        is in the panel)."""
+        self.show["Sweeps"] = True
+        self.bring_to_front("Sweeps", 3)
+        return self.sweeps.open(path)
 
     def edited(self) -> bool:
         """True when the car differs from the loaded preset (unsaved tuning)."""
@@ -170,6 +180,12 @@ class Overlay:
                 imgui.end_menu()
             if imgui.begin_menu("Lab"):
                 lab_menu(self.session, self.tuning, self.drives)
+                imgui.separator()
+                if imgui.menu_item("Sweeps: open a sweep's results", "", self.show["Sweeps"])[0]:
+                    self.show["Sweeps"] = True
+                    self.bring_to_front("Sweeps")
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip("the table and plots of `contactpatch sweep FILE --out DIR`; drive any variant")
                 imgui.end_menu()
             imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
             imgui.end_main_menu_bar()
@@ -234,21 +250,24 @@ class Overlay:
             ib.dock_builder_dock_window("Test drives", map_node)
             ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Plots", bottom)
+        ib.dock_builder_dock_window("Sweeps", bottom)
         ib.dock_builder_finish(root)
         self.bring_to_front("Telemetry")
 
     def bring_to_front(self, name: str, frames: int = 2) -> None:
         """Show panel `name` in front of the panels it shares a dock node with, in `frames` frames (a
         layout just built needs a frame or two to exist)."""
-        self._front_tab = (name, frames)
+        self._front_tabs[name] = frames
 
     def begin(self, name: str) -> bool:
         """imgui.begin with a close button that hides the panel (View menu brings it back). A panel
         whose saved position lies outside a smaller window is pulled back inside it."""
-        front = self._front_tab
-        if front and front[0] == name:
-            self._front_tab = (name, front[1] - 1) if front[1] > 1 else None
-            if front[1] == 1:
+        frames = self._front_tabs.get(name)
+        if frames is not None:
+            if frames > 1:
+                self._front_tabs[name] = frames - 1
+            else:
+                del self._front_tabs[name]
                 imgui.set_next_window_focus()
         expanded, self.show[name] = imgui.begin(name, self.show[name])
         pos, size = imgui.get_window_pos(), imgui.get_window_size()

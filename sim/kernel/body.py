@@ -303,7 +303,13 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     set3(body_telemetry, v, TB_ROLLING_X, f_roll)
     set3(body_telemetry, v, TB_SUSPENSION_X, f_susp)
     set3(body_telemetry, v, TB_TIRE_X, add(f_tire, f_tire_implicit))
-    # angular momentum about the centre of mass: body, wheel spin, engine rotor, and their sum
+    record_momenta(v, q, inertia, w, drive_state, wheel_state, body_telemetry)
+
+
+@leaf
+def record_momenta(v, q, inertia, w, drive_state, wheel_state, body_telemetry):
+    """The telemetry's angular momenta about the centre of mass (N m s, world): the body's I_w w (q, the
+    principal moments `inertia`, w world), the wheels' and the rotor's committed spin momenta, their sum."""
     h_body = world_inertia_apply(q, inertia, w)
     h_wheels = (0.0, 0.0, 0.0)
     for i in range(NW):

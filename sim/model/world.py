@@ -65,6 +65,7 @@ class Plane:
     surface: str
     point: tuple[float, float, float] = (0.0, 0.0, 0.0)   # m
     normal: tuple[float, float, float] = (0.0, 0.0, 1.0)  # unit, facing up out of the ground
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,29 @@ class World:
         self.gravity = float(gravity)          # m/s^2, along -z
         self.spawns = [tuple(map(float, s)) for s in spawns]   # (x, y, yaw_deg) where R puts the car
         self.surface_index = {s.name: i for i, s in enumerate(self.surfaces)}
+        for kind, shapes in (("plane", self.planes), ("box", self.boxes), ("heightfield", self.heightfields)):
+            for i, shape in enumerate(shapes):
+                if shape.surface not in self.surface_index:
+                    raise ValueError(f"world {name!r}: {kind}[{i}].surface = {shape.surface!r} is not one of its "
+                                     f"surfaces {', '.join(map(repr, self.surface_index))}")
         self.pack()
+
+    @property
+    def shape_names(self) -> list[str]:
+        """Each shape's name by its id (telemetry's per-wheel `shape`, `Hit.shape`): the planes, then the
+        boxes, then the heightfields, in the order given; a shape without a name is called by its kind and
+        place, e.g. "plane[0]", "box[2]"."""
+        return [shape.name or f"{kind}[{i}]"
+                for kind, shapes in (("plane", self.planes), ("box", self.boxes), ("heightfield", self.heightfields))
+                for i, shape in enumerate(shapes)]
+
+    def shape_name(self, shape_id) -> str:
+        """The name of the shape with this id (see shape_names); "" for -1 (no contact: airborne)."""
+        names = self.shape_names
+        if isinstance(shape_id, bool) or not float(shape_id).is_integer() or not -1 <= shape_id < len(names):
+            raise ValueError(f"shape id {shape_id!r} is not allowed; expected -1 (none) or a whole number in "
+                             f"[0, {len(names) - 1}]")
+        return "" if shape_id == -1 else names[int(shape_id)]
 
     # -- construction helpers ----------------------------------------------------------------------
     @classmethod
@@ -295,7 +318,7 @@ def world_from_dict(data: dict, where: str) -> World:
     planes = []
     for i, p in enumerate(tables(where, "plane", data.get("plane", []))):
         key = f"plane[{i}]"
-        known_keys(where, key, p, ("surface", "point", "normal", "slope_deg"))
+        known_keys(where, key, p, ("surface", "point", "normal", "slope_deg", "name"))
         surf = _surface(where, f"{key}.surface", p.get("surface", names[0]), names)
         point = vector(where, f"{key}.point", p.get("point", [0, 0, 0]), 3)
         if "normal" in p:
@@ -307,7 +330,7 @@ def world_from_dict(data: dict, where: str) -> World:
             th = math.radians(number(where, f"{key}.slope_deg", p.get("slope_deg", 0.0), -80.0, 80.0, "deg"))
             normal = (-math.sin(th), 0.0, math.cos(th))
         check_standable(where, key, normal, surf, surfaces)
-        planes.append(Plane(surf, point, normal))
+        planes.append(Plane(surf, point, normal, string(where, f"{key}.name", p["name"]) if "name" in p else ""))
     boxes = []
     box_keys = ("surface", "center", "size", "yaw_deg", "slope_deg", "roll_deg", "angular_velocity", "velocity",
                 "oscillation", "period", "name")

@@ -11,6 +11,9 @@ from imgui_bundle import imgui
 from sim import advisor
 from sim.model import checks
 from sim.model import params as P
+from ui.panels.sweep_this import context_menu
+from ui.panels.sweep_this import sweep_box
+from ui.quick_sweep import QuickSweep
 from ui.tuning import NUMBER_FORMAT
 from ui.tuning import Tuning
 from ui.tuning import config_presets
@@ -55,6 +58,7 @@ class TuningPanel:
     def __init__(self, tuning: Tuning, begin: Callable[[str], bool]):
         self.tuning = tuning                  # the model this panel shows and edits
         self.begin = begin                    # the overlay's begin (a panel's window)
+        self.sweep = QuickSweep()             # "sweep this": a number field's right-click menu
 
     def draw(self, w: float, h: float) -> None:
         imgui.set_next_window_pos((10, 120), imgui.Cond_.first_use_ever)
@@ -209,6 +213,7 @@ class TuningPanel:
             if new != value:
                 self.tuning.apply(path, new)
             hovered = imgui.is_item_hovered()
+            context_menu(self.sweep, path, float(value))
             imgui.same_line()
             imgui.text_disabled(m["unit"])
             hovered |= imgui.is_item_hovered()
@@ -221,7 +226,7 @@ class TuningPanel:
                 tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {checks.describe_allowed(f)}"
                 if path in advisor.PARAMETERS:
                     tip += "\n" + self.tuning.range_tip(path, m["unit"])
-                imgui.set_tooltip(tip)
+                imgui.set_tooltip(tip + "\nright-click: sweep this (a test drive over a range of it)")
         elif m["kind"] == "text":
             choices = list(m["choices"])
             imgui.set_next_item_width(130)
@@ -244,4 +249,6 @@ class TuningPanel:
             text_wrapped_colored(AMBER, "held: the springs and dampers are stiffer than this step follows; the "
                                         "kernel holds them to what it does (see the stability notes)")
             self.fix_button(path)
+        if self.sweep.path == path:
+            sweep_box(self.sweep, self.tuning.params, path, m["unit"], float(value))
         imgui.pop_id()

@@ -26,6 +26,16 @@ MF96_SLOPE_STEP = 1e-4     # -: half-width of the central difference of the comb
 # measured over ([INCLINATION_ANGLE_RANGE], typically +-15 deg) and the model holds the input to it; past it the
 # fit's camber terms extrapolate (a random set's lateral force turned the way the tire slid past 25 deg)
 MF61_CAMBER_SIN = math.sin(math.radians(15.0))
+# the largest slip ratio the mf96 and mf61 fits are fed: MF-Tyre property files carry the range of kappa they were
+# measured over ([LONG_SLIP_RANGE] KPUMIN, KPUMAX, typically -1 and 1) and the model holds the input to it; past it
+# a fit's terms extrapolate (random sets pushed the way the wheel spun at kappa 6, a wheel at 7x the road speed)
+MF_KAPPA_MAX = 1.0
+
+
+@leaf
+def mf_kappa(kappa):
+    """kappa held to the fits' range [-MF_KAPPA_MAX, MF_KAPPA_MAX]."""
+    return max(-MF_KAPPA_MAX, min(MF_KAPPA_MAX, kappa))
 
 
 @leaf
@@ -38,11 +48,13 @@ def mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg):
 
 @leaf
 def mf96_combined_fx(model, kappa, alpha, p, mu, fz, fz0, sg):
+    kappa = mf_kappa(kappa)
     return mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)[0] * mf96_weights(kappa, alpha, p)[0]
 
 
 @leaf
 def mf96_combined_fy(model, kappa, alpha, p, mu, fz, fz0, sg):
+    kappa = mf_kappa(kappa)
     return mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)[1] * mf96_weights(kappa, alpha, p)[1]
 
 
@@ -55,10 +67,10 @@ def mf96_forces(model, wheel_params, v, i, kappa, alpha, mu, fz, keep, fy_prev, 
     the share the relaxation length lets through this substep). sg: sin of the camber (mf61 only)."""
     p = wheel_params[v, i, WP_PCX1:WP_NOMPRES + 1]
     fz0 = wheel_params[v, i, WP_FZ0]
-    fx0, fy0 = mf_pure(model, kappa, alpha, p, mu, fz, fz0, sg)
+    fx0, fy0 = mf_pure(model, mf_kappa(kappa), alpha, p, mu, fz, fz0, sg)
     if keep > 0.0:
         fy0 = fy0 + (fy_prev - fy0) * keep                 # the relaxation length's lag (raw lateral force)
-    gx, gy = mf96_weights(kappa, alpha, p)
+    gx, gy = mf96_weights(mf_kappa(kappa), alpha, p)
     fx, fy = fx0 * gx, fy0 * gy
     raw = math.sqrt(fx0 * fx0 + fy0 * fy0)
     share = math.sqrt(fx * fx + fy * fy) / raw if raw > 0.0 else 1.0

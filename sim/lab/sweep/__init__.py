@@ -12,3 +12,18 @@ the test drives (sim.lab.drives.run_batch, many cars in one Simulation), one row
     plots.py     the PNGs
     cli.py       `contactpatch sweep FILE --out DIR`
 """
+# what the app's Sweeps panel and "sweep this" use (ui/sweeps.py, ui/quick_sweep.py): read a folder back, its
+# sensitivities, and one batch driven with a failing car costing only its own result
+from sim.lab.sweep.spec import load_sweep
+from sim.lab.sweep.summary import slopes
+from sim.lab.sweep.summary import spans
+from sim.lab.sweep.table import CSV
+from sim.lab.sweep.table import META
+from sim.lab.sweep.table import Table
+from sim.lab.sweep.table import fingerprint
+from sim.lab.sweep.table import read_meta
+from sim.lab.sweep.work import drive_apart
+from sim.lab.sweep.work import one_line
+
+__all__ = ["CSV", "META", "Table", "drive_apart", "fingerprint", "load_sweep", "one_line", "read_meta", "slopes",
+           "spans"]
