@@ -1,7 +1,7 @@
 """Where a sweep's batches are driven: an Engine takes batches (`submit`) and hands back each batch's rows
 as it finishes (`finished`), in whatever order they finish; `close` stops it (dropping what is not done
-when cancelled). The local engine is a process pool over this machine's cores; a cluster engine (Dask
-distributed's client.submit / as_completed) is another implementation of the same three methods.
+when cancelled). The local engine is a process pool over this machine's cores; the cluster engine
+(cluster.py: Dask distributed's client.submit / as_completed) is another implementation of the same three methods.
 """
 from __future__ import annotations
 
@@ -16,6 +16,11 @@ from concurrent.futures import wait
 from sim.lab.sweep.work import Job
 from sim.lab.sweep.work import drive_job
 from sim.lab.sweep.work import start_worker
+
+
+class EngineLost(Exception):
+    """The engine cannot go on (a cluster's scheduler gone, a batch that killed its workers); the message
+    is one line. The finished rows are kept as for Ctrl+C."""
 
 
 class Engine:
