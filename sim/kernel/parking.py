@@ -38,6 +38,7 @@ from sim.kernel.jit import allocating_leaf
 from sim.kernel.jit import kernel
 from sim.kernel.jit import leaf
 from sim.kernel.jit import stage
+from sim.kernel.shapes import surface_catch_up
 from sim.kernel.tables import NW
 from sim.kernel.tables import VP_HOLD_SOLVER
 from sim.kernel.tables import VP_HOLD_STOP
@@ -56,6 +57,7 @@ from sim.kernel.tables import W_OMEGA
 from sim.kernel.tables import W_QX
 from sim.kernel.tables import W_RHO
 from sim.kernel.tables import W_ROLL_SURF
+from sim.kernel.tables import W_SHAPE
 from sim.kernel.tables import W_T_BRAKE
 from sim.kernel.tables import W_T_BRAKE_MAX
 from sim.kernel.tables import W_T_DRIVE
@@ -300,11 +302,19 @@ def free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_h
 
 @kernel
 def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v_free, w_free, h, k_mat, c, lo, hi,
-                   budget):
+                   budget, boxes, n_planes, t):
     """Fill the candidates' free tangential speeds c (along t and b), the coupling K, each wheel's
     friction budget B = mu Fz h and its holding interval (brake and rolling resistance) cut to [-B, B].
     A candidate whose interval is empty cannot be held: it is dropped (cand[i] = False) and the result is
-    False (build again)."""
+    False (build again).
+
+    c is measured against the speed the contact must end the substep with to stay on its spot of the
+    ground: the ground's velocity at Q (W_VG) plus, on a moving box, what the ground point under the centre
+    of mass gains on that velocity on average over the substep (`surface_catch_up`, at time t; boxes and
+    n_planes, the world's box table and its number of planes, say which box a contact's shape is). The
+    body's position advances with its end velocity, so a body held to W_VG alone on a turntable drifts
+    outward by 1/2 W^2 r h^2 a substep; the catch-up is the same for every contact on one shape, so the
+    target stays a rigid motion the four contacts can share (docs/physics.md §11)."""
     pos, q, vel, w = body
     mass = vehicle_params[v, VP_MASS]
     inertia = inertia_of(vehicle_params, v)
@@ -313,7 +323,8 @@ def build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v
         if not cand[i]:
             continue
         r = sub(get3w(wheel_scratch, v, i, W_QX), pos)
-        v_q = sub(add(v_free, cross(w_free, r)), get3w(wheel_scratch, v, i, W_VGX))
+        v_q = sub(sub(add(v_free, cross(w_free, r)), get3w(wheel_scratch, v, i, W_VGX)),
+                  surface_catch_up(boxes, n_planes, int(wheel_scratch[v, i, W_SHAPE]), t, h, pos))
         e0 = get3w(wheel_scratch, v, i, W_TX)
         e1 = get3w(wheel_scratch, v, i, W_BX)
         c[2 * i] = dot(v_q, e0)
@@ -373,22 +384,23 @@ def commit_impulses(v, wheel_params, wheel_state, wheel_scratch, cand, j, speeds
 
 @stage
 def parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull, tau_hull,
-                  h):
+                  h, boxes, n_planes, t):
     """Static friction: wheels that are all but still try to hold together. Their dynamic tire forces and
     spin updates are replaced by the impulses within each wheel's friction disc and holding interval; a
     wheel that cannot be held (an empty interval, or unbraked and still moving after the solve) is
     dropped and the rest re-solved from the same frozen state. Returns the ledger's sum dHw + dHe, with
-    the held wheels' spin momentum stopped."""
+    the held wheels' spin momentum stopped. boxes, n_planes, t: the world's boxes, its number of planes and
+    the substep's start (s), for the ground a held contact moves with (`build_coupling`)."""
     bits = find_candidates(v, wheel_state, wheel_scratch)
     if bits == 0:
         return d_h
     return hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull,
-                           tau_hull, h, bits)
+                           tau_hull, h, bits, boxes, n_planes, t)
 
 
 @allocating_kernel
 def hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull, tau_hull,
-                    h, bits):
+                    h, bits, boxes, n_planes, t):
     """parking_stage's solve for the candidate wheels in `bits` (bit i: wheel i); it allocates its small
     matrices, so it runs only when a wheel is parked."""
     cand = np.zeros(NW, dtype=np.bool_)
@@ -410,7 +422,7 @@ def hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_sc
         v_free, w_free = free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand,
                                        d_h_lock, h)
         if not build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v_free, w_free, h, k_mat, c,
-                              lo, hi, budget):
+                              lo, hi, budget, boxes, n_planes, t):
             if not cand.any():
                 break
             continue

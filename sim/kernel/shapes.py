@@ -120,6 +120,34 @@ def box_surface_velocity(boxes, i, vc, c, p):
 
 
 @leaf
+def surface_catch_up(boxes, n_planes, shape, t, h, p):
+    """How much faster than the surface's velocity at p at time t a point carried along by shape `shape`
+    (its id: planes, then boxes, then heightfields) moves on average over [t, t + h]: (p(t + h) - p(t)) / h
+    - v(p, t) (m/s), with p(t + h) = c(t + h) + rot(w h) (p - c(t)). For a turning box,
+    (sin th / th - 1) w x r + h (1 - cos th) / th^2 w x (w x r) (th = |w| h, r = p - c(t)): to first order
+    h / 2 w x (w x r), the centripetal pull; for an oscillating one a (sin k(t + h) - sin kt) / h - a k cos kt
+    (k = 2 pi / T). Exact zeros for a plane, a heightfield and a box that keeps its velocity and does not
+    turn (docs/physics.md §11)."""
+    k = shape - n_planes
+    if k < 0 or k >= boxes.shape[0] or int(boxes[k, BX_ID]) != shape:
+        return 0.0, 0.0, 0.0
+    out = (0.0, 0.0, 0.0)
+    period = boxes[k, BX_PERIOD]
+    if period > 0.0:
+        f = 2.0 * math.pi / period
+        gain = 2.0 * math.cos(f * (t + 0.5 * h)) * math.sin(0.5 * f * h) / h - f * math.cos(f * t)
+        out = scale((boxes[k, BX_AX], boxes[k, BX_AY], boxes[k, BX_AZ]), gain)
+    w = (boxes[k, BX_WX], boxes[k, BX_WY], boxes[k, BX_WZ])
+    spin = math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+    if spin > 0.0:
+        th = spin * h
+        wr = cross(w, sub(p, box_centre(boxes, k, t)))
+        half = math.sin(0.5 * th)
+        out = madd(madd(out, wr, math.sin(th) / th - 1.0), cross(w, wr), 2.0 * half * half / (th * th) * h)
+    return out
+
+
+@leaf
 def least_penetrated_face(pl, half):
     """For a point pl inside a box (box frame, half extents `half`), the face it is closest to leaving
     through: (depth (m, > 0 inside), outward unit normal, the point on that face), all in the box frame.

@@ -30,6 +30,7 @@ collision §10  body, hull points, world                     returns the hull's 
 parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX W_FY W_GRIP_SCALE W_T_BRAKE
                W_T_DRIVE W_T_BRAKE_MAX W_MU W_FZ W_Q W_T     W_LOCKED, vectors W_FT W_FR; WS_OMEGA WS_H;
                W_B W_VG W_FS W_FT W_FR, WS_LOCKED WS_H       WS_LOCKED and W_LOCKED of every wheel
+               W_SHAPE, world (a moving box's kinematics)
 body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state; with the midpoint lateral update W_FY
                DS_HE; W_KY W_B W_N W_VX W_GROUNDED W_LOCKED  and vector W_FT gain its correction
 (the last substep works in wheel_telemetry itself; then the camber, for people)
@@ -111,7 +112,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     f_hull, tau_hull = collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta,
                                        hf_z, surf_mu, t, box_mask, hf_mask, h)   # body hull against the ground
     d_h = parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull,
-                        tau_hull, h)                                     # static friction for still wheels
+                        tau_hull, h, boxes, planes.shape[0], t)          # static friction for still wheels
     body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
                d_h, f_hull, tau_hull, h)                                 # forces, ledger torque, integrate
 

@@ -3,10 +3,11 @@
 `python -m sim.lab.validation` prints a table (figure, source, target, result, pass) for both presets. Every
 figure is a closed-loop drive of the real simulation with the test drives' own functions (sim/lab/drives/;
 the tests call them on shorter or fewer cases), on a flat plane or a plane tilted by the slope under
-test, at dt = 1/240 s:
+test (the turntable row: flat ground with the proving ground's turntable on it), at dt = 1/240 s:
 
     rest_drift            a car left alone: horizontal movement in 60 s after settling      (standstill.py)
     parked_drift          parked across a slope on the handbrake: movement in 60 s          (standstill.py)
+    turntable_drift       braked on a turning platform: movement on it in 60 s              (standstill.py)
     neutral_roll          free in neutral on a slope against the resistances                (longitudinal.py)
     skidpad_limit         the largest steady lateral acceleration on a circle               (circles.py)
     braking_distance      from v0 to rest, full brake (ABS on or off)                       (longitudinal.py)
@@ -28,6 +29,7 @@ from sim.lab.drives.longitudinal import launch
 from sim.lab.drives.longitudinal import neutral_roll
 from sim.lab.drives.standstill import parked_drift
 from sim.lab.drives.standstill import rest_drift
+from sim.lab.drives.standstill import turntable_drift
 from sim.lab.drives.transients import sine_steer
 from sim.model.checks import with_value
 from sim.model.params import Vehicle
@@ -77,6 +79,12 @@ def rows(car: Vehicle) -> list[tuple[str, str, str, str, bool]]:
         dev = float(np.sqrt(np.mean((sine_steer(car, substeps=sub) - y16) ** 2) / np.mean(y16 ** 2)))
         out.append((f"1 Hz sine steer at 20 m/s, yaw rate: {sub} vs 16 substeps", "substep independence",
                     "rms within 1 %", f"{100 * dev:.2f} %", dev < 0.01))
+    t16 = turntable_drift(car, substeps=16)
+    for sub in (1, 2):
+        d = turntable_drift(car, substeps=sub)
+        out.append((f"braked on the turning platform (0.3 rad/s, 4 m out), 60 s: {sub} vs 16 substeps",
+                    "static friction on moving ground", "< 1 mm", f"{d * 1000:.3f} / {t16 * 1000:.3f} mm",
+                    d < 1e-3 and t16 < 1e-3))
     for sub in (1, 2):
         flips = kappa_sign_flips(car, substeps=sub)
         out.append((f"walking pace, {sub} substep{'s' if sub > 1 else ''}: kappa sign flips in 5 s",
