@@ -86,12 +86,21 @@ class LocalPool(Engine):
     def close(self, cancel: bool = False) -> None:
         if cancel:
             processes = list((self.pool._processes or {}).values())
+            manager = self.pool._executor_manager_thread
             self.pool.shutdown(wait=False, cancel_futures=True)
+            processes += [p for p in (self.pool._processes or {}).values() if p not in processes]
             for p in processes:                   # the pool's own workers, by their handles
                 if p.is_alive():
                     p.terminate()
-            for p in processes:
+            for p in processes:                   # one still starting up on a loaded machine: killed
                 p.join(timeout=5.0)
+                if p.is_alive():
+                    p.kill()
+                    p.join()
+            # the pool's management thread reaps the workers too: wait for it, so that no thread is still
+            # polling them when close returns (two threads' waitpid race and one may see a dead worker alive)
+            if manager is not None:
+                manager.join(timeout=30.0)
         else:
             self.pool.shutdown(wait=True)
         self.pending.clear()
