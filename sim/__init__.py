@@ -16,6 +16,7 @@ from sim import warmup
 from sim.controls import CONTROL_COLUMNS
 from sim.controls import CONTROL_DEFAULTS
 from sim.controls import NO_GEAR
+from sim.controls import NO_STEER_ANGLE
 from sim.controls import Controls
 from sim.kernel.steering import approach as _approach
 from sim.kernel.tables import WHEEL_NAMES
@@ -60,7 +61,7 @@ approach = getattr(_approach, "py_func", _approach)   # the rate limit as plain 
 __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate", "with_value", "get_value",
            "atomic_write_bytes", "approach", "advisor", "warmup", "BlowUp", "stability", "MAX_DT", "MAX_SUBSTEPS",
            "World", "load_world", "Surface", "Plane", "Box", "Heightfield", "Marking", "bumps", "DEFAULT_SUBSTEPS",
-           "yaw_pitch_roll", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "Controls", "Simulation",
-           "Snapshot", "WheelGeometry", "rest_com_height",
+           "yaw_pitch_roll", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "NO_STEER_ANGLE", "Controls",
+           "Simulation", "Snapshot", "WheelGeometry", "rest_com_height",
            "spawn_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
            "KMH", "GRAVITY", "SWITCHES", "static_loads"]

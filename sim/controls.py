@@ -10,11 +10,14 @@ import numpy as np
 from sim.kernel import tables as T
 from sim.kernel.control_rows import normalise_trace
 
-CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc", "esp")
+CONTROL_COLUMNS = ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "abs", "tc", "esp",
+                   "steer_angle")
 """The columns of a control row, in order: what `Controls.row`, `Controls.from_row` and
 `Simulation.run` use, and what a recorded trace stores. gear holds NO_GEAR when no gear is requested."""
 NO_GEAR = T.NO_GEAR
-CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0, 0.0)   # no input, no gear request, aids off
+NO_STEER_ANGLE = T.NO_STEER_ANGLE
+# no input, no gear request, aids off, no road-wheel angle (the steer input acts)
+CONTROL_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NO_GEAR, 0.0, 0.0, 0.0, NO_STEER_ANGLE)
 assert CONTROL_COLUMNS.index("gear") == T.CT_GEAR and len(CONTROL_COLUMNS) == T.CT_N
 
 
@@ -70,7 +73,9 @@ class Controls:
     throttle: 0..1 (direct drive: -1..1, negative drives backwards); brake: 0..1; steer: -1..1, positive
     turns left; handbrake: 0..1; clutch: 0..1 pedal (1 = pressed, open); shift: -1 down, 0 none, +1 up;
     gear: None or the gear wanted now (-1 reverse, 0 neutral, 1..n); abs, tc, esp: the driver aids (ABS,
-    traction control, stability control)."""
+    traction control, stability control); steer_angle: None, or the front road wheels' mean angle in rad
+    (positive left), Ackermann applied, set at once (no steering rate) in place of `steer`, within the lock
+    (for scripts, test drives and comparisons with other models)."""
     throttle: float | np.ndarray = 0.0
     brake: float | np.ndarray = 0.0
     steer: float | np.ndarray = 0.0
@@ -81,16 +86,18 @@ class Controls:
     abs: bool = False
     tc: bool = False
     esp: bool = False
+    steer_angle: float | np.ndarray | None = None
 
     def __post_init__(self):
         """Refuse what is not a finite number (a NaN steer would be full lock, a text "0.5" a surprise)."""
-        for name in ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear"):
+        for name in ("throttle", "brake", "steer", "handbrake", "clutch", "shift", "gear", "steer_angle"):
             value = getattr(self, name)
-            if value is None and name == "gear":
+            optional = name in ("gear", "steer_angle")
+            if value is None and optional:
                 continue
             if isinstance(value, (bool, str, bytes)) or not all_finite(value):
                 raise ValueError(f"Controls: {name} = {value!r} is not allowed; expected a finite number"
-                                 + (" or None" if name == "gear" else "") + " (or an array of them)")
+                                 + (" or None" if optional else "") + " (or an array of them)")
         row = self.row()
         # the row as plain numbers when every input is a scalar (the app's case), so packing it is one write
         object.__setattr__(self, "_scalar_row", row if all(isinstance(x, (int, float)) for x in row) else None)
@@ -99,7 +106,7 @@ class Controls:
         """The values in CONTROL_COLUMNS order (scalars, or arrays for per-vehicle inputs)."""
         return (self.throttle, self.brake, self.steer, self.handbrake, self.clutch, self.shift,
                 NO_GEAR if self.gear is None else self.gear, 1.0 if self.abs else 0.0, 1.0 if self.tc else 0.0,
-                1.0 if self.esp else 0.0)
+                1.0 if self.esp else 0.0, NO_STEER_ANGLE if self.steer_angle is None else self.steer_angle)
 
     @classmethod
     def from_row(cls, row) -> Controls:
@@ -113,7 +120,8 @@ class Controls:
         return cls(float(full[T.CT_THROTTLE]), float(full[T.CT_BRAKE]), float(full[T.CT_STEER]),
                    float(full[T.CT_HANDBRAKE]), clutch=float(full[T.CT_CLUTCH]), shift=int(full[T.CT_SHIFT]),
                    gear=None if gear == NO_GEAR else gear, abs=bool(full[T.CT_ABS]), tc=bool(full[T.CT_TC]),
-                   esp=bool(full[T.CT_ESP]))
+                   esp=bool(full[T.CT_ESP]), steer_angle=None if abs(full[T.CT_STEER_ANGLE]) >= NO_STEER_ANGLE
+                   else float(full[T.CT_STEER_ANGLE]))
 
     def pack_into(self, controls: np.ndarray) -> None:
         """Write into the controls table (N, CT_N)."""

@@ -15,6 +15,8 @@ from sim.kernel.tables import BS_VX
 from sim.kernel.tables import BS_VY
 from sim.kernel.tables import BS_VZ
 from sim.kernel.tables import CT_STEER
+from sim.kernel.tables import CT_STEER_ANGLE
+from sim.kernel.tables import NO_STEER_ANGLE
 from sim.kernel.tables import NW
 from sim.kernel.tables import VP_ACKERMANN
 from sim.kernel.tables import VP_STEER_LIMIT_V
@@ -81,15 +83,51 @@ def steer_angles(steer, wheelbase, track, max_angle, ackermann, speed, limit_spe
 
 
 @leaf
+def mean_angle_pair(mean, wheelbase, track, max_angle, ackermann):
+    """Road-wheel angles (left, right) in rad whose mean is `mean` (positive left), Ackermann blended as
+    `steer_angles` does, the inner wheel at most max_angle: the turn radius R (about the rear axle's midpoint)
+    solved by Newton's method on (ackermann (atan(L / (R - W/2)) + atan(L / (R + W/2))) / 2 + (1 - ackermann)
+    atan(L / R)) = |mean|, from the bicycle radius L / tan |mean|."""
+    m = abs(mean)
+    if m == 0.0 or not wheelbase > 0.0:
+        return mean, mean
+    half = track / 2.0
+    r_min = wheelbase / math.tan(min(max_angle, 1.5)) + half            # the inner wheel at the lock
+    r = max(r_min, wheelbase / math.tan(min(m, 1.5)))
+    for _ in range(8):
+        a, b, c = r - half, r + half, r
+        g = ackermann * 0.5 * (math.atan(wheelbase / a) + math.atan(wheelbase / b)) + \
+            (1.0 - ackermann) * math.atan(wheelbase / c) - m
+        l2 = wheelbase * wheelbase
+        dg = -ackermann * 0.5 * (wheelbase / (a * a + l2) + wheelbase / (b * b + l2)) \
+            - (1.0 - ackermann) * wheelbase / (c * c + l2)
+        r = max(r_min, r - g / dg)
+    inner_a, outer_a = ackermann_angles(wheelbase, track, r)
+    bicycle = math.atan(wheelbase / r)
+    inner = ackermann * inner_a + (1.0 - ackermann) * bicycle
+    outer = ackermann * outer_a + (1.0 - ackermann) * bicycle
+    if mean > 0.0:                                             # left turn: the left wheel is inside
+        return inner, outer
+    return -outer, -inner
+
+
+@leaf
 def steering_targets(v, vehicle_params, controls, body_state):
-    """The road-wheel angles (left, right) the driver's input asks for this step (rad): the input and the
-    speed at the start of the step (the input is the step's; the speed limit on the lock is the driver's
-    aid, not a dynamic of the substeps), so they are worked out once a step (`sim.kernel.step`)."""
+    """The road-wheel angles (left, right) the driver's input asks for this step (rad), and 1.0 when they are
+    set at once (a road-wheel angle given, CT_STEER_ANGLE) or 0.0 when the rack moves toward them: the input
+    and the speed at the start of the step (the input is the step's; the speed limit on the lock is the
+    driver's aid, not a dynamic of the substeps), so they are worked out once a step (`sim.kernel.step`)."""
+    angle = controls[v, CT_STEER_ANGLE]
+    if abs(angle) < NO_STEER_ANGLE:
+        left, right = mean_angle_pair(angle, vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
+                                      vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN])
+        return left, right, 1.0
     vx, vy, vz = body_state[v, BS_VX], body_state[v, BS_VY], body_state[v, BS_VZ]
     speed = math.sqrt(vx * vx + vy * vy + vz * vz)
-    return steer_angles(controls[v, CT_STEER], vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
-                        vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN], speed,
-                        vehicle_params[v, VP_STEER_LIMIT_V])
+    left, right = steer_angles(controls[v, CT_STEER], vehicle_params[v, VP_WHEELBASE], vehicle_params[v, VP_TRACK_F],
+                               vehicle_params[v, VP_STEER_MAX], vehicle_params[v, VP_ACKERMANN], speed,
+                               vehicle_params[v, VP_STEER_LIMIT_V])
+    return left, right, 0.0
 
 
 @stage
@@ -97,8 +135,11 @@ def steering_stage(v, vehicle_params, wheel_params, targets, wheel_state, wheel_
     """Each wheel's road-wheel angle for this substep (W_STEER), moved toward this step's target
     (`steering_targets`: left, right) from the last committed angle by at most the steering rate; h:
     substep (s)."""
-    left, right = targets
+    left, right, at_once = targets
     rate = vehicle_params[v, VP_STEER_RATE]
     for i in range(NW):
         target = (left if i % 2 == 0 else right) * wheel_params[v, i, WP_STEERS]
-        wheel_scratch[v, i, W_STEER] = approach(wheel_state[v, i, WS_STEER], target, rate * h)
+        if at_once != 0.0:                                    # a road-wheel angle given: no rack, no rate
+            wheel_scratch[v, i, W_STEER] = target
+        else:
+            wheel_scratch[v, i, W_STEER] = approach(wheel_state[v, i, WS_STEER], target, rate * h)

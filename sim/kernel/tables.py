@@ -27,6 +27,7 @@ WHEEL_NAMES = ("FL", "FR", "RL", "RR")
 MAX_CURVE = 16                             # most points in an engine torque curve
 MAX_GEARS = 10                             # most forward gears
 NO_GEAR = 100.0                            # controls CT_GEAR: no gear requested this step
+NO_STEER_ANGLE = 100.0                     # controls CT_STEER_ANGLE (rad): at or past it, no angle given (steer acts)
 # the Magic Formula tires' coefficient block, in the kernel's order (wheel_params WP_PCX1 .. WP_NOMPRES below):
 # the 1996-style model's, then the MF 6.1-style model's camber and pressure terms after them
 MF96_FIELDS = ("pcx1", "pdx1", "pdx2", "pex1", "pex2", "pkx1", "pkx2", "pkx3", "pcy1", "pdy1", "pdy2", "pey1",
@@ -131,7 +132,8 @@ VP_N = VP_RATIO + MAX_GEARS
  CT_GEAR,                                  # requested gear: -1 reverse, 0 neutral, 1.. forward; NO_GEAR = none
  CT_ABS, CT_TC,                            # driver aids on (1) or off (0)
  CT_ESP,                                   # stability control on (1) or off (0)
- CT_N) = range(11)
+ CT_STEER_ANGLE,                           # rad: the road wheels' mean angle, bypassing the rack (NO_STEER_ANGLE: none)
+ CT_N) = range(12)
 
 # --- body_state[v, :] ------------------------------------------------------------------------------
 (BS_PX, BS_PY, BS_PZ,                      # m centre of mass, world
