@@ -45,6 +45,13 @@ def benchmark_trace(seconds: float, substeps: int, vehicle: str, world: str):
     return Trace(1.0 / 240.0, substeps, vehicle, world, rows)
 
 
+COMMANDS = """headless commands (each has its own --help):
+  contactpatch test NAME|all [--vehicle V]      standard test drives, their figures and logs
+  contactpatch compare [--models a,b]           the model families side by side (seed 001's table)
+  contactpatch sweep FILE --out DIR             every variant of a sweep file (grid, random, search)
+  python -m app.repro FOLDER                    replay a saved blow-up (<data dir>/blowups/)"""
+
+
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else list(argv)
     if args_in[:1] in (["test"], ["compare"], ["sweep"]):   # headless: test drives, the model lab, sweeps
@@ -59,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:                      # the output went to `head` or a closed pager
             sys.stderr.close()
             return Exit.OK
-    ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0], epilog=COMMANDS,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
     ap.add_argument("--world", help="world preset name or TOML file (default proving_ground)")
     ap.add_argument("--size", type=parse_size, default=(1280, 720), help="window size WIDTHxHEIGHT")

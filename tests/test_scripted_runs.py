@@ -158,3 +158,13 @@ def test_an_unexpected_error_is_one_line_and_its_trace_is_saved(tmp_path, monkey
                            "(test_scripted_runs.py:")
     saved = next((tmp_path / "contactpatch").glob("crash-*.txt"))
     assert str(saved) in line and 'KeyError: \'wheel\'' in saved.read_text()
+
+
+def test_the_help_names_the_headless_commands(capsys):
+    from app.__main__ import main
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0
+    for command in ("contactpatch test", "contactpatch compare", "contactpatch sweep", "python -m app.repro"):
+        assert command in out
