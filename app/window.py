@@ -60,7 +60,9 @@ from ui.backend import PygameInput
 from ui.backend import configure_io
 from ui.layout import covers_the_view
 from ui.layout import has_docking
+from ui.layout import undocked
 from ui.map import draw_map
+from ui.overlay import NEW_PANEL_HOSTS
 from ui.overlay import Overlay
 
 
@@ -144,6 +146,8 @@ class App:
         self.gc_settled = False                     # settle_garbage_collector after the first frame
         self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
         self.overlay.layout_request = None if has_docking(saved) and not covered else "auto"
+        if self.overlay.layout_request is None:
+            self.overlay.to_dock = undocked(saved, NEW_PANEL_HOSTS)
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)

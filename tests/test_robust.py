@@ -483,3 +483,13 @@ def test_a_dropped_simulation_is_freed_at_once():
         if was:
             gc.enable()
 
+
+
+def test_a_kept_layout_names_the_panels_it_does_not_dock():
+    """A layout saved before a panel existed (or with that panel floating) keeps the user's docking; the panels
+    it does not dock are docked beside their neighbour instead of floating over the 3D view (ui/overlay.py)."""
+    from ui.layout import undocked
+    saved = ("[Window][Plots]\nPos=320,480\nSize=550,240\nDockId=0x00000005,0\n\n"
+             "[Window][Sweeps]\nPos=100,100\nSize=600,300\nCollapsed=0\n\n"
+             "[Docking]\nDockSpace ID=0x8B93E3BD Window=0xA787BDB4 Pos=0,19 Size=1280,701 Split=X\n")
+    assert undocked(saved, ["Plots", "Sweeps", "Grip"]) == ["Sweeps", "Grip"]

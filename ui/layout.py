@@ -80,3 +80,16 @@ def save(path: str | os.PathLike, text: str) -> str:
         return ""
     except OSError as exc:
         return f"{path}: cannot save the layout: {exc.strerror or exc}"
+
+
+def undocked(saved: str, names) -> list[str]:
+    """The panels among `names` that a saved layout does not dock (a panel added since it was saved): kept
+    layouts dock them beside their default neighbour (ui/overlay.py NEW_PANEL_HOSTS) instead of letting them
+    float over the 3D view."""
+    out = []
+    for name in names:
+        section = re.search(r"^\[Window\]\[" + re.escape(name) + r"\]\n((?:[^\[\n][^\n]*\n?)*)", saved, re.M)
+        if section is None or "DockId=" not in section.group(1):
+            out.append(name)
+    return out
+

@@ -39,6 +39,9 @@ LAYOUTS = {"auto": "compact below 1700 px of width, wide from there",
 HISTORY_SECONDS = 20.0    # s of plot channels kept (the Plots panel shows up to all of them)
 
 
+# where a panel added after a user's layout was saved goes in it: the dock node of this panel
+NEW_PANEL_HOSTS = {"Sweeps": "Plots"}
+
 class Overlay:
     """The panels (`panels`, by window title, and which of them are shown: `show`), what they share, and
     what the app reads back: the 3D view's rectangle (`central`), the panels' places (`layout`), the grip
@@ -62,6 +65,7 @@ class Overlay:
         self.close_popups = False                     # the app asks: close any open menu or popup
         self.layout: list[tuple] = []                 # where the last build placed each panel
         self.layout_request: str | None = "auto"      # a layout to build at the next frame (None: keep)
+        self.to_dock: list[str] = []                 # panels a kept layout does not dock (ui/layout.py undocked)
         self.dockspace_id = 0
         self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
         self._front_tabs: dict[str, int] = {}            # panels to bring to the front: in how many frames
@@ -166,6 +170,12 @@ class Overlay:
         if self.layout_request:
             self.dock_layout(self.layout_request)
             self.layout_request = None
+            self.to_dock = []
+        for name in list(self.to_dock):             # a panel newer than the kept layout: beside its neighbour
+            host = imgui.internal.find_window_by_name(NEW_PANEL_HOSTS.get(name, "Plots"))
+            if host is not None and host.dock_id != 0:
+                imgui.internal.dock_builder_dock_window(name, host.dock_id)
+                self.to_dock.remove(name)
         for name, panel in self.panels.items():
             if self.show[name]:
                 panel.draw(*imgui.get_io().display_size)
