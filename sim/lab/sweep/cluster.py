@@ -28,6 +28,13 @@ from sim.lab.sweep.work import one_line
 from sim.model.files import ConfigError
 from sim.model.params import Vehicle
 
+# A local cluster's workers without Dask's dashboard chores: the statistical profiler (samples the batch's thread
+# every 10 ms), the system and memory monitors (every 0.5 and 0.1 s), the event loop's 20 ms tick, and the
+# nanny's MALLOC_TRIM_THRESHOLD_=64 KiB (glibc returns freed memory at once). Together they cost the 2-core
+# bench machine 2-4 CPU-seconds of a 1024-variant sweep (docs/benchmarks.md, issue 29).
+LEAN = {"distributed.worker.profile.enabled": False, "distributed.admin.system-monitor.interval": "2s",
+        "distributed.worker.memory.monitor-interval": "1s", "distributed.admin.tick.interval": "200ms",
+        "distributed.nanny.pre-spawn-environ": {}}
 KERNEL_THREADS = 1        # on a worker: the kernel's threads per batch (set by WarmUp: the host's cores / its tasks)
 
 
@@ -85,8 +92,8 @@ class DaskEngine(Engine):
         self.seen: set[str] = set()
         self.stream = None
         if scheduler is None:
-            try:                  # the workers' profiler samples the batch's thread every 10 ms for a dashboard
-                with dask.config.set({"distributed.worker.profile.enabled": False}):     # that is not started
+            try:
+                with dask.config.set(LEAN):
                     self.cluster = distributed.LocalCluster(
                         n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                         host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
