@@ -335,8 +335,8 @@ class App:
         vp = proj_m @ view_m
         self.scene.draw(view_m, proj_m, cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
-                        viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses())
-        self.skids.draw(vp)
+                        viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses(),
+                        telemetry=car.telemetry, skids=self.skids)
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)

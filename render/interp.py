@@ -6,6 +6,7 @@ Nothing here recomputes physics: every field is copied from the simulation's sta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 
@@ -19,6 +20,7 @@ class Pose:
     wheel_steer: np.ndarray     # (4,) rad
     wheel_angle: np.ndarray     # (4,) spin angle, rad
     wheel_grounded: np.ndarray  # (4,) 0/1
+    wheel_omega: np.ndarray = field(default_factory=lambda: np.zeros(4))   # (4,) spin rate, rad/s (the blur)
 
 
 def capture(sim, vehicle: int = 0) -> Pose:
@@ -29,7 +31,7 @@ def capture(sim, vehicle: int = 0) -> Pose:
     def pick(a):
         return np.array(a if sim.n == 1 else a[vehicle], dtype=float)
     return Pose(sim.time, pick(state.position), pick(state.orientation), pick(tel.l), pick(state.wheel_steer),
-                pick(state.wheel_angle), pick(tel.grounded))
+                pick(state.wheel_angle), pick(tel.grounded), pick(state.wheel_omega))
 
 
 def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
@@ -62,4 +64,4 @@ def blend(prev: Pose, curr: Pose, alpha: float) -> Pose:
     return Pose(lerp(prev.time, curr.time), lerp(prev.position, curr.position),
                 slerp(prev.orientation, curr.orientation, alpha), lerp(prev.wheel_l, curr.wheel_l),
                 lerp(prev.wheel_steer, curr.wheel_steer), blend_angle(prev.wheel_angle, curr.wheel_angle, alpha),
-                curr.wheel_grounded)
+                curr.wheel_grounded, lerp(prev.wheel_omega, curr.wheel_omega))

@@ -1,0 +1,116 @@
+"""The car as the physics has it: its body, its wheels where the suspension, the steering, the camber and
+the spin put them (render.wheels), its contact shadows and grip rings (render.shadows), its tire smoke
+(render.smoke), and translucent ghosts of other runs and variants, each in one flat colour."""
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+import sim
+from render import carbody
+from render import shadows
+from render import wheels
+from render.decals import Decals
+from render.interp import Pose
+from render.lit import GHOST
+from render.lit import LIGHT
+from render.lit import SKY
+from render.lit import Mesh
+from render.lit import instance
+from render.mathx import pose_matrix
+from render.smoke import Smoke
+
+NEUTRAL = (1.0, 1.0, 1.0)
+
+
+class CarRenderer:
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program):
+        self.ctx, self.prog = ctx, prog
+        self.wheels = wheels.WheelRenderer(ctx, LIGHT, SKY)
+        self.decals = Decals(ctx)
+        self.smoke = Smoke()
+        self.exposure = wheels.Exposure()
+        self.body: Mesh | None = None                # the car's body, built for the parameters in _body_for
+        self.body_shape: carbody.CarShape | None = None
+        self._body_key = None
+        self._body_for = None
+
+    def car_body(self, v: sim.Vehicle) -> carbody.CarShape:
+        """The body mesh for parameters `v`: built once, and again only when a parameter that shapes it
+        changes (the overlay's tuning hands over a new Vehicle for any edit; most leave the body alone)."""
+        if v is not self._body_for:
+            key = carbody.shape_key(v)
+            if key != self._body_key:
+                shape = carbody.build(v)
+                if self.body is not None:
+                    self.body.release()
+                self.body = Mesh(self.ctx, self.prog, shape.vertices)
+                self.body_shape, self._body_key = shape, key
+            self._body_for = v
+        return self.body_shape
+
+    def wheel_models(self, pose: Pose, body: np.ndarray, g: sim.WheelGeometry, shape: carbody.CarShape) -> np.ndarray:
+        """(4, 4, 4) world model matrices of the unit wheel (render.wheels.wheel_matrices)."""
+        return wheels.wheel_matrices(body, g.anchor, g.axis, pose.wheel_l, pose.wheel_steer, g.camber,
+                                     pose.wheel_angle, g.radius, shape.tire_width)
+
+    def draw_car(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, tints=None) -> np.ndarray:
+        """The body (one draw) and the four wheels (one draw); returns the wheels' model matrices."""
+        shape = self.car_body(v)
+        body = pose_matrix(pose.position, pose.orientation)
+        self.body.draw("car", instance(body))
+        models = self.wheel_models(pose, body, g, shape)
+        sweep = wheels.sweeps(pose.wheel_omega, self.exposure.seconds)
+        rows = wheels.instance_rows(models, NEUTRAL if tints is None else tints, 1.0, sweep,
+                                    wheels.PLAIN if tints is None else wheels.TINTED)
+        self.wheels.draw("car", rows)
+        return models
+
+    def draw_ghost(self, slot: str, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, color=GHOST,
+                   alpha: float = 0.35) -> None:
+        """A translucent copy of the car at `pose` in one flat colour (the reference run of a comparison,
+        a compare-mode variant): seen through, and hiding nothing (no depth writes)."""
+        ctx = self.ctx
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        ctx.fbo.depth_mask = False
+        shape = self.car_body(v)
+        body = pose_matrix(pose.position, pose.orientation)
+        self.body.draw(slot, instance(body, color, alpha=alpha, flat=True))
+        models = self.wheel_models(pose, body, g, shape)
+        sweep = wheels.sweeps(pose.wheel_omega, self.exposure.seconds)
+        self.wheels.draw(slot, wheels.instance_rows(models, color, alpha, sweep, wheels.FLAT))
+        ctx.fbo.depth_mask = True
+        ctx.disable(moderngl.BLEND)
+
+    def draw_ground(self, world: sim.World, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, models: np.ndarray,
+                    tel, tints, vp_bytes: bytes) -> None:
+        """After the ground: the contact shadows of the body and each wheel, and with `tints` (grip state
+        colours, (4, 3)) a ring around each grounded wheel's contact."""
+        ground = world.ray_cast(pose.position, (0.0, 0.0, -1.0), 50.0)
+        if not ground.hit:
+            return
+        ch, shape = v.chassis, self.car_body(v)
+        rot = pose_matrix(pose.position, pose.orientation)[:3, :3]
+        hl, hw = ch.length / 2, ch.width / 2
+        z = ch.floor_z - ch.com_z
+        floor = np.array([(-hl, -hw, z), (hl, -hw, z), (hl, hw, z), (-hl, hw, z)]) - (ch.com_x, ch.com_y, 0.0)
+        rows = [shadows.body_shadow(rot, pose.position, floor, z - shape.ground_z, ground.P, ground.n)]
+        centres, forward = models[:, :3, 3], models[:, :3, 0]
+        if tel is not None:
+            contact_p, contact_n = np.asarray(tel.Q, float), np.asarray(tel.n, float)
+        else:
+            contact_p, contact_n = ground.P, ground.n
+        args = (pose.wheel_grounded, contact_p, contact_n, ground.P, ground.n)
+        rows.append(shadows.wheel_shadows(centres, forward, g.radius, shape.tire_width, *args))
+        self.decals.blend("shadows", np.concatenate(rows), vp_bytes)
+        if tints is not None:
+            self.decals.blend("rings", shadows.grip_rings(centres, forward, g.radius, pose.wheel_grounded[:4],
+                                                          tints, *args[1:]), vp_bytes)
+
+    def draw_smoke(self, pose: Pose, tel, view: np.ndarray, eye: np.ndarray, vp_bytes: bytes) -> None:
+        """Advance the smoke to the drawn time, emit what the telemetry slides out, and draw it."""
+        if tel is not None:
+            self.smoke.update(pose.time, tel)
+        if self.smoke.count:
+            self.decals.blend("smoke", self.smoke.rows(eye, view[0, :3], view[1, :3]), vp_bytes)
