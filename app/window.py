@@ -33,6 +33,7 @@ from app.hud import feature_labels
 from app.hud import force_tooltip
 from app.hud import help_window
 from app.hud import hud_lines
+from app.hud import pin_labels
 from app.hud import text_block
 from app.input import Input
 from app.input import load_bindings
@@ -353,6 +354,7 @@ class App:
         self.overlay_age, self.overlay_wanted = 0.0, False
         imgui.new_frame()
         feature_labels(self.features, vp, cam.eye, (vx, vy, vw, vh))
+        pin_labels([c.label for c in self.session.companions], self.scene.car.pins, vp, (vx, vy, vw, vh))
         if self.overlay.arrows_on:
             force_tooltip(car.telemetry, self.overlay.shown, vp, (vx, vy, vw, vh))
         self.overlay.build()

@@ -21,6 +21,21 @@ from render.mathx import pose_matrix
 from render.smoke import Smoke
 
 NEUTRAL = (1.0, 1.0, 1.0)
+PIN = (0.45, 0.28, 0.4)       # m: a ghost's pin is this long and wide, its tip this far over the roof (and pins
+#                               stack this far apart)
+
+
+def pin_matrix(body: np.ndarray, v: sim.Vehicle, k: int) -> np.ndarray:
+    """Model matrix of the k-th ghost's pin: a pyramid pointing down at the roof over the centre of mass."""
+    ch = v.chassis
+    tip = body[:3, 3] + np.array([0.0, 0.0, ch.floor_z + ch.height - ch.com_z + PIN[2] * (k + 1)])
+    m = np.zeros((4, 4))
+    m[:3, 0] = (0.0, 0.0, -PIN[0])                 # the pyramid's x (base to tip) points down
+    m[:3, 1] = (PIN[1], 0.0, 0.0)
+    m[:3, 2] = (0.0, PIN[1], 0.0)
+    m[:3, 3] = tip + (0.0, 0.0, PIN[0])
+    m[3, 3] = 1.0
+    return m
 
 
 class CarRenderer:
@@ -34,6 +49,8 @@ class CarRenderer:
         self.body_shape: carbody.CarShape | None = None
         self._body_key = None
         self._body_for = None
+        self.pin: Mesh | None = None
+        self.pins: list[tuple[np.ndarray, tuple]] = []    # this frame's ghost pins: (base centre, world; rgb)
 
     def car_body(self, v: sim.Vehicle) -> carbody.CarShape:
         """The body mesh for parameters `v`: built once, and again only when a parameter that shapes it
@@ -67,9 +84,11 @@ class CarRenderer:
         return models
 
     def draw_ghost(self, slot: str, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, color=GHOST,
-                   alpha: float = 0.35) -> None:
+                   alpha: float = 0.35, pin: int | None = None) -> None:
         """A translucent copy of the car at `pose` in one flat colour (the reference run of a comparison,
-        a compare-mode variant): seen through, and hiding nothing (no depth writes)."""
+        a compare-mode variant): seen through, and hiding nothing (no depth writes). With `pin` (0, 1,
+        2, ...) a solid marker in its colour floats over its roof, each pin at its own height, so variants
+        that drive on top of each other still show one pin each."""
         ctx = self.ctx
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -82,6 +101,14 @@ class CarRenderer:
         self.wheels.draw(slot, wheels.instance_rows(models, color, alpha, sweep, wheels.FLAT))
         ctx.fbo.depth_mask = True
         ctx.disable(moderngl.BLEND)
+        if pin is not None and self.pin is not None:
+            m = pin_matrix(body, v, pin)
+            self.pin.draw(slot, instance(m, color, marker=True))
+            self.pins.append((m[:3, 3].copy(), color))
+
+    def attach_pin(self, mesh: Mesh) -> None:
+        """The mesh the ghosts' pins are drawn with (a pyramid, tip at x = 1)."""
+        self.pin = mesh
 
     def draw_ground(self, world: sim.World, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, models: np.ndarray,
                     tel, tints, vp_bytes: bytes) -> None:

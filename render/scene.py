@@ -100,6 +100,7 @@ class SceneRenderer:
                  else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
         self.car = CarRenderer(ctx, self.prog)
+        self.car.attach_pin(self.head)
 
     def car_body(self, v: sim.Vehicle) -> carbody.CarShape:
         return self.car.car_body(v)
@@ -152,10 +153,11 @@ class SceneRenderer:
         if skids is not None:
             skids.draw(vp)
         self.car.draw_ground(self.world, pose, vehicle, wheels, models, telemetry, wheel_tints, vp_bytes)
+        self.car.pins = []
         if ghost is not None:
             self.car.draw_ghost("ghost", ghost, vehicle, wheels)
         for k, (c_pose, c_vehicle, c_wheels, color) in enumerate(companions):   # compare mode, each in its colour
-            self.car.draw_ghost(f"companion {k}", c_pose, c_vehicle, c_wheels, color, alpha=0.55)
+            self.car.draw_ghost(f"companion {k}", c_pose, c_vehicle, c_wheels, color, alpha=0.45, pin=k)
         self.car.draw_smoke(pose, telemetry, view, np.asarray(eye, float), vp_bytes)
         self.draw_arrows(arrows, np.asarray(eye, float), ctx.viewport[3] * proj[1, 1] / 2)
 
