@@ -201,7 +201,7 @@ def pin_labels(labels: list[str], pins: list[tuple[np.ndarray, tuple]], vp: np.n
         c = vp @ np.array([*p, 1.0])
         if c[3] <= 0.1:
             continue
-        x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w + 14, oy + (0.5 - c[1] / c[3] * 0.5) * h
+        x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w + 18, oy + (0.5 - c[1] / c[3] * 0.5) * h
         size = imgui.calc_text_size(label)
         if not (ox <= x and x + size.x + 4 < ox + w and oy <= y - size.y / 2 and y + size.y / 2 < oy + h):
             continue                                     # a label the view's edge would cut is left out

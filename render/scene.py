@@ -10,7 +10,6 @@ import moderngl
 import numpy as np
 
 import sim
-from render import carbody
 from render import meshes
 from render.arrows import legible
 from render.car import CarRenderer
@@ -101,9 +100,6 @@ class SceneRenderer:
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
         self.car = CarRenderer(ctx, self.prog)
         self.car.attach_pin(self.head)
-
-    def car_body(self, v: sim.Vehicle) -> carbody.CarShape:
-        return self.car.car_body(v)
 
     # ------------------------------------------------------------------------------------------------
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
