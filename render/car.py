@@ -9,6 +9,7 @@ import numpy as np
 import sim
 from render import carbody
 from render import shadows
+from render import smoke
 from render import wheels
 from render.decals import Decals
 from render.interp import Pose
@@ -18,7 +19,6 @@ from render.lit import SKY
 from render.lit import Mesh
 from render.lit import instance
 from render.mathx import pose_matrix
-from render.smoke import Smoke
 
 NEUTRAL = (1.0, 1.0, 1.0)
 PIN = (0.45, 0.28, 0.4)       # m: a ghost's pin is this long and wide, its tip this far over the roof (and pins
@@ -43,7 +43,7 @@ class CarRenderer:
         self.ctx, self.prog = ctx, prog
         self.wheels = wheels.WheelRenderer(ctx, LIGHT, SKY)
         self.decals = Decals(ctx)
-        self.smoke = Smoke()
+        self.smoke = smoke.Smoke()
         self.exposure = wheels.Exposure()
         self.body: Mesh | None = None                # the car's body, built for the parameters in _body_for
         self.body_shape: carbody.CarShape | None = None
@@ -123,21 +123,23 @@ class CarRenderer:
         z = ch.floor_z - ch.com_z
         floor = np.array([(-hl, -hw, z), (hl, -hw, z), (hl, hw, z), (-hl, hw, z)]) - (ch.com_x, ch.com_y, 0.0)
         rows = [shadows.body_shadow(rot, pose.position, floor, z - shape.ground_z, ground.P, ground.n)]
-        centres, forward = models[:, :3, 3], models[:, :3, 0]
         if tel is not None:
             contact_p, contact_n = np.asarray(tel.Q, float), np.asarray(tel.n, float)
         else:
             contact_p, contact_n = ground.P, ground.n
-        args = (pose.wheel_grounded, contact_p, contact_n, ground.P, ground.n)
-        rows.append(shadows.wheel_shadows(centres, forward, g.radius, shape.tire_width, *args))
+        blobs, rings = shadows.wheel_marks(models[:, :3, 3], models[:, :3, 0], g.radius, shape.tire_width,
+                                           pose.wheel_grounded, tints, contact_p, contact_n, ground.P, ground.n)
+        rows.append(blobs)
         self.decals.blend("shadows", np.concatenate(rows), vp_bytes)
-        if tints is not None:
-            self.decals.blend("rings", shadows.grip_rings(centres, forward, g.radius, pose.wheel_grounded[:4],
-                                                          tints, *args[1:]), vp_bytes)
+        if len(rings):
+            self.decals.blend("rings", rings, vp_bytes)
 
-    def draw_smoke(self, pose: Pose, tel, view: np.ndarray, eye: np.ndarray, vp_bytes: bytes) -> None:
-        """Advance the smoke to the drawn time, emit what the telemetry slides out, and draw it."""
+    def draw_smoke(self, pose: Pose, tel, view: np.ndarray, eye: np.ndarray, vp_bytes: bytes, px_per_m: float,
+                   view_px: float) -> None:
+        """Advance the smoke to the drawn time, emit what the telemetry slides out, and draw it (covering at
+        most smoke.SCREEN_SHARE of the `view_px` pixels of the view)."""
         if tel is not None:
             self.smoke.update(pose.time, tel)
         if self.smoke.count:
-            self.decals.blend("smoke", self.smoke.rows(eye, view[0, :3], view[1, :3]), vp_bytes)
+            rows = self.smoke.rows(eye, view[0, :3], view[1, :3], px_per_m, smoke.SCREEN_SHARE * view_px)
+            self.decals.blend("smoke", rows, vp_bytes)

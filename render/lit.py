@@ -110,3 +110,15 @@ class Mesh(Slots):
     def release(self):
         super().release()
         self.vbo.release()
+
+
+def instances(models: np.ndarray, colors, alphas, flag: float = 0.0) -> np.ndarray:
+    """(n, 21) rows for n models (n, 4, 4) at once: colours (n, 3) or one, alphas (n,) or one, one flag
+    (GRID, FLAT, MARKER or 0)."""
+    n = len(models)
+    rows = np.empty((n, INSTANCE_FLOATS), dtype="f4")
+    rows[:, :16] = np.asarray(models).transpose(0, 2, 1).reshape(n, 16)
+    rows[:, 16:19] = colors
+    rows[:, 19] = alphas
+    rows[:, 20] = flag
+    return rows

@@ -20,10 +20,12 @@ from render.lit import INSTANCE_ATTRS
 from render.lit import INSTANCE_FLOATS
 from render.lit import INSTANCE_FORMAT
 from render.lit import LIGHT
+from render.lit import MARKER
 from render.lit import SKY
 from render.lit import VERT
 from render.lit import Mesh
 from render.lit import instance
+from render.lit import instances
 from render.mathx import gl
 from render.mathx import pose_matrix
 from render.mathx import scale
@@ -154,8 +156,10 @@ class SceneRenderer:
             self.car.draw_ghost("ghost", ghost, vehicle, wheels)
         for k, (c_pose, c_vehicle, c_wheels, color) in enumerate(companions):   # compare mode, each in its colour
             self.car.draw_ghost(f"companion {k}", c_pose, c_vehicle, c_wheels, color, alpha=0.45, pin=k)
-        self.car.draw_smoke(pose, telemetry, view, np.asarray(eye, float), vp_bytes)
-        self.draw_arrows(arrows, np.asarray(eye, float), ctx.viewport[3] * proj[1, 1] / 2)
+        px_per_m = ctx.viewport[3] * proj[1, 1] / 2                  # px a metre spans one metre from the eye
+        self.car.draw_smoke(pose, telemetry, view, np.asarray(eye, float), vp_bytes, px_per_m,
+                            ctx.viewport[2] * ctx.viewport[3])
+        self.draw_arrows(arrows, np.asarray(eye, float), px_per_m)
 
     def draw_arrows(self, arrows, eye: np.ndarray, px_per_m: float) -> None:
         """[(model, colour, alpha)], drawn over everything (a debug view must not hide inside the
@@ -170,9 +174,10 @@ class SceneRenderer:
         # one draw each for the shafts and the heads: instances are drawn in order, so the ghosts still
         # blend under the solid arrows
         arrows = sorted(arrows, key=lambda a: a[2])
-        ghost = np.array([a[2] < 1.0 for a in arrows])
-        shafts, heads = legible(np.array([a[0] for a in arrows]), ghost, eye, px_per_m)
-        self.cube.draw("arrows", [instance(m, a[1], a[2], marker=True) for m, a in zip(shafts, arrows)])
-        self.head.draw("arrows", [instance(m, a[1], a[2], marker=True) for m, a in zip(heads, arrows)])
+        alphas = np.array([a[2] for a in arrows])
+        colors = np.array([a[1] for a in arrows])
+        shafts, heads = legible(np.array([a[0] for a in arrows]), alphas < 1.0, eye, px_per_m)
+        self.cube.draw("arrows", instances(shafts, colors, alphas, MARKER))
+        self.head.draw("arrows", instances(heads, colors, alphas, MARKER))
         ctx.disable(moderngl.BLEND)
         ctx.enable(moderngl.DEPTH_TEST)

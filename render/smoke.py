@@ -20,14 +20,15 @@ from render.skids import sliding
 POOL = 192                 # puffs at most (a fixed-size pool: the oldest is reused first)
 PUFF_ENERGY = 900.0        # J of sliding work per puff (a locked wheel at 50 km/h, 3.5 kN: about 50 puffs/s)
 MAX_RATE = 90.0            # puffs/s per wheel at most
-LIFE = (1.2, 2.2)          # s: a puff's life, drawn uniformly
-SIZE = (0.22, 0.6)         # m: radius at birth and growth per second
+LIFE = (1.0, 1.8)          # s: a puff's life, drawn uniformly
+SIZE = (0.2, 0.45)         # m: radius at birth and growth per second
 RISE = 0.35                # m/s: the warm smoke's drift upwards
 DRAG = 1.5                 # 1/s: the air takes the puff's own velocity away at this rate
 CARRY = 0.3                # share of the patch's velocity over the ground a puff starts with
 ALPHA = 0.42               # opacity of a fresh puff
 ABOVE = 0.9                # a puff's centre stays this many radii above the ground it rose from (no disc cut by it)
-NEAR = (1.0, 3.0)          # m from the eye: a puff nearer than the first is not drawn, faded in up to the second
+NEAR = (2.5, 5.0)          # m from the eye: a puff nearer than the first is not drawn, faded in up to the second
+SCREEN_SHARE = 0.25        # the puffs' quads cover at most this share of the view (the smallest on screen kept)
 COLOR = (0.86, 0.86, 0.88)
 CHANNELS = SLIDING_CHANNELS + ("Fx", "Fy")
 
@@ -111,16 +112,21 @@ class Smoke:
         self.alive[slots] = True
         self.head = int((self.head + k) % POOL)
 
-    def rows(self, eye: np.ndarray, right: np.ndarray, up: np.ndarray) -> np.ndarray:
+    def rows(self, eye: np.ndarray, right: np.ndarray, up: np.ndarray, px_per_m: float, budget: float) -> np.ndarray:
         """Instance rows (render.decals) of the living puffs, facing the camera at `eye` (`right`, `up`: its
-        unit axes); those right at the eye are left out (a puff over the whole view costs a software
-        renderer a full-screen blend and hides the car)."""
+        unit axes; `px_per_m`: pixels a metre spans one metre away). A software renderer pays for every
+        pixel a puff covers: puffs nearer the eye than NEAR[0] are left out and faded in up to NEAR[1], and
+        of the rest the smallest on screen are kept while their quads cover at most `budget` pixels."""
         near = np.sqrt(((self.pos - eye) ** 2).sum(axis=1))
         idx = np.nonzero(self.alive & (near > NEAR[0]))[0]
         if not len(idx):
             return np.empty((0, decals.INSTANCE_FLOATS), dtype="f4")
         age, life = self.age[idx], self.life[idx]
-        radius = (SIZE[0] + SIZE[1] * age)[:, None]
+        radius = SIZE[0] + SIZE[1] * age
+        area = (2.0 * radius * px_per_m / near[idx]) ** 2                  # px of each quad
+        order = np.argsort(area)
+        keep = order[np.cumsum(area[order]) <= budget]
+        idx, age, life, radius = idx[keep], age[keep], life[keep], radius[keep, None]
         fade = (1.0 - age / life) ** 2 * np.minimum(1.0, age / 0.1 + 0.3) * np.clip(
             (near[idx] - NEAR[0]) / (NEAR[1] - NEAR[0]), 0.0, 1.0)
         rgba = np.empty((len(idx), 4))

@@ -110,10 +110,12 @@ def test_the_body_shadow_is_darker_under_the_corners_a_roll_brings_down():
 def test_a_wheel_blob_fades_as_the_wheel_lifts():
     r = np.full(4, 0.3)
     centres = np.array([[0, 0, 0.3], [0, 1, 0.3 + shadows.WHEEL_FADE / 2], [1, 0, 0.3 + shadows.WHEEL_FADE], [1, 1, 2]])
-    rows = shadows.wheel_shadows(centres, np.tile([1.0, 0, 0], (4, 1)), r, np.full(4, 0.2), np.array([1, 0, 0, 0]),
-                                 np.zeros((4, 3)), np.tile([0, 0, 1.0], (4, 1)), np.zeros(3), np.array([0, 0, 1.0]))
+    rows, rings = shadows.wheel_marks(centres, np.tile([1.0, 0, 0], (4, 1)), r, np.full(4, 0.2), np.array([1, 0, 0, 0]),
+                                      np.ones((4, 3)), np.zeros((4, 3)), np.tile([0, 0, 1.0], (4, 1)), np.zeros(3),
+                                      np.array([0, 0, 1.0]))
     assert rows[:, 12] == pytest.approx([shadows.WHEEL_ALPHA, shadows.WHEEL_ALPHA / 2, 0.0, 0.0])
     assert rows[:, 2] == pytest.approx(np.full(4, shadows.LIFT))            # each on the ground under its wheel
+    assert rings[:, :3] == pytest.approx(np.array([[0.0, 0.0, 1.5 * shadows.LIFT]]))   # a ring: the grounded wheel
 
 
 def test_force_arrows_keep_a_legible_width_and_length_on_screen_and_get_a_head():
