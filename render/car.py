@@ -110,36 +110,37 @@ class CarRenderer:
         """The mesh the ghosts' pins are drawn with (a pyramid, tip at x = 1)."""
         self.pin = mesh
 
-    def draw_ground(self, world: sim.World, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, models: np.ndarray,
-                    tel, tints, vp_bytes: bytes) -> None:
-        """After the ground: the contact shadows of the body and each wheel, and with `tints` (grip state
-        colours, (4, 3)) a ring around each grounded wheel's contact."""
+    def ground_marks(self, world: sim.World, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, models: np.ndarray,
+                     tel, tints) -> list[np.ndarray]:
+        """Decal rows: the contact shadows of the body and each wheel, and with `tints` (grip state colours,
+        (4, 3)) a ring around each grounded wheel's contact."""
         ground = world.ray_cast(pose.position, (0.0, 0.0, -1.0), 50.0)
         if not ground.hit:
-            return
+            return []
         ch, shape = v.chassis, self.car_body(v)
         rot = pose_matrix(pose.position, pose.orientation)[:3, :3]
         hl, hw = ch.length / 2, ch.width / 2
         z = ch.floor_z - ch.com_z
         floor = np.array([(-hl, -hw, z), (hl, -hw, z), (hl, hw, z), (-hl, hw, z)]) - (ch.com_x, ch.com_y, 0.0)
-        rows = [shadows.body_shadow(rot, pose.position, floor, z - shape.ground_z, ground.P, ground.n)]
+        body = shadows.body_shadow(rot, pose.position, floor, z - shape.ground_z, ground.P, ground.n)
         if tel is not None:
             contact_p, contact_n = np.asarray(tel.Q, float), np.asarray(tel.n, float)
         else:
             contact_p, contact_n = ground.P, ground.n
         blobs, rings = shadows.wheel_marks(models[:, :3, 3], models[:, :3, 0], g.radius, shape.tire_width,
                                            pose.wheel_grounded, tints, contact_p, contact_n, ground.P, ground.n)
-        rows.append(blobs)
-        self.decals.blend("shadows", np.concatenate(rows), vp_bytes)
-        if len(rings):
-            self.decals.blend("rings", rings, vp_bytes)
+        return [body, blobs, rings]
 
-    def draw_smoke(self, pose: Pose, tel, view: np.ndarray, eye: np.ndarray, vp_bytes: bytes, px_per_m: float,
-                   view_px: float) -> None:
-        """Advance the smoke to the drawn time, emit what the telemetry slides out, and draw it (covering at
-        most smoke.SCREEN_SHARE of the `view_px` pixels of the view)."""
+    def smoke_puffs(self, pose: Pose, tel, view: np.ndarray, eye: np.ndarray, px_per_m: float,
+                    view_px: float) -> np.ndarray:
+        """Advance the smoke to the drawn time, emit what the telemetry slides out; decal rows of its puffs
+        (covering at most smoke.SCREEN_SHARE of the `view_px` pixels of the view)."""
         if tel is not None:
             self.smoke.update(pose.time, tel)
-        if self.smoke.count:
-            rows = self.smoke.rows(eye, view[0, :3], view[1, :3], px_per_m, smoke.SCREEN_SHARE * view_px)
-            self.decals.blend("smoke", rows, vp_bytes)
+        return self.smoke.rows(eye, view[0, :3], view[1, :3], px_per_m, smoke.SCREEN_SHARE * view_px)
+
+    def draw_decals(self, rows: list[np.ndarray], vp_bytes: bytes) -> None:
+        """Shadows, rings and smoke in one draw call (each call costs a software renderer its own setup)."""
+        rows = [r for r in rows if len(r)]
+        if rows:
+            self.decals.blend("decals", np.concatenate(rows), vp_bytes)

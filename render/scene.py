@@ -150,15 +150,17 @@ class SceneRenderer:
         self.plane.draw("ground", self.ground)
         if skids is not None:
             skids.draw(vp)
-        self.car.draw_ground(self.world, pose, vehicle, wheels, models, telemetry, wheel_tints, vp_bytes)
+        # on the ground, in one call: the shadows, the grip rings, then the smoke over them
+        px_per_m = ctx.viewport[3] * proj[1, 1] / 2                  # px a metre spans one metre from the eye
+        marks = self.car.ground_marks(self.world, pose, vehicle, wheels, models, telemetry, wheel_tints)
+        puffs = self.car.smoke_puffs(pose, telemetry, view, np.asarray(eye, float), px_per_m,
+                                     ctx.viewport[2] * ctx.viewport[3])
+        self.car.draw_decals([*marks, puffs], vp_bytes)
         self.car.pins = []
         if ghost is not None:
             self.car.draw_ghost("ghost", ghost, vehicle, wheels)
         for k, (c_pose, c_vehicle, c_wheels, color) in enumerate(companions):   # compare mode, each in its colour
             self.car.draw_ghost(f"companion {k}", c_pose, c_vehicle, c_wheels, color, alpha=0.45, pin=k)
-        px_per_m = ctx.viewport[3] * proj[1, 1] / 2                  # px a metre spans one metre from the eye
-        self.car.draw_smoke(pose, telemetry, view, np.asarray(eye, float), vp_bytes, px_per_m,
-                            ctx.viewport[2] * ctx.viewport[3])
         self.draw_arrows(arrows, np.asarray(eye, float), px_per_m)
 
     def draw_arrows(self, arrows, eye: np.ndarray, px_per_m: float) -> None:
