@@ -11,7 +11,8 @@ ARROW_COLORS = {"suspension": (0.35, 0.55, 1.0), "longitudinal": (0.30, 0.90, 0.
 KINDS = ("suspension", "longitudinal", "lateral")
 FORCE_FLOOR = 20.0          # N: a smaller force is numerical dust (a coasting wheel's lateral flicker): not drawn
 MIN_WIDTH_PX = 4.0          # a solid arrow's shaft is at least this wide on screen (a raw ghost RAW_WIDEN times it)
-MIN_LENGTH_PX = 26.0        # and at least this long, head included, so its direction reads from the chase camera
+MIN_LENGTH_PX = 20.0        # and at least this long, head included, so its direction reads from the chase camera;
+#                             a force shorter than that on screen is drawn that long but fainter (its share)
 HEAD_LENGTH = 3.0           # the head: this many shaft widths long (at most HEAD_SHARE of the arrow)
 HEAD_WIDTH = 2.6            # and this many shaft widths wide
 HEAD_SHARE = 0.45
@@ -79,12 +80,14 @@ def on_screen_scale(scale_m_per_kn: float, distance: float, reference_kn: float,
     return floor, floor / scale_m_per_kn
 
 
-def legible(models: np.ndarray, ghost: np.ndarray, eye: np.ndarray, px_per_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """(shafts, heads): (n, 4, 4) model matrices of the unit cube (shaft) and of the unit pyramid (head:
-    base at x = 0, tip at x = 1) for the arrows `models` (arrow_matrices: the cube stretched from the
-    start along the force), each at least MIN_WIDTH_PX wide and MIN_LENGTH_PX long on screen, where
+def legible(models: np.ndarray, ghost: np.ndarray, eye: np.ndarray,
+            px_per_m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shafts, heads, opacity): (n, 4, 4) model matrices of the unit cube (shaft) and of the unit pyramid
+    (head: base at x = 0, tip at x = 1) for the arrows `models` (arrow_matrices: the cube stretched from
+    the start along the force), each at least MIN_WIDTH_PX wide and MIN_LENGTH_PX long on screen, where
     `px_per_m` is the pixels a metre spans one metre from the eye; `ghost` (n,) bool marks the raw
-    ghosts (RAW_WIDEN times as wide). The arrow keeps its start and its direction."""
+    ghosts (RAW_WIDEN times as wide). The arrow keeps its start and its direction; one stretched to the
+    minimum length gets the opacity (n,) its true length's share of it, so a small force stays small."""
     models = np.asarray(models, float)
     x = models[:, :3, 0]
     length = np.sqrt((x * x).sum(axis=1))
@@ -96,6 +99,7 @@ def legible(models: np.ndarray, ghost: np.ndarray, eye: np.ndarray, px_per_m: fl
     min_width = MIN_WIDTH_PX * np.where(ghost, RAW_WIDEN, 1.0) / scale
     wider = np.maximum(1.0, min_width / width)
     width = width * wider
+    opacity = np.minimum(1.0, length * scale / MIN_LENGTH_PX)
     length = np.maximum(length, MIN_LENGTH_PX / scale)
     solid_width = width / np.where(ghost, RAW_WIDEN, 1.0)
     head = np.minimum(HEAD_LENGTH * solid_width, HEAD_SHARE * length)
@@ -109,4 +113,4 @@ def legible(models: np.ndarray, ghost: np.ndarray, eye: np.ndarray, px_per_m: fl
     heads[:, :3, 1] *= (HEAD_WIDTH * solid_width / width)[:, None]
     heads[:, :3, 2] *= (HEAD_WIDTH * solid_width / width)[:, None]
     heads[:, :3, 3] = start + direction * (length - head)[:, None]
-    return shafts, heads
+    return shafts, heads, opacity

@@ -178,7 +178,8 @@ class SceneRenderer:
         arrows = sorted(arrows, key=lambda a: a[2])
         alphas = np.array([a[2] for a in arrows])
         colors = np.array([a[1] for a in arrows])
-        shafts, heads = legible(np.array([a[0] for a in arrows]), alphas < 1.0, eye, px_per_m)
+        shafts, heads, opacity = legible(np.array([a[0] for a in arrows]), alphas < 1.0, eye, px_per_m)
+        alphas = alphas * opacity
         self.cube.draw("arrows", instances(shafts, colors, alphas, MARKER))
         self.head.draw("arrows", instances(heads, colors, alphas, MARKER))
         ctx.disable(moderngl.BLEND)

@@ -123,7 +123,7 @@ def test_force_arrows_keep_a_legible_width_and_length_on_screen_and_get_a_head()
     start, vec = np.array([30.0, 0.0, 0.0]), np.array([0.0, 0.02, 0.0])   # 2 cm long, 30 m away
     m = arrows.arrow_matrices(start[None], vec[None], np.array([0.05]))
     px_per_m = 600.0                                                      # at one metre
-    shafts, heads = arrows.legible(m, np.array([False]), eye, px_per_m)
+    shafts, heads, opacity = arrows.legible(m, np.array([False]), eye, px_per_m)
     px = px_per_m / 30.0
     width = np.linalg.norm(shafts[0, :3, 1]) * px
     tip = heads[0, :3, 3] + heads[0, :3, 0]
@@ -131,9 +131,11 @@ def test_force_arrows_keep_a_legible_width_and_length_on_screen_and_get_a_head()
     assert np.linalg.norm(tip - start) * px == pytest.approx(arrows.MIN_LENGTH_PX, rel=0.02)
     assert (tip - start) / np.linalg.norm(tip - start) == pytest.approx([0.0, 1.0, 0.0])   # its direction
     assert shafts[0, :3, 3] - shafts[0, :3, 0] / 2 == pytest.approx(start)                  # from its start
+    assert opacity[0] == pytest.approx(0.02 * px / arrows.MIN_LENGTH_PX)        # as faint as it is short
     near = arrows.legible(arrows.arrow_matrices(np.array([[2.0, 0, 0]]), np.array([[0, 0, 0.8]]), np.array([0.05])),
                           np.array([False]), eye, px_per_m)
     assert near[1][0, :3, 3] + near[1][0, :3, 0] == pytest.approx([2.0, 0.0, 0.8])          # long enough: kept
+    assert near[2][0] == 1.0
 
 
 # -- tire smoke ----------------------------------------------------------------------------------------
