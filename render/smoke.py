@@ -28,7 +28,7 @@ CARRY = 0.3                # share of the patch's velocity over the ground a puf
 ALPHA = 0.42               # opacity of a fresh puff
 ABOVE = 0.9                # a puff's centre stays this many radii above the ground it rose from (no disc cut by it)
 NEAR = (2.5, 5.0)          # m from the eye: a puff nearer than the first is not drawn, faded in up to the second
-SCREEN_SHARE = 0.25        # the puffs' quads cover at most this share of the view (the smallest on screen kept)
+SCREEN_SHARE = 0.15        # the puffs' quads cover at most this share of the view (the smallest on screen kept)
 COLOR = (0.86, 0.86, 0.88)
 CHANNELS = SLIDING_CHANNELS + ("Fx", "Fy")
 
