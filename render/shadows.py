@@ -8,6 +8,8 @@ from the chase camera they stick out beside the body, whatever the car's paint.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from render import decals
@@ -20,21 +22,6 @@ WHEEL_FADE = 0.6           # m a wheel's bottom may rise above the ground before
 RING = (1.2, 0.74)         # outer radius (tire radii) and inner radius (share of the outer) of a grip ring
 
 
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise a x b of (n, 3) arrays (np.cross costs some 15 us a call; this a few)."""
-    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
-
-
-def plane_axes(n: np.ndarray, forward: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unit vectors in the planes of normals n (n, 3): along `forward` (n, 3) projected into each, and
-    across (n x that)."""
-    f = forward - (forward * n).sum(axis=1, keepdims=True) * n
-    norm = np.sqrt((f * f).sum(axis=1, keepdims=True))
-    f = np.where(norm > 1e-6, f / np.maximum(norm, 1e-9), np.array([1.0, 0.0, 0.0]))
-    return f, cross(n, f)
-
-
 def body_shadow(rot: np.ndarray, pos: np.ndarray, floor: np.ndarray, rest_height: float,
                 ground_p: np.ndarray, ground_n: np.ndarray) -> np.ndarray:
     """One row: the footprint of the body's floor corners `floor` (4, 3) body frame, in the order rear
@@ -43,41 +30,47 @@ def body_shadow(rot: np.ndarray, pos: np.ndarray, floor: np.ndarray, rest_height
     world = floor @ rot.T + pos
     h = (world - ground_p) @ ground_n                         # (4,) m above the ground
     foot = world - h[:, None] * ground_n
-    centre = foot.mean(axis=0) + LIFT * ground_n
-    u = (foot[1] + foot[2] - foot[0] - foot[3]) / 4           # half the footprint, forward
-    v = (foot[2] + foot[3] - foot[0] - foot[1]) / 4           # and to the left
-    corners = np.clip(np.exp(-(h - rest_height) / FADE_HEIGHT), 0.0, 1.5)
-    soft = float(np.clip(0.45 + 0.5 * (h.mean() - rest_height), 0.45, 1.0))
-    return decals.rows(centre, u * 1.12, v * 1.2, (0.0, 0.0, 0.0, BODY_ALPHA), corners[None], soft=soft)
-
-
-def wheel_grounds(centres, grounded, contact_p, contact_n, ground_p, ground_n):
-    """(points under each wheel centre (4, 3), ground normals (4, 3), heights of the centres (4,)): a
-    grounded wheel's own contact plane (telemetry Q, n), an airborne one's the ground under the body."""
-    g = np.asarray(grounded, float)[:, None] >= 0.5
-    p = np.where(g, contact_p, ground_p)
-    n = np.where(g, contact_n, ground_n)
-    h = ((centres - p) * n).sum(axis=1)
-    return centres - h[:, None] * n, n, h
+    row = np.empty((1, decals.INSTANCE_FLOATS), dtype="f4")
+    row[0, 0:3] = foot.mean(axis=0) + LIFT * ground_n
+    row[0, 3:6] = (foot[1] + foot[2] - foot[0] - foot[3]) * (1.12 / 4)   # half the footprint forward, a margin
+    row[0, 6:9] = (foot[2] + foot[3] - foot[0] - foot[1]) * (1.2 / 4)    # and to the left
+    row[0, 9:13] = (0.0, 0.0, 0.0, BODY_ALPHA)
+    lift = [float(x) - rest_height for x in h]
+    row[0, 13:17] = [min(1.5, math.exp(-x / FADE_HEIGHT)) for x in lift]
+    row[0, 17] = min(1.0, max(0.45, 0.45 + 0.5 * sum(lift) / 4))
+    row[0, 18] = 0.0
+    return row
 
 
 def wheel_marks(centres, forward, radius, width, grounded, colors, contact_p, contact_n, ground_p, ground_n):
     """(shadow rows, ring rows): a dark blob under each wheel, fading as its bottom rises WHEEL_FADE above
-    the ground; with `colors` ((4, 3) or None) a ring in its colour around each grounded wheel's contact."""
-    foot, n, h = wheel_grounds(centres, grounded, contact_p, contact_n, ground_p, ground_n)
-    radius = np.asarray(radius, float)
-    lift = np.maximum(h - radius, 0.0)
-    f, s = plane_axes(n, forward)
-    rgba = np.zeros((len(h), 4))
-    rgba[:, 3] = WHEEL_ALPHA * np.clip(1.0 - lift / WHEEL_FADE, 0.0, 1.0)
-    grow = (1.0 + lift)[:, None]
-    blobs = decals.rows(foot + LIFT * n, f * (0.6 * radius)[:, None] * grow,
-                        s * (0.75 * np.asarray(width, float))[:, None] * grow, rgba)
-    keep = np.asarray(grounded, float) >= 0.5
-    if colors is None or not keep.any():
-        return blobs, np.empty((0, decals.INSTANCE_FLOATS), dtype="f4")
-    r = (RING[0] * radius)[:, None]
-    rgba = np.ones((len(h), 4))
-    rgba[:, :3] = colors
-    rgba[:, 3] = 0.9
-    return blobs, decals.rows(foot + 1.5 * LIFT * n, f * r, s * r, rgba, ring=RING[1])[keep]
+    the ground; with `colors` ((4, 3) or None) a ring in its colour around each grounded wheel's contact.
+    A grounded wheel's ground is its own contact plane (telemetry Q, n), an airborne one's the plane under
+    the body. Four wheels in plain floats: numpy's per-call cost would be most of the work."""
+    blobs, rings = [], []
+    cp, cn = np.broadcast_to(contact_p, (4, 3)).tolist(), np.broadcast_to(contact_n, (4, 3)).tolist()
+    gp, gn = np.asarray(ground_p, float).tolist(), np.asarray(ground_n, float).tolist()
+    for i, ((cx, cy, cz), (fx, fy, fz)) in enumerate(zip(np.asarray(centres, float).tolist(),
+                                                         np.asarray(forward, float).tolist())):
+        on = float(grounded[i]) >= 0.5
+        (px, py, pz), (nx, ny, nz) = (cp[i], cn[i]) if on else (gp, gn)
+        h = (cx - px) * nx + (cy - py) * ny + (cz - pz) * nz             # the centre's height over the ground
+        ux, uy, uz = cx - h * nx, cy - h * ny, cz - h * nz               # the point under it
+        d = fx * nx + fy * ny + fz * nz                                  # forward, in the ground's plane
+        fx, fy, fz = fx - d * nx, fy - d * ny, fz - d * nz
+        norm = math.sqrt(fx * fx + fy * fy + fz * fz) or 1.0
+        fx, fy, fz = fx / norm, fy / norm, fz / norm
+        sx, sy, sz = ny * fz - nz * fy, nz * fx - nx * fz, nx * fy - ny * fx
+        r = float(radius[i])
+        lift = max(h - r, 0.0)
+        a, b = 0.6 * r * (1.0 + lift), 0.75 * float(width[i]) * (1.0 + lift)
+        alpha = WHEEL_ALPHA * min(1.0, max(0.0, 1.0 - lift / WHEEL_FADE))
+        blobs.append([ux + LIFT * nx, uy + LIFT * ny, uz + LIFT * nz, fx * a, fy * a, fz * a, sx * b, sy * b, sz * b,
+                      0.0, 0.0, 0.0, alpha, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+        if colors is not None and on:
+            rr, up = RING[0] * r, 1.5 * LIFT
+            cr, cg, cb = colors[i][:3]
+            rings.append([ux + up * nx, uy + up * ny, uz + up * nz, fx * rr, fy * rr, fz * rr, sx * rr, sy * rr,
+                          sz * rr, cr, cg, cb, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0, RING[1]])
+    return (np.array(blobs, dtype="f4").reshape(-1, decals.INSTANCE_FLOATS),
+            np.array(rings, dtype="f4").reshape(-1, decals.INSTANCE_FLOATS))

@@ -117,6 +117,8 @@ class Smoke:
         unit axes; `px_per_m`: pixels a metre spans one metre away). A software renderer pays for every
         pixel a puff covers: puffs nearer the eye than NEAR[0] are left out and faded in up to NEAR[1], and
         of the rest the smallest on screen are kept while their quads cover at most `budget` pixels."""
+        if not self.alive.any():
+            return np.empty((0, decals.INSTANCE_FLOATS), dtype="f4")
         near = np.sqrt(((self.pos - eye) ** 2).sum(axis=1))
         idx = np.nonzero(self.alive & (near > NEAR[0]))[0]
         if not len(idx):

@@ -150,17 +150,16 @@ def mesh(segments: int = SEGMENTS) -> np.ndarray:
 def wheel_matrices(body: np.ndarray, anchor, axis, l, steer, camber, angle, radius, width) -> np.ndarray:
     """(n, 4, 4) model matrices: body @ T(anchor + l axis) @ Rz(steer) @ Rx(camber) @ Ry(angle) @ S(r, w, r)
     for n wheels at once (anchor, axis (n, 3) body frame; the rest (n,); angles rad, lengths m)."""
-    l, steer, camber, angle = (np.asarray(a, float) for a in (l, steer, camber, angle))
-    n = len(l)
-    cs, ss, cc, sc, ca, sa = np.cos(steer), np.sin(steer), np.cos(camber), np.sin(camber), np.cos(angle), np.sin(angle)
-    z, o = np.zeros(n), np.ones(n)
-    rz = np.stack([cs, -ss, z, ss, cs, z, z, z, o], axis=1).reshape(n, 3, 3)
-    rx = np.stack([o, z, z, z, cc, -sc, z, sc, cc], axis=1).reshape(n, 3, 3)
-    ry = np.stack([ca, z, sa, z, o, z, -sa, z, ca], axis=1).reshape(n, 3, 3)
-    m = np.zeros((n, 4, 4))
-    size = np.stack([radius, width, radius], axis=1)
-    m[:, :3, :3] = rz @ rx @ ry * size[:, None, :]
-    m[:, :3, 3] = np.asarray(anchor, float) + np.asarray(axis, float) * l[:, None]
+    l = np.asarray(l, float)
+    cs, ss, cc, sc = np.cos(steer), np.sin(steer), np.cos(camber), np.sin(camber)
+    ca, sa = np.cos(angle), np.sin(angle)
+    r, w = np.asarray(radius, float), np.asarray(width, float)
+    # Rx(camber) Ry(angle) = [[ca, 0, sa], [sc sa, cc, -sc ca], [-cc sa, sc, cc ca]]; Rz mixes rows 0 and 1
+    m = np.zeros((len(l), 4, 4))
+    m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = (cs * ca - ss * sc * sa) * r, -ss * cc * w, (cs * sa + ss * sc * ca) * r
+    m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = (ss * ca + cs * sc * sa) * r, cs * cc * w, (ss * sa - cs * sc * ca) * r
+    m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = -cc * sa * r, sc * w, cc * ca * r
+    m[:, :3, 3] = anchor + axis * l[:, None]
     m[:, 3, 3] = 1.0
     return np.asarray(body, float) @ m
 
