@@ -18,24 +18,11 @@ from sim.kernel.tables import MAX_CURVE
 from sim.kernel.tables import MAX_GEARS
 from sim.kernel.tables import MF61_EXTRA
 from sim.kernel.tables import MF96_FIELDS
-
-# ----------------------------------------------------------------------------------------------------
-# Field declarations with unit and range
-
-def num(default: float, unit: str, lo: float, hi: float, doc: str, since: str = ""):
-    """A float parameter in [lo, hi] (inclusive) measured in `unit`. `since` names the addition that brought
-    it: a file written before it may leave it out and gets the default (which changes nothing unless the
-    file also chooses what the addition is for, e.g. the mf96 tire model)."""
-    meta = {"kind": "num", "unit": unit, "lo": lo, "hi": hi, "doc": doc}
-    if since:
-        meta["since"] = since
-    return field(default=float(default), metadata=meta)
-
-
-def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
-    """A coefficient of the mf96 tire model (added after the first vehicle files: they may leave it out)."""
-    return num(default, unit, lo, hi, doc, since="mf96")
-
+from sim.model.fields import curve
+from sim.model.fields import mf61
+from sim.model.fields import mf96
+from sim.model.fields import num
+from sim.model.fields import text
 
 SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit"), "chaos": ("c_rebound",),
                            "avs": ("avs_spring_rate", "avs_damper_rate", "avs_travel_cm", "avs_support_rate")}
@@ -53,27 +40,6 @@ def field_used(group: type, model: str, name: str) -> bool:
     table = MODEL_FIELDS if group is Tire else SUSPENSION_MODEL_FIELDS if group is Suspension else {}
     owners = [m for m, names in table.items() if name in names]
     return not owners or model in owners
-
-
-def mf61(default: float, unit: str, lo: float, hi: float, doc: str):
-    """A coefficient of the mf61 tire model (added after the first vehicle files: they may leave it out)."""
-    return num(default, unit, lo, hi, doc, since="mf61")
-
-
-def text(default: str, choices: tuple[str, ...], doc: str, since: str = ""):
-    """A string parameter that must be one of `choices` (`since`: as for num)."""
-    meta = {"kind": "text", "choices": choices, "doc": doc}
-    if since:
-        meta["since"] = since
-    return field(default=default, metadata=meta)
-
-
-def curve(default: tuple[float, ...], unit: str, lo: float, hi: float, doc: str, min_len: int = 1,
-          max_len: int = 64, increasing: bool = False):
-    """A tuple of floats, each in [lo, hi]; optionally strictly increasing."""
-    return field(default=tuple(float(v) for v in default),
-                 metadata={"kind": "curve", "unit": unit, "lo": lo, "hi": hi, "doc": doc,
-                           "min_len": min_len, "max_len": max_len, "increasing": increasing})
 
 
 # ----------------------------------------------------------------------------------------------------
