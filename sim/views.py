@@ -78,7 +78,8 @@ _WHEEL_SCALARS = {
     "grip_scale": T.W_GRIP_SCALE, "T_drive": T.W_T_DRIVE, "T_brake": T.W_T_BRAKE, "omega": T.W_OMEGA,
     "rho": T.W_RHO, "r_eff": T.W_R_EFF, "grounded": T.W_GROUNDED, "surface": T.W_SURFACE,
     "shape": T.W_SHAPE, "mu": T.W_MU, "steer": T.W_STEER, "abs_active": T.W_ABS, "locked": T.W_LOCKED,
-    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP, "camber": T.W_GAMMA,
+    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP, "camber": T.W_GAMMA, "camber_body": T.W_CAMBER_BODY,
+    "toe": T.W_TOE, "Fz_link": T.W_FZ_LINK,
 }
 
 
@@ -109,7 +110,7 @@ class TelemetryView(_Views):
 
     Per wheel (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
     T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake
-    camber.
+    camber camber_body toe Fz_link.
     Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
     Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts hull_depth;
     `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta

@@ -90,6 +90,32 @@ class Suspension:
     anti_roll: float = num(0.0, "N/m", 0.0, 500000.0, "anti-roll bar stiffness coupling left and right compression")
     camber_deg: float = num(0.0, "deg", -6.0, 6.0, "static camber; negative tilts the top of the wheel "
                                                              "inward (road cars -3 to 0, race cars to -5)")
+    # the linkage (docs/physics.md §7.1), taken at static ride; all 0 is the seed's wheel on an axis, bit for bit
+    roll_centre: float = num(0.0, "m", -0.3, 1.0, "roll-centre height above the ground: the tires' lateral force "
+                             "reaches the body there, so F_y h / track of the load transfer goes through the links "
+                             "and only the rest through the springs and the bar (0: on the ground, the seed's; road "
+                             "cars about 0.03 to 0.15, rigid axles 0.3 to 0.5)", since="geometry")
+    roll_centre_slope: float = num(0.0, "m/m", -10.0, 10.0, "change of the roll-centre height per m of the "
+                                   "wheel's bump travel (a wishbone's or strut's drops as the body sinks: about "
+                                   "-1 to -3)", since="geometry")
+    anti_brake: float = num(0.0, "%", -100.0, 150.0, "anti-dive (front) or anti-lift (rear) under braking: the "
+                            "share of this axle's braking load transfer its links carry at the brakes' full-pedal "
+                            "balance (100: the springs see none of it)", since="geometry")
+    anti_drive: float = num(0.0, "%", -100.0, 150.0, "anti-squat (rear) or anti-lift (front) under drive: the "
+                            "share of this axle's drive load transfer its links carry at the drive's split (100: "
+                            "the springs see none of it; an undriven axle ignores it)", since="geometry")
+    anti_slope: float = num(0.0, "%/m", -2000.0, 2000.0, "change of both anti percentages per m of bump travel",
+                            since="geometry")
+    toe_deg: float = num(0.0, "deg", -3.0, 3.0, "static toe; positive toe-in (the front of the wheel turned "
+                         "toward the centre line)", since="geometry")
+    camber_gain: float = num(0.0, "deg/m", -100.0, 100.0, "camber change per m of the wheel's bump travel; "
+                             "negative tilts the top inward as the wheel rises (wishbones about -20 to -40)",
+                             since="geometry")
+    camber_roll: float = num(0.0, "deg/deg", -1.0, 1.5, "camber change against the body per degree the body "
+                             "rolls over this axle (the two wheels' travel difference over the track): 1 for a "
+                             "rigid axle, whose wheels stay square to the road", since="geometry")
+    bump_steer: float = num(0.0, "deg/m", -50.0, 50.0, "toe change per m of bump travel; positive turns the "
+                            "wheel toward toe-in as it rises", since="geometry")
     query: str = text("sphere", ("ray", "sphere", "disc"),
                       "contact query: ray (local plane), sphere sweep, or wheel-shaped disc")
     force_along: str = text("normal", ("normal", "axis"),
