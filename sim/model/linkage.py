@@ -85,11 +85,14 @@ def link_numbers(car: Vehicle, i: int, gravity: float = GRAVITY) -> LinkNumbers:
     anti_b_slope = -ahead * anti_tan(sus.anti_slope, h_over_l, b_share)
     travel = max(abs(lengths[i] - sus.l_min), abs(sus.l_max - lengths[i]))
     reach = (abs(rc_tan) + abs(anti_b)) * travel + 0.5 * (abs(rc_slope) + abs(anti_b_slope)) * travel * travel
+    # an undriven axle's whole longitudinal force is reacted in its links like the brakes' (its spin's own
+    # inertia torque too): its drive line is the brakes' line
+    driven = d_share > MIN_SHARE
+    anti_d = -ahead * anti_tan(sus.anti_drive, h_over_l, d_share) if driven else anti_b
+    anti_d_slope = -ahead * anti_tan(sus.anti_slope, h_over_l, d_share) if driven else anti_b_slope
     return LinkNumbers(
         active=has_geometry(sus), side=side, l_static=float(lengths[i]), rc_tan=rc_tan, rc_tan_slope=rc_slope,
-        anti_brake=anti_b, anti_brake_slope=anti_b_slope,
-        anti_drive=-ahead * anti_tan(sus.anti_drive, h_over_l, d_share),
-        anti_drive_slope=-ahead * anti_tan(sus.anti_slope, h_over_l, d_share),
+        anti_brake=anti_b, anti_brake_slope=anti_b_slope, anti_drive=anti_d, anti_drive_slope=anti_d_slope,
         camber=camber, camber_gain=-side * math.radians(sus.camber_gain),
         camber_roll=side * sus.camber_roll / (2.0 * axle.half_track),
         toe=-side * math.radians(sus.toe_deg), bump_steer=-side * math.radians(sus.bump_steer), path_reach=reach)
