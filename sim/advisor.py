@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.advisor_links import link_items
+from sim.advisor_links import link_stiffening
 from sim.kernel.collision import HULL_LOAD_CAP
 from sim.kernel.collision import held_penalty
 from sim.kernel.suspension import held_spring_scale
@@ -140,8 +141,7 @@ class Report:
 
 
 def margin_of(h: float, lam_k: float, lam_c: float) -> tuple[float, float]:
-    """(margin, h_max) for h^2 lam_k + 2 h lam_c < 4: how many times 4 exceeds the left side, and the
-    longest h with the required margin."""
+    """(margin, h_max) for h^2 lam_k + 2 h lam_c < 4: how many times 4 exceeds it, the longest h with the margin."""
     load = h * h * lam_k + 2.0 * h * lam_c
     margin = 4.0 / load if load > 0 else math.inf
     target = 4.0 / REQUIRED_MARGIN
@@ -257,7 +257,7 @@ def rest_contacts(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
 def suspension_matrices(car: Vehicle, contacts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(K of the springs and bars, K of the bump stops, C of the dampers), each 6 x 6, acting vertically at
     the contact points: the springs k + 2 k_bar, the stops k_stop, the dampers c (fgear, chaos: the larger of
-    c and c_rebound), as the kernel uses them (spring_numbers)."""
+    c and c_rebound), as the kernel uses them (spring_numbers), over 1 - the links' largest share (§7.1)."""
     k_s, k_stop, c_s = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
     for i in range(4):
         sus = car.front_suspension if i < 2 else car.rear_suspension
@@ -265,7 +265,7 @@ def suspension_matrices(car: Vehicle, contacts: np.ndarray) -> tuple[np.ndarray,
         if sus.model in ("fgear", "chaos"):
             c = max(c, sus.c_rebound)
         jz = jacobian(contacts[i], np.array([0.0, 0.0, 1.0]))
-        outer = np.outer(jz, jz)
+        outer = np.outer(jz, jz) * link_stiffening(car, i)     # the links' share stiffens the wheel (§7.1)
         k_s += (k + 2.0 * sus.anti_roll) * outer
         k_stop += stop_k * outer
         c_s += c * outer

@@ -14,7 +14,7 @@ contact   §6   body pose, W_STEER, world, WS_LRAW,           W_S W_A W_L W_LRAW
                                                             W_T W_B W_C W_U W_VG
 suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ W_FZ_LINK, vector W_FS (force on
                W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N     the body)
-               WS_STEER WS_JACK
+               WS_STEER WS_LINK_SHARE
 tire      §8   body, W_Q W_C W_U W_T W_B W_VG W_MU W_FZ      W_OMEGA W_VX W_VY W_RHO W_KAPPA W_ALPHA W_FX_RAW
                W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX W_KY, vectors
                                                             W_FT W_FR (tire and rolling force)
@@ -34,7 +34,8 @@ parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX 
                W_SHAPE, world (a moving box's kinematics)
 body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state; with the midpoint lateral update W_FY
                DS_HE; W_KY W_B W_N W_VX W_GROUNDED W_LOCKED  and vector W_FT gain its correction
-links   §7.1   body, W_L W_GROUNDED W_FT W_T W_T_BRAKE W_RHO WS_TRAVEL WS_JACK (geometry wheels only)
+links   §7.1   body, W_L W_GROUNDED W_FT W_T W_T_BRAKE W_RHO WS_TRAVEL WS_LINK_SHARE (geometry wheels only)
+               W_FZ
 (the last substep works in wheel_telemetry itself; then the camber, for people)
 
 Stages also record their body-level telemetry (TB_*) as they go; nothing reads it back. The tire stage

@@ -3,7 +3,7 @@
     x    = max(0, l0 - l)                                       compression (m)
     xdot = (rEffDot - dot(nDot, C - Q) - vn) / a                compression rate (m/s)
     Fs   = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + F_bar)   along -d, on the body (N)
-    Fz   = Fs a (+ J, the links' share, with the geometry of §7.1)   the load the tire may use (N)
+    Fz   = Fs a (/ (1 - rho), the links' share rho, with the geometry of §7.1)   the load the tire may use (N)
 
 What the body receives (per axle, `suspension.force_along`): "normal" (default) the ground's push Fz n at
 the contact, so the only force in the contact plane is the tire's friction-limited one; "axis" the
@@ -54,7 +54,7 @@ from sim.kernel.tables import WP_STOP_LAM
 from sim.kernel.tables import WP_STOP_LAM_C
 from sim.kernel.tables import WP_STOP_LAM_S
 from sim.kernel.tables import WP_SUS_MODEL
-from sim.kernel.tables import WS_JACK
+from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_NX
 from sim.kernel.tables import WS_SHAPE
 from sim.kernel.tables import WS_STEER
@@ -251,8 +251,8 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
                                         x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
                                         wheel_params[v, i, WP_STOP_K] * stop_scale)
         fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])
-        if wheel_params[v, i, WP_GEO] != 0.0:                     # Fz = Fs a + J: the links' share (§7.1)
-            f_links = max(-fz, wheel_state[v, i, WS_JACK])          # (the ground cannot pull the wheel down)
+        if wheel_params[v, i, WP_GEO] != 0.0:                     # Fz = Fs a + J, J = rho Fz: the links' share
+            f_links = fz * wheel_state[v, i, WS_LINK_SHARE] / (1.0 - wheel_state[v, i, WS_LINK_SHARE])   # (§7.1)
             fz += f_links
             wheel_scratch[v, i, W_FZ_LINK] = f_links * fade
         fs *= fade

@@ -178,7 +178,7 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_FY_LAG,                                # N the lateral force the relaxation length lets through (raw)
  WS_SX, WS_SY,                             # avs tire: the longitudinal and lateral slips following their targets
  WS_TRAVEL,                                # m: the last substep's bump travel z = l_static - l (geometry, §7.1)
- WS_JACK,                                  # N: the load the links carry in the next substep (geometry, §7.1)
+ WS_LINK_SHARE,                            # -: the share of the load the links carry, from the last substep (§7.1)
  WS_N) = range(19)
 
 # --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published

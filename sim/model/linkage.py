@@ -7,6 +7,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
+from sim.kernel.linkage import CAMBER_LIMIT
+from sim.kernel.linkage import TOE_LIMIT
+from sim.kernel.linkage import held
+from sim.kernel.linkage import line_travel
 from sim.kernel.units import GRAVITY
 from sim.model.geometry import ride_com_height
 from sim.model.geometry import static_lengths
@@ -17,6 +23,7 @@ GEOMETRY_FIELDS = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive
                    "camber_gain", "camber_roll", "bump_steer")
 DRIVE_FRONT_SHARE = {"rwd": 0.0, "fwd": 1.0}     # awd: drive.centre_split
 MIN_SHARE = 1.0e-6          # an axle with less of the braking or drive force than this: its anti does nothing
+PATH_SAMPLES = 65           # points along the travel at which the path's reach is taken (the broad phase's)
 
 
 def has_geometry(sus: Suspension) -> bool:
@@ -83,8 +90,10 @@ def link_numbers(car: Vehicle, i: int, gravity: float = GRAVITY) -> LinkNumbers:
     rc_slope = sus.roll_centre_slope / axle.half_track
     anti_b = -ahead * anti_tan(sus.anti_brake, h_over_l, b_share)
     anti_b_slope = -ahead * anti_tan(sus.anti_slope, h_over_l, b_share)
-    travel = max(abs(lengths[i] - sus.l_min), abs(sus.l_max - lengths[i]))
-    reach = (abs(rc_tan) + abs(anti_b)) * travel + 0.5 * (abs(rc_slope) + abs(anti_b_slope)) * travel * travel
+    reach = 0.0                        # the farthest the path goes over the travel, sampled (a margin of 1 mm)
+    for z in np.linspace(lengths[i] - sus.l_max, lengths[i] - sus.l_min, PATH_SAMPLES):
+        reach = max(reach, math.hypot(line_travel(anti_b, anti_b_slope, z), line_travel(rc_tan, rc_slope, z)))
+    reach = reach + 1.0e-3 if reach > 0.0 else 0.0
     # an undriven axle's whole longitudinal force is reacted in its links like the brakes' (its spin's own
     # inertia torque too): its drive line is the brakes' line
     driven = d_share > MIN_SHARE
@@ -101,17 +110,17 @@ def link_numbers(car: Vehicle, i: int, gravity: float = GRAVITY) -> LinkNumbers:
 def camber_toe(car: Vehicle, i: int, z: float, z_other: float = 0.0) -> tuple[float, float]:
     """Wheel i's camber against the body (rad, negative: the top inward) and toe (rad, positive: toe-in) at
     travel z (m, + bump) with the other wheel of its axle at z_other: the curves of §7.1,
-    camber = camber_deg + camber_gain z - camber_roll (z - z_other) / (2 half track), toe = toe_deg + bump_steer z."""
+    camber = camber_deg + camber_gain z - camber_roll (z - z_other) / (2 half track), toe = toe_deg + bump_steer z,
+    held within +-30 and +-15 deg (sim/kernel/linkage.py CAMBER_LIMIT, TOE_LIMIT)."""
     sus = car.front_suspension if i < 2 else car.rear_suspension
     axle = car.front_axle if i < 2 else car.rear_axle
     roll = (z - z_other) / (2.0 * axle.half_track)           # rad: the body's roll over the axle, toward this wheel
     camber = math.radians(sus.camber_deg + sus.camber_gain * z) - sus.camber_roll * roll
-    return camber, math.radians(sus.toe_deg + sus.bump_steer * z)
+    return held(camber, CAMBER_LIMIT), held(math.radians(sus.toe_deg + sus.bump_steer * z), TOE_LIMIT)
 
 
 def path_offset(n: LinkNumbers, z: float) -> tuple[float, float]:
     """Where the wheel centre sits against the line down its anchor at travel z (m), body frame (x, y): it
     moves across the roll-centre line and the brakes' side-view line through its contact (§7.1),
-    x = -(A z + A' z^2 / 2), y = side (T z + T' z^2 / 2) with T = h_rc / half track, A = WP_ANTI_B."""
-    return (-(n.anti_brake * z + 0.5 * n.anti_brake_slope * z * z),
-            n.side * (n.rc_tan * z + 0.5 * n.rc_tan_slope * z * z))
+    x = -int A dz, y = side int T dz, the slopes held within 45 degrees (sim/kernel/linkage.py line_travel)."""
+    return -line_travel(n.anti_brake, n.anti_brake_slope, z), n.side * line_travel(n.rc_tan, n.rc_tan_slope, z)

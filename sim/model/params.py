@@ -91,20 +91,20 @@ class Suspension:
     camber_deg: float = num(0.0, "deg", -6.0, 6.0, "static camber; negative tilts the top of the wheel "
                                                              "inward (road cars -3 to 0, race cars to -5)")
     # the linkage (docs/physics.md §7.1), taken at static ride; all 0 is the seed's wheel on an axis, bit for bit
-    roll_centre: float = num(0.0, "m", -0.3, 1.0, "roll-centre height above the ground: the tires' lateral force "
+    roll_centre: float = num(0.0, "m", -0.2, 0.6, "roll-centre height above the ground: the tires' lateral force "
                              "reaches the body there, so F_y h / track of the load transfer goes through the links "
                              "and only the rest through the springs and the bar (0: on the ground, the seed's; road "
                              "cars about 0.03 to 0.15, rigid axles 0.3 to 0.5)", since="geometry")
-    roll_centre_slope: float = num(0.0, "m/m", -10.0, 10.0, "change of the roll-centre height per m of the "
+    roll_centre_slope: float = num(0.0, "m/m", -4.0, 4.0, "change of the roll-centre height per m of the "
                                    "wheel's bump travel (a wishbone's or strut's drops as the body sinks: about "
                                    "-1 to -3)", since="geometry")
-    anti_brake: float = num(0.0, "%", -100.0, 150.0, "anti-dive (front) or anti-lift (rear) under braking: the "
+    anti_brake: float = num(0.0, "%", -50.0, 120.0, "anti-dive (front) or anti-lift (rear) under braking: the "
                             "share of this axle's braking load transfer its links carry at the brakes' full-pedal "
                             "balance (100: the springs see none of it)", since="geometry")
-    anti_drive: float = num(0.0, "%", -100.0, 150.0, "anti-squat (rear) or anti-lift (front) under drive: the "
+    anti_drive: float = num(0.0, "%", -50.0, 120.0, "anti-squat (rear) or anti-lift (front) under drive: the "
                             "share of this axle's drive load transfer its links carry at the drive's split (100: "
                             "the springs see none of it; an undriven axle ignores it)", since="geometry")
-    anti_slope: float = num(0.0, "%/m", -2000.0, 2000.0, "change of both anti percentages per m of bump travel",
+    anti_slope: float = num(0.0, "%/m", -300.0, 300.0, "change of both anti percentages per m of bump travel",
                             since="geometry")
     toe_deg: float = num(0.0, "deg", -3.0, 3.0, "static toe; positive toe-in (the front of the wheel turned "
                          "toward the centre line)", since="geometry")
