@@ -171,3 +171,29 @@ def check_curves(car: sim.Vehicle, tel, travel: np.ndarray) -> None:
         camber, toe = camber_toe(car, i, float(travel[i]), float(travel[i ^ 1]))
         assert math.degrees(tel.camber_body[i]) == pytest.approx(math.degrees(camber), abs=0.05)
         assert math.degrees(tel.toe[i]) == pytest.approx(math.degrees(toe), abs=0.05)
+
+
+def test_the_advisor_notes_links_whose_load_feeds_itself_and_the_kernel_holds_them():
+    """The links carry J = T F_in + A F_x of a tire force of at most mu Fz, Fz = Fs a + J: J feeds itself by
+    g = mu sqrt(T^2 + A^2). The hatchback's tire gives at most mu = grip (1 - load_sensitivity) = 1.063 x
+    1.055; a 0.08 m front roll centre on a 0.75 m half track is T = 0.1067, margin 1 / g = 8.36. A 0.6 m
+    roll centre with grip 1.5 (g = 1.27 > 1: the links would lift the car on their own) is noted, not
+    refused, and held: a hard slalom stays finite with the watchdog quiet. Neutral geometry: no such item."""
+    mu = 1.063 * (1.0 + 0.055)
+    car = variant("hatchback", front_suspension__roll_centre=0.08)
+    items = {i.part: i for i in sim.stability(car, 1.0 / 240.0, 2).items}
+    assert items["front suspension links' load"].margin == pytest.approx(1.0 / (mu * 0.08 / 0.75), rel=1e-9)
+    assert "rear suspension links' load" not in items
+    assert not any("links" in i.part for i in sim.stability(sim.load_vehicle("hatchback"), 1.0 / 240.0, 2).items)
+    steep = variant("hatchback", front_suspension__roll_centre=0.6, rear_suspension__roll_centre=0.6,
+                    front_tire__grip=1.5, rear_tire__grip=1.5)
+    report = sim.stability(steep, 1.0 / 240.0, 2)
+    link = next(i for i in report.items if i.part == "front suspension links' load")
+    assert link.margin == pytest.approx(1.0 / (1.5 * 1.055 * 0.8), rel=1e-9) and not link.stable
+    assert report.stable and not link.refuses
+    s = sim.Simulation(steep, World.flat(), dt=1.0 / 240.0, substeps=2, watchdog="flag")
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(steep)), speed=20.0, gear=2)
+    for k in range(240 * 5):
+        s.step(sim.Controls(throttle=0.5, steer=math.sin(3.0 * k / 240.0)))
+    assert s.finite() and not any(s.health)
+    assert np.all(np.abs(s.telemetry.Fz_link) <= 0.8 / 0.2 * s.telemetry.Fs * s.telemetry.a + 1e-6)
