@@ -40,7 +40,7 @@ def steady_state(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
     - the wheels' spin momentum Iw omega (omega = v / r) turns with the yaw rate v / R: the body supplies
       sum Iw omega v / R = ay sum Iw / r about x, which adds to the roll moment (§12's ledger).
     Summed: sum dFz t = m ay h + ay sum Iw / r + m g lever phi, and sum F_axle h_rc = m ay h_ra, so
-      phi = (m ay (h - h_ra) + ay sum Iw / r) / (K_phi,f + K_phi,r - m g lever)   (Gillespie ch. 8's form)."""
+      phi = (m ay (h - h_ra) + ay sum Iw / r) / (K_phi,f + K_phi,r - m g lever)   (Gillespie's roll-rate form)."""
     m, L = car.chassis.mass, car.wheelbase
     a, b = car.front_axle.x - car.chassis.com_x, car.chassis.com_x - car.rear_axle.x
     h = ride_com_height(car)
