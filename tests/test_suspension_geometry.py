@@ -123,7 +123,9 @@ def test_anti_dive_and_anti_squat_take_their_share_of_the_pitch_off_the_springs(
 CURVES = dict(front_suspension__camber_deg=-1.0, front_suspension__camber_gain=-30.0,
               front_suspension__toe_deg=0.2, front_suspension__bump_steer=-4.0,
               rear_suspension__camber_deg=-1.5, rear_suspension__camber_roll=1.0,
-              rear_suspension__toe_deg=0.3, rear_suspension__bump_steer=2.0)
+              rear_suspension__toe_deg=0.3, rear_suspension__bump_steer=2.0,
+              front_suspension__roll_centre=0.08, front_suspension__roll_centre_slope=-2.0,
+              front_suspension__anti_brake=40.0, front_suspension__anti_slope=-100.0)
 
 
 def held_at(car: sim.Vehicle, left: str, right: str, margin: float = 0.03) -> sim.Simulation:
@@ -159,6 +161,22 @@ def test_camber_and_toe_at_full_bump_and_droop_are_the_curves_values():
         l = np.array([sus.l_min if end == "bump" else sus.l_max for end in (left, right, left, right)])
         assert np.allclose(tel.l, l)
         check_curves(car, tel, l_static - l)
+    # the front wheel centres' path, level at full bump and droop: across the roll-centre line, y = s (T z +
+    # T' z^2 / 2) with T = 0.08 / 0.75, T' = -2 / 0.75; across the brakes' side-view line, x = -(A z + A' z^2
+    # / 2) with A = -0.4 (h / L) / share_b (front), A' = 1.0 (h / L) / share_b (-100 %/m)
+    f = car.brakes.max_torque_front / car.front_tire.radius
+    share = f / (f + car.brakes.max_torque_rear / car.rear_tire.radius)
+    h_l = ride_com_height(car) / car.wheelbase / share
+    for end in ("bump", "droop"):
+        s = held_at(car, end, end)
+        z = l_static[0] - (sus.l_min if end == "bump" else sus.l_max)
+        across = 0.08 / 0.75 * z - 0.5 * 2.0 / 0.75 * z * z
+        along = -(-0.4 * h_l * z + 0.5 * 1.0 * h_l * z * z)
+        centre = np.array(s.telemetry.C) - np.array(s.state.position)
+        a = car.front_axle
+        assert centre[0, 0] == pytest.approx(a.x - car.chassis.com_x + along, abs=1e-4)
+        assert centre[0, 1] == pytest.approx(a.half_track + across, abs=1e-4)
+        assert centre[1, 1] == pytest.approx(-(a.half_track + across), abs=1e-4)
     t = held_at(car, "bump", "bump").telemetry
     heading = np.degrees(np.arctan2(t.t[:, 1], t.t[:, 0]))              # the tire frame's turn, body level
     side = np.array([1.0, -1.0, 1.0, -1.0])                              # (within the first substep's stir)
