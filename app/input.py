@@ -162,7 +162,8 @@ class Input:
         self.replay_drives = False                  # a replay has the car: the driver's aids wait for its end
         self._asked = 0                             # the shift request the last controls() handed out
         self._gears = (0, 0)                        # (engaged gear, gear being shifted to) after the last step
-        self._asked_gear: tuple[int, float] | None = None   # (gear asked for, s left) while the automatic may undo it
+        # (the gear asked for, +1 up or -1 down, s left) while the automatic gearbox may take it back
+        self._asked_gear: tuple[int, int, float] | None = None
 
     # -- devices ------------------------------------------------------------------------------------
     def open_pads(self) -> None:
@@ -281,13 +282,12 @@ class Input:
         asked, self._asked = self._asked, 0
         (was_gear, was_target), self._gears = self._gears, (gear, target)
         box = s.vehicle.gearbox
-        action = "gear_up" if asked > 0 else "gear_down"
-        keys = ", ".join(self.b.key_names.get(action, [])).upper()
-        key = action.replace("gear_", "shift ") + (f" ({keys})" if keys else "")
         if asked and not self.replay_drives:
+            key = self.shift_words(asked)
             name = gear_name(was_target)
             if target != was_target:
-                self._asked_gear = (target, box.shift_time + box.shift_hold + 0.5) if box.mode == "auto" else None
+                self._asked_gear = (target, asked, box.shift_time + box.shift_hold + 0.5) if box.mode == "auto" \
+                    else None
             elif was_target != was_gear:
                 self.messages.append(f"{key}: a shift to {name} is under way; ask again once it is done")
             elif asked > 0 and was_gear >= len(box.ratios):
@@ -295,13 +295,20 @@ class Input:
             elif asked < 0 and was_gear <= -1:
                 self.messages.append(f"{key}: already in reverse")
         elif self._asked_gear is not None:
-            wanted, left = self._asked_gear
-            self._asked_gear = (wanted, left - s.dt) if left > s.dt else None
+            wanted, asked, left = self._asked_gear
+            self._asked_gear = (wanted, asked, left - s.dt) if left > s.dt else None
             if target != wanted:
                 self._asked_gear = None
-                self.messages.append(f"the automatic gearbox took {gear_name(wanted)} back ({gear_name(target)} "
-                                     f"now): it picks the gear by engine and road speed; gearbox.mode = manual "
-                                     f"(Tuning, Gearbox and clutch) keeps the gear you choose")
+                self.messages.append(f"{self.shift_words(asked)}: the automatic gearbox went back from "
+                                     f"{gear_name(wanted)} to {gear_name(target)}; it picks the gear by engine and "
+                                     f"road speed, gearbox.mode = manual (Tuning, Gearbox and clutch) keeps the gear "
+                                     f"you choose")
+
+    def shift_words(self, direction: int) -> str:
+        """ "shift up (E)" or "shift down (Q)": the action and its keys, for the messages."""
+        action = "gear_up" if direction > 0 else "gear_down"
+        keys = ", ".join(self.b.key_names.get(action, [])).upper()
+        return action.replace("gear_", "shift ") + (f" ({keys})" if keys else "")
 
     def set_cruise(self, speed: float | None) -> None:
         """Hold `speed` (m/s) with the throttle (and a light brake above it); None switches it off. The brake

@@ -118,7 +118,7 @@ def test_a_shift_up_the_automatic_takes_back_is_explained():
     box = s.sim.vehicle.gearbox
     drive(s, inp, box.shift_hold + box.shift_time)
     assert s.sim.state.gear == 1
-    assert inp.messages[-1].startswith("the automatic gearbox took 2 back (1 now)")
+    assert inp.messages[-1].startswith("shift up (E): the automatic gearbox went back from 2 to 1;")
     assert "gearbox.mode = manual" in inp.messages[-1]
 
 
