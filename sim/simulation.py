@@ -169,13 +169,12 @@ class Simulation:
         for i in idx:
             self._pending[int(i)] = vehicle
 
-    def check_params(self, vehicle: Vehicle, substeps: int | None = None) -> None:
+    def check_params(self, vehicle: Vehicle) -> None:
         """What `set_params` would refuse, without using them: a ConfigError for parameters out of range, or
-        unstable at this step (or at `substeps`) on this world (sim.advisor)."""
+        unstable at this step on this world (sim.advisor)."""
         validate(vehicle, vehicle.source or vehicle.name)
         if self.check_stability:
-            advisor.check(vehicle, self.dt, substeps or self.substeps, surface_mu=self.surface_mu,
-                          gravity=self.world.gravity)
+            advisor.check(vehicle, self.dt, self.substeps, surface_mu=self.surface_mu, gravity=self.world.gravity)
 
     def set_substeps(self, substeps: int) -> None:
         """Take `substeps` substeps per step from the next step on (1..MAX_SUBSTEPS); refused with a

@@ -97,15 +97,12 @@ class Tuning:
         answers (`rejudge`)."""
         self.fixes.pop(path, None)
         self.details.pop(path, None)
-        why = self._refused(path, value)
-        if why is not None:
-            return why
-        new = checks.with_value(self.params, path, value)
+        new = None
         try:
-            self._use(new)
-        except sim.ConfigError as exc:                       # what check_params passed, set_params did not
-            self.refused[path], self.errors[path] = value, self._reason(exc)
-            return self.errors[path]
+            new = checks.with_value(self.params, path, value)
+            self._use(new)                                   # set_params: the rules and the advisor
+        except sim.ConfigError as exc:
+            return self._refusal(path, value, exc, new)
         self._forget(path)
         r = self._advice(new)
         if r.substeps_as_given > self.session.sim.substeps:   # applied, but the kernel holds the springs or dampers
@@ -113,34 +110,35 @@ class Tuning:
         self.rejudge()
         return None
 
-    def _refused(self, path: str, value, substeps: int | None = None) -> str | None:
-        """Why the car as tuned now with `path` = `value` would be refused (at `substeps`, or the substeps in
-        use), kept in `errors` (the advisor's refusal in plain words, its own line in `details`) with the
-        substeps that fix it in `fixes`; None when it would be accepted."""
+    def _refused(self, path: str, value) -> str | None:
+        """Why the car as tuned now with `path` = `value` would be refused (kept as `apply` keeps it), or None
+        when it would be accepted; nothing is applied."""
+        new = None
         try:
             new = checks.with_value(self.params, path, value)
-        except sim.ConfigError as exc:                       # out of its range, or a rule between parameters
-            self.refused[path] = value
-            self.errors[path] = self._reason(exc)
-            return self.errors[path]
-        try:
-            self.session.sim.check_params(new, substeps)
+            self.session.sim.check_params(new)
         except sim.ConfigError as exc:
-            self.refused[path] = value
-            r = self._advice(new, substeps)
-            if r.stable:                                     # refused by the rules, not by the advisor
-                self.errors[path] = self._reason(exc)
-                return self.errors[path]
-            self.errors[path] = refusal(path, value, r)
-            self.details[path] = self._reason(exc)
-            if r.substeps_needed < 10 ** 6:                  # a refusal more substeps fix
-                self.fixes[path] = (value, r.substeps_needed)
-            return self.errors[path]
+            return self._refusal(path, value, exc, new)
         return None
 
-    def _advice(self, car: sim.Vehicle, substeps: int | None = None) -> advisor.Report:
+    def _refusal(self, path: str, value, exc: sim.ConfigError, new: sim.Vehicle | None) -> str:
+        """Keep why `path` = `value` was refused: in `errors` the rule's own line (out of range, a rule between
+        parameters; `new` None: no car could be built) or the advisor's refusal in plain words, with the
+        advisor's line in `details` and the substeps that fix it in `fixes`."""
+        self.refused[path] = value
+        r = self._advice(new) if new is not None else None
+        if r is None or r.stable:                            # refused by the rules, not by the advisor
+            self.errors[path] = self._reason(exc)
+            return self.errors[path]
+        self.errors[path] = refusal(path, value, r)
+        self.details[path] = self._reason(exc)
+        if r.substeps_needed < 10 ** 6:                      # a refusal more substeps fix
+            self.fixes[path] = (value, r.substeps_needed)
+        return self.errors[path]
+
+    def _advice(self, car: sim.Vehicle) -> advisor.Report:
         s = self.session.sim
-        return advisor.report(car, s.dt, substeps or s.substeps, s.surface_mu, s.world.gravity)
+        return advisor.report(car, s.dt, s.substeps, s.surface_mu, s.world.gravity)
 
     def _forget(self, path: str) -> None:
         for table in (self.errors, self.details, self.refused, self.fixes):
