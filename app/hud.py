@@ -13,6 +13,7 @@ import sim
 from app.frame_times import FrameTimes
 from app.input import Bindings
 from app.input import Input
+from app.input import gear_name
 from app.session import Session
 from render.mathx import quat_matrix
 from sim.diagnosis import WheelState
@@ -59,7 +60,7 @@ def hud_lines(s: Session, controls: Input, frame_rtf: float, times: FrameTimes, 
         drive = f"gear {controls.gear}   driven wheels {wheel_rpm:5.0f} rpm (direct drive)"
     else:
         gear = int(s.sim.state.gear)
-        name = {-1: "R", 0: "N"}.get(gear, str(gear))
+        name = gear_name(gear)
         mode = "auto" if s.sim.vehicle.gearbox.mode == "auto" else "manual"
         drive = f"gear {name} ({mode})   {float(s.sim.state.engine_rpm):5.0f} rpm"
     tel = s.sim.telemetry

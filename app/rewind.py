@@ -3,7 +3,14 @@ session scrubs through, branches from and cuts when the driving goes on from an 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 import sim
+import sim.lab.logs
+from render.interp import Pose
+from render.interp import capture
 
 
 class Rewind:
@@ -47,3 +54,36 @@ class Rewind:
         start = self.snaps[self.index(back)]
         rows = [self.snaps[self.index(b)].controls for b in range(back - 1, -1, -1)]
         return start, rows
+
+
+@dataclass
+class BranchReference:
+    """The run a branch replay departed from: the step it branched at and the original poses after it."""
+    start: int
+    poses: list[Pose]
+    speeds: list[float]            # m/s
+    dt: float = 0.0
+    forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
+    label: str = "original run"          # what the run is, in the plots' legends
+    log: sim.lab.logs.TelemetryLog | None = None   # its telemetry log, when it has one (a test drive's)
+
+    def times(self) -> np.ndarray:
+        return (self.start + 1 + np.arange(len(self.poses))) * self.dt
+
+
+def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchReference:
+    """A logged, replayable run (sim.lab.logs.TelemetryLog(replayable=True)) as a branch reference: it is driven
+    again in a scratch simulation (no watchdog) for its poses and speeds, step by step after its start."""
+    inputs = log.inputs
+    start, rows = inputs.for_vehicle(vehicle)
+    scratch = sim.Simulation(start.params[0], inputs.world, dt=inputs.dt, substeps=inputs.substeps,
+                             watchdog=False, check_stability=False)
+    scratch.restore(start)
+    poses, speeds, forward = [], [], []
+    for row in rows:
+        scratch.step(sim.Controls.from_row(row))
+        poses.append(capture(scratch))
+        v = scratch.state.velocity
+        speeds.append(float(np.linalg.norm(v)))
+        forward.append(float(np.dot(v, sim.lab.logs.body_frame(scratch.state.orientation)[:, 0])))
+    return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label, log)

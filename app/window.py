@@ -110,6 +110,7 @@ class App:
             self.session.start_recording()
         self.input = Input(load_bindings())
         self.input.direct_gears = vehicle.drive.mode == "direct"
+        self.input.follow(self.session)                  # replays take the car from the driver's aids and give it back
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world)
         self.scenes = {world.name: self.scene}           # a watched test drive's world gets its own
@@ -249,12 +250,6 @@ class App:
                 self.notice(f"screenshot failed: {exc}")
 
     # -- drawing ------------------------------------------------------------------------------------
-    def forward_speed(self) -> float:
-        """The car's speed along its heading (m/s), for the cruise control."""
-        _, _, _, w, x, y, z, vx, vy, vz, _, _, _ = self.session.sim.state.body_list()
-        # the body's x axis, the first column of R(q), in plain floats (this runs every physics step)
-        return vx * (1.0 - 2.0 * (y * y + z * z)) + vy * 2.0 * (x * y + w * z) + vz * 2.0 * (x * z - w * y)
-
     def map_panel(self) -> None:
         """The Map panel's content: the world from above; a pick teleports the car."""
         s = self.session
@@ -431,7 +426,7 @@ class App:
             if not self.running:
                 break
             t0, scripted = self.session.sim.time, self.scripted
-            alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.forward_speed()))
+            alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.session.forward_speed()))
             if scripted and self.session.blown_up:        # nobody there to press R: the run ends, and says why
                 print(f"contactpatch: {self.session.vehicle_name} on {self.session.world_name}: "
                       f"{self.session.blow_up}; the scripted run stops (exit status {Exit.BLEW_UP:d})",

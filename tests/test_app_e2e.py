@@ -326,7 +326,7 @@ def panels_region_by_region_and_whole(data_home: str):
         app.ctx.finish()
         return np.frombuffer(app.ctx.screen.read(components=3), np.uint8).reshape(540, 960, 3).astype(int)
     for k in range(60):
-        alpha = app.session.frame(1 / 60, lambda dt: app.input.controls(dt, app.forward_speed()))
+        alpha = app.session.frame(1 / 60, lambda dt: app.input.controls(dt, app.session.forward_speed()))
         app.draw(alpha, 1 / 60, 1.0)
         pygame.display.flip()
         if k > 30 and not app.pending_regions and not app.times.built[-1]:
