@@ -92,7 +92,7 @@ def sim_imports(path: Path) -> list[str]:
 PUBLIC_MODULES = ("sim.model.params", "sim.model.checks", "sim.model.vehicle_toml", "sim.diagnosis", "sim.model.files",
                   "sim.model.features", "sim.lab.drives", "sim.lab.cli",
                   "sim.lab.driver", "sim.lab.logs", "sim.lab.families", "sim.lab.exit_codes", "sim.lab.sweep",
-                  "sim.lab.arguments")
+                  "sim.lab.arguments", "sim.model.tire_curves", "sim.model.geometry")
 
 
 def test_app_ui_and_render_use_only_the_api():
