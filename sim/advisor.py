@@ -315,7 +315,7 @@ def tire_curve_items(car: Vehicle, gravity: float) -> list[Item]:
     out = []
     for axle, load in (("front", loads[0]), ("rear", loads[2])):
         tire = getattr(car, f"{axle}_tire")
-        found = axle_fault(tire, load, math.radians(getattr(car, f"{axle}_suspension").camber_deg))
+        found = axle_fault(tire, load)
         if found is None:
             out.append(Item(f"{axle} tire curves opposing the slip", f"{axle}_tire.model", math.inf, math.inf,
                             "the force opposes the slip everywhere", required=1.0))

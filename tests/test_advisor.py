@@ -315,3 +315,22 @@ def test_a_camber_thrust_shifts_the_lateral_zero_and_the_drift_towards_it_is_all
     assert fy > tire_curves.FORCE_BAND * t.grip * fz            # along the slip, beyond the band ...
     assert tire_curves.fault_at(t, 0.0, alpha, fz, gamma, fz) is None      # ... but towards its zero: allowed
     assert tire_curves.fault_at(t, 0.0, -alpha, fz, gamma, fz) is None
+
+
+def test_a_sliding_mf61_tire_never_pushes_the_way_it_slides_whatever_its_camber():
+    """Past MF61_SLIDING_ALPHA (15 deg) the whole contact patch slides and its force opposes the sliding: a
+    camber thrust that outgrows the cornering force (camber stiffness growing with load, cornering stiffness
+    saturating) still pushes a leaning tire sideways below it, never past it."""
+    from sim.kernel.tire.mf61 import MF61_SLIDING_ALPHA
+    car = HATCH
+    for path, value in (("front_tire.model", "mf61"), ("front_tire.pky6", 2.0), ("front_tire.pky7", 1.0),
+                        ("front_tire.pky1", 8.0)):
+        car = with_value(car, path, value)
+    t = car.front_tire
+    fz, sg = 3.0 * t.nominal_load, math.sin(math.radians(15.0))
+    below, past = MF61_SLIDING_ALPHA - math.radians(1.0), MF61_SLIDING_ALPHA + math.radians(1.0)
+    assert tire_curves.forces(t, 0.0, below, fz, sg)[1] > 0.0           # the thrust wins over the slip ...
+    assert tire_curves.lateral_zero(t, fz, sg) is None or tire_curves.lateral_zero(t, fz, sg) > below
+    for alpha in (past, math.radians(30.0), math.radians(60.0)):
+        assert tire_curves.forces(t, 0.0, alpha, fz, sg)[1] <= 0.0     # ... but not once the patch slides
+        assert tire_curves.forces(t, 0.0, -alpha, fz, -sg)[1] >= 0.0

@@ -5,10 +5,10 @@ weight past 90 degrees) adds energy to the car with every metre it slides, which
 
 The forces are the kernel's own (sim/kernel/tire), evaluated from Python at a grid of slips and loads with
 the wheel upright; a small band around zero slip is left out (conicity legitimately pushes a rolling tire
-sideways there). The wheel is looked at upright and, for a tire whose family uses camber (mf61), also at
-the axle's static camber both ways (the left and right wheels lean opposite ways in the tire's frame): a
-fit whose camber thrust outgrows its cornering force at the loads the car puts on it pushes the tire the
-way it slides at every slip angle (docs/physics.md §16)."""
+sideways there). The wheel is looked at upright: a leaning tire's camber thrust pushes it sideways at small
+slip angles (a real effect, a drift towards the curve's shifted zero), and past 15 deg of slip the kernel's
+mf61 never lets it push the way the tire slides (mf61.MF61_SLIDING_ALPHA); of the random tunings whose
+curves turned against the slip only with camber, none blew up once that held (docs/physics.md §16)."""
 from __future__ import annotations
 
 import dataclasses
@@ -134,25 +134,19 @@ def fault_at(tire: Tire, kappa: float, alpha: float, fz: float, gamma: float, st
     return None
 
 
-def cambers(tire: Tire, camber: float) -> tuple[float, ...]:
-    """The cambers (rad) to look at: upright, and +-camber for a family that uses it (mf61)."""
-    return (0.0, camber, -camber) if camber and tire.model == "mf61" else (0.0,)
-
-
 @functools.lru_cache(maxsize=1024)
-def curve_fault(tire: Tire, static_load: float, camber: float = 0.0) -> CurveFault | None:
-    """The first place where the tire's force pushes the way it slides (None: it opposes the slip
-    everywhere), at the loads LOAD_FACTORS x static_load (N), upright and at +-camber (rad)."""
+def curve_fault(tire: Tire, static_load: float) -> CurveFault | None:
+    """The first place where the upright tire's force pushes the way it slides (None: it opposes the slip
+    everywhere), at the loads LOAD_FACTORS x static_load (N)."""
     if tire.grip <= 0.0:
         return None
     points = slip_points(tire)
-    for gamma in cambers(tire, camber):
-        for factor in LOAD_FACTORS:
-            fz = max(1.0, factor * static_load)
-            for kappa, alpha in points:
-                fault = fault_at(tire, kappa, alpha, fz, gamma, static_load)
-                if fault is not None:
-                    return fault
+    for factor in LOAD_FACTORS:
+        fz = max(1.0, factor * static_load)
+        for kappa, alpha in points:
+            fault = fault_at(tire, kappa, alpha, fz, 0.0, static_load)
+            if fault is not None:
+                return fault
     return None
 
 
@@ -174,8 +168,8 @@ def culprit(tire: Tire, fault: CurveFault) -> str:
     return best
 
 
-def axle_fault(tire: Tire, static_load: float, camber: float = 0.0) -> tuple[str, CurveFault] | None:
-    """(the tire parameter to name, the fault) for an axle's tire at the axle's static load per wheel and
-    static camber (rad), or None when its curves oppose the slip everywhere."""
-    fault = curve_fault(tire, round(float(static_load), 3), round(float(camber), 6))
+def axle_fault(tire: Tire, static_load: float) -> tuple[str, CurveFault] | None:
+    """(the tire parameter to name, the fault) for an axle's tire at the axle's static load per wheel, or
+    None when its curves oppose the slip everywhere."""
+    fault = curve_fault(tire, round(float(static_load), 3))
     return None if fault is None else (culprit(tire, fault), fault)
