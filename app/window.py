@@ -29,9 +29,9 @@ from app.gl import back_buffer_kept
 from app.gl import open_window
 from app.gl import save_screenshot
 from app.gl import software_renderer
+from app.help import help_window
 from app.hud import feature_labels
 from app.hud import force_tooltip
-from app.hud import help_window
 from app.hud import hud_lines
 from app.hud import text_block
 from app.input import Input
@@ -103,6 +103,7 @@ class App:
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
         self.show_help = False
+        self.help_page: str | None = None          # a page of the help to bring to the front (app/help.py PAGES)
         self.fps = fps
         self.frame_dt = frame_dt
         self.quit_after = quit_after
@@ -201,6 +202,8 @@ class App:
             s.toggle_pause()
         elif action == "step":
             s.request_single_step()
+        elif action == "step_back":
+            s.scrub_to(s.scrub + 1)                # one recorded step back (pauses)
         elif action == "slow_motion":
             s.cycle_slow_motion()
         elif action == "camera":
@@ -345,7 +348,8 @@ class App:
             text_block(msgs, (vx + 10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=max(vw - 40, 200), bottom=vy + vh,
                        front=True)
         if self.show_help:
-            self.show_help = help_window(self.size[0], self.input.b)
+            self.show_help = help_window(self.size, self.input.b, self.help_page)
+            self.help_page = None
         imgui.render()
         t2 = time.perf_counter()
         self.times.add("overlay", t2 - t1)

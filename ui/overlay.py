@@ -275,7 +275,8 @@ class Overlay:
                 if imgui.is_item_hovered():
                     imgui.set_tooltip("the table and plots of `contactpatch sweep FILE --out DIR`; drive any variant")
                 imgui.end_menu()
-            imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
+            imgui.text_disabled("   F1 help (keys, grip states, panels, rewind)   F2 hides the panels, F3 the arrows, "
+                                "M the map")
             imgui.end_main_menu_bar()
 
     def view_menu(self) -> None:
@@ -317,7 +318,7 @@ class Overlay:
         ib.dock_builder_set_node_size(root, (w, h))
         left_w, right_w, bottom_h = (320.0, 410.0, 240.0) if kind == "compact" else (420.0, 520.0, 300.0)
         left_w, right_w = min(left_w, 0.33 * w), min(right_w, 0.33 * w)  # a small window keeps a 3D view
-        bottom_h, time_h = min(bottom_h, 0.35 * h), min(150.0, 0.35 * h)
+        bottom_h, time_h = min(bottom_h, 0.35 * h), min(190.0, 0.35 * h)   # Time: its rows while rewound
         _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
         _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
         _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)
