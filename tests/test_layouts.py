@@ -110,6 +110,8 @@ def test_resizing_across_size_classes_takes_each_class_s_own_layout(gui, tmp_pat
     sound(o)
     wide_view = o.central
     assert wide_view[2] == pytest.approx(978, abs=2)                         # the saved layout's, not a default
+    o.fit((1, 1))                                                            # minimised: nothing changes
+    assert o.size_kind == "wide" and o.layout_request is None and o.notices == []
     o.fit((1280, 720))                                                       # the window shrinks
     frames(o, gui, size=(1280, 720))
     sound(o)

@@ -44,6 +44,7 @@ LAYOUTS = {"auto": "the default of this window's size: compact below 1700 x 950 
 HISTORY_SECONDS = 20.0    # s of plot channels kept (the Plots panel shows up to all of them)
 
 
+MIN_FIT = 64               # px: a window smaller than this on a side (minimised) keeps its size class's layout
 # where a panel added after a user's layout was saved goes in it: the dock node of this panel
 NEW_PANEL_HOSTS = {"Sweeps": "Plots"}
 
@@ -200,9 +201,10 @@ class Overlay:
     def fit(self, size: tuple[float, float]) -> None:
         """The layout of the window's size class (ui/layout.py size_class): the user's own, from its file, or
         the default; called before the first frame and whenever the window changes size, outside a frame.
-        The class left behind keeps its layout in its own file."""
+        The class left behind keeps its layout in its own file. A window shrunk to a sliver (minimised) keeps
+        what it has."""
         kind = size_class(*size)
-        if kind == self.size_kind:
+        if kind == self.size_kind or (self.size_kind and min(size) < MIN_FIT):
             return
         if self.size_kind:
             self.tell(self.save_layout())
