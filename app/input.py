@@ -21,8 +21,8 @@ from config import CONFIG_DIR
 from sim.model import files
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
-ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "esp", "reset", "pause", "step", "slow_motion", "camera", "help",
-            "overlay", "screenshot", "quit", "arrows", "steer_hold", "cruise", "map", "mute")
+ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "esp", "reset", "pause", "step", "step_back", "slow_motion", "camera",
+            "help", "overlay", "screenshot", "quit", "arrows", "steer_hold", "cruise", "map", "mute")
 CRUISE_GAIN = 0.5          # throttle per m/s below the set speed
 CRUISE_INTEGRAL = 0.25     # throttle per (m/s x s) below the set speed: holds a slope or a circle's drag
 CRUISE_BRAKE_GAIN = 0.15   # brake per m/s above the set speed plus CRUISE_BRAKE_BAND

@@ -19,6 +19,7 @@ class Rewind:
 
     def __init__(self, s: sim.Simulation, seconds: float = 30.0):
         self.cap = int(round(seconds / s.dt))
+        self.dt = s.dt            # s: one step
         self.snaps: list[sim.Snapshot | None] = [None] * self.cap
         self.count = 0            # entries written since the last truncate (all of them if < cap)
         self.head = 0             # where the next one goes
@@ -38,6 +39,24 @@ class Rewind:
     def restore(self, s: sim.Simulation, back: int) -> None:
         """Put the simulation back to the entry `back` steps before the newest."""
         s.restore(self.snaps[self.index(back)])
+
+    def back_of(self, time: float, nearest: bool = False) -> int | None:
+        """How many steps before the newest the entry of simulated `time` (s) is: the step a grip-log entry
+        was logged at. None when no entry has that time (to a thousandth of a step), unless `nearest`: then
+        the entry nearest to it, the oldest or the newest outside the record. The times grow from the oldest
+        entry to the newest (a reset keeps the clock running), so a binary search finds it."""
+        if not self.count:
+            return None
+        lo, hi = 0, self.count - 1                  # back: 0 the newest ... count - 1 the oldest
+        while lo < hi:                              # the smallest back whose time is <= `time`
+            mid = (lo + hi) // 2
+            if self.snaps[self.index(mid)].time <= time:
+                hi = mid
+            else:
+                lo = mid + 1
+        candidates = [b for b in (lo - 1, lo) if 0 <= b < self.count]
+        best = min(candidates, key=lambda b: abs(self.snaps[self.index(b)].time - time))
+        return best if nearest or abs(self.snaps[self.index(best)].time - time) <= 1e-3 * self.dt else None
 
     def truncate(self, back: int) -> None:
         """Forget the `back` newest entries (driving on from an earlier state rewrites the future)."""
