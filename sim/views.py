@@ -70,6 +70,11 @@ class StateView(_Views):
     def gear(self):              # engaged gear: -1 reverse, 0 neutral, 1.. forward
         return self._v(self._tables.drive_state[:, T.DS_GEAR].astype(int))
 
+    @property
+    def shifting_to(self):       # the gear a shift under way engages when it ends; the engaged gear without one
+        d = self._tables.drive_state
+        return self._v(np.where(d[:, T.DS_SHIFT_T] > 0.0, d[:, T.DS_GEAR_TARGET], d[:, T.DS_GEAR]).astype(int))
+
 
 _WHEEL_SCALARS = {
     "s": T.W_S, "a": T.W_A, "l": T.W_L, "l_raw": T.W_LRAW, "x": T.W_X, "xdot": T.W_XDOT,

@@ -68,8 +68,13 @@ class TelemetryPanel(StepPanel):
             tel = self.session.sim.telemetry
             shown = self.shown()
             if imgui.begin_table("wheels", 6, TABLE_FLAGS):
-                for name in ("", "FL", "FR", "RL", "RR", "unit"):
-                    imgui.table_setup_column(name)
+                # the labels and units as wide as their longest (a shared width drew the values over "grip
+                # scale" and "ESP brake" in a narrow panel); the wheels share the rest
+                fixed = imgui.TableColumnFlags_.width_fixed
+                imgui.table_setup_column("", fixed, max(imgui.calc_text_size(r[0]).x for r in ROWS))
+                for name in ("FL", "FR", "RL", "RR"):
+                    imgui.table_setup_column(name, imgui.TableColumnFlags_.width_stretch)
+                imgui.table_setup_column("unit", fixed, max(imgui.calc_text_size(r[2]).x for r in ROWS))
                 imgui.table_headers_row()
                 imgui.table_next_row()
                 imgui.table_next_column()
