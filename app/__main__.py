@@ -16,7 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from sim import DEFAULT_SUBSTEPS  # 2: the app's substeps per step, one constant with the API's
+from sim import MAX_SUBSTEPS
+from sim.lab.arguments import Parser
+from sim.lab.arguments import number
+from sim.lab.arguments import whole
 from sim.lab.exit_codes import Exit
+
+MAX_FPS = 1000             # --fps: the frame-rate cap's largest value
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -26,12 +32,12 @@ def parse_size(text: str) -> tuple[int, int]:
             raise ValueError
         return w, h
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--size {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720") from None
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; expected WIDTHxHEIGHT, each at least 64, e.g. "
+                                         f"1280x720") from None
 
 
 def benchmark_trace(seconds: float, substeps: int, vehicle: str, world: str):
     """A scripted drive for --benchmark: launch, weave, brake hard, weave again, coast."""
-    import math
 
     from app.session import Trace
     rows = []
@@ -66,25 +72,28 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:                      # the output went to `head` or a closed pager
             sys.stderr.close()
             return Exit.OK
-    ap = argparse.ArgumentParser(prog="contactpatch", description=__doc__.splitlines()[0], epilog=COMMANDS,
+    ap = Parser(prog="contactpatch", description=__doc__.splitlines()[0], epilog=COMMANDS,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vehicle", help="vehicle preset name or TOML file (default hatchback)")
     ap.add_argument("--world", help="world preset name or TOML file (default proving_ground)")
     ap.add_argument("--size", type=parse_size, default=(1280, 720), help="window size WIDTHxHEIGHT")
     ap.add_argument("--fullscreen", action="store_true")
-    ap.add_argument("--fps", type=int, default=120, help="frame-rate cap (default 120)")
-    ap.add_argument("--substeps", type=int, help=f"physics substeps per 1/240 s step (default {DEFAULT_SUBSTEPS}, "
-                                                  "or a replayed trace's)")
+    ap.add_argument("--fps", type=whole(1, MAX_FPS, "frames per second"), default=120,
+                    help=f"frame-rate cap, 1 to {MAX_FPS} (default 120)")
+    ap.add_argument("--substeps", type=whole(1, MAX_SUBSTEPS),
+                    help=f"physics substeps per 1/240 s step, 1 to {MAX_SUBSTEPS} (default {DEFAULT_SUBSTEPS}, or a "
+                         "replayed trace's)")
     ap.add_argument("--record", metavar="FILE", help="save the controls of every physics step to FILE")
     ap.add_argument("--replay", metavar="FILE", help="drive from a recorded trace (then hand over to you)")
-    ap.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after this much simulated time")
+    ap.add_argument("--quit-after", type=number(0.0, unit="seconds"), metavar="SECONDS",
+                    help="quit after this much simulated time")
     ap.add_argument("--screenshot", metavar="PATH", help="save the last frame as a PNG before quitting")
     ap.add_argument("--camera", choices=("chase", "orbit", "free"), default="chase", help="starting camera")
     ap.add_argument("--sweep", metavar="DIR", help="open the Sweeps panel on a sweep's results folder "
                                                    "(contactpatch sweep FILE --out DIR)")
     ap.add_argument("--no-overlay", action="store_true", help="start with the ImGui overlay hidden (F2 shows it)")
     ap.add_argument("--mute", action="store_true", help="start with the sound off (F8 turns it on)")
-    ap.add_argument("--frame-dt", type=float, metavar="SECONDS",
+    ap.add_argument("--frame-dt", type=number(0.0, 1.0, "seconds", above=True), metavar="SECONDS",
                     help="treat every frame as this long and do not wait (reproducible scripted runs)")
     ap.add_argument("--benchmark", action="store_true",
                     help="drive a scripted lap (600 frames timed) as fast as the machine allows and print the "
@@ -112,15 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     except sim.ConfigError as exc:
         print(f"contactpatch: {exc}", file=sys.stderr)
         return Exit.BAD_INPUT
-    if args.frame_dt is not None and not (math.isfinite(args.frame_dt) and 0.0 < args.frame_dt <= 1.0):
-        print(f"contactpatch: --frame-dt {args.frame_dt} is not allowed; expected seconds in (0, 1]", file=sys.stderr)
-        return Exit.BAD_INPUT
-    if args.quit_after is not None and not (math.isfinite(args.quit_after) and args.quit_after >= 0.0):
-        print(f"contactpatch: --quit-after {args.quit_after} is not allowed; expected seconds >= 0", file=sys.stderr)
-        return Exit.BAD_INPUT
-    if not 1 <= args.substeps <= sim.MAX_SUBSTEPS:
-        print(f"contactpatch: --substeps {args.substeps} is not allowed; expected 1 to "
-              f"{sim.MAX_SUBSTEPS}", file=sys.stderr)
+    if not 1 <= args.substeps <= MAX_SUBSTEPS:           # a replayed trace's own
+        print(f"contactpatch: {args.replay}: substeps = {args.substeps} is not allowed; expected a whole number from "
+              f"1 to {MAX_SUBSTEPS}", file=sys.stderr)
         return Exit.BAD_INPUT
     if args.screenshot and args.quit_after is None:
         print("contactpatch: --screenshot needs --quit-after (the screenshot is the last frame)", file=sys.stderr)

@@ -13,6 +13,7 @@ sunk in the ground, energy from nowhere).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field
@@ -23,6 +24,8 @@ import sim
 from app.session import ground_height
 from sim.model import params as P
 from sim.model.checks import check_inertia
+from sim.model.geometry import static_loads
+from sim.model.tire_curves import fault_at
 
 DT = 1.0 / 240.0
 WORLDS = ("proving_ground", "flat")
@@ -44,7 +47,8 @@ class WorldCounts:
     accepted_blew_up: int = 0
     refused_by_advisor: int = 0
     refused_blew_up: int = 0
-    refused_untested: int = 0       # refused for an axle's part whose wheels never carried the car (it did not blow up)
+    refused_untested: int = 0       # refused, did not blow up, and the run never tried the refused part: its wheels
+    #                                 never carried the car, or (tire curves) never slid where the curve fails
     refused: dict[str, list[int]] = field(default_factory=dict)
     blow_ups: list[str] = field(default_factory=list)     # what the watchdog said of accepted sets
 
@@ -54,7 +58,7 @@ class WorldCounts:
         return (f"{self.world} at {self.substeps} substeps: {self.sets} sets; refused by the rules "
                 f"{self.refused_by_rules}, refused by the advisor {self.refused_by_advisor} (of which "
                 f"{self.refused_blew_up} blew up when run anyway and {self.refused_untested} were not tested: the "
-                f"refused axle's wheels never carried the car; {right} of the tested right), accepted "
+                f"run never took the refused part where it fails; {right} of the tested right), accepted "
                 f"{self.accepted} (of which {self.accepted_blew_up} blew up)")
 
 
@@ -136,10 +140,13 @@ def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
 
 def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: float,
           rng: np.random.Generator, batch: int = 250, spawn_speed: float = 0.0,
-          loaded: list[np.ndarray] | None = None) -> list[str]:
+          loaded: list[np.ndarray] | None = None, probes: list | None = None,
+          reached: list[bool] | None = None) -> list[str]:
     """Drive every car (unchecked) for `seconds` from a random spot and heading, at rest or (spawn_speed > 0)
     moving at a random speed up to spawn_speed (m/s); what the watchdog said of each ("" when it stayed
-    physical). `loaded`, when given, gets each car's share of the run that each wheel carried a load (4,)."""
+    physical). `loaded`, when given, gets each car's share of the run that each wheel carried a load (4,);
+    `reached`, with `probes` (per car a CurveProbe or None), whether the run took the probed tire where its
+    curve pushes the way it slides."""
     health: list[str] = []
     steps = int(round(seconds / DT))
     for start in range(0, len(cars), batch):
@@ -155,13 +162,75 @@ def drive(cars: list[sim.Vehicle], world: sim.World, substeps: int, seconds: flo
         s.reset(position=np.column_stack([xy, z]), yaw=yaw, speed=speed)
         trace = driving(rng, steps, len(group))
         carried = np.zeros((len(group), 4))
+        shifting = Shifter(group)
+        mine = (probes or [None] * len(cars))[start:start + batch]
+        hit = [False] * len(group)
         for k in range(0, steps, CHUNK):
-            s.run(trace[k:k + CHUNK])
+            s.run(shifting.rows(trace[k:k + CHUNK], s))
             carried += np.reshape(s.telemetry.Fz, (len(group), 4)) > 0.0
+            for j, probe in enumerate(mine):
+                hit[j] = hit[j] or (probe is not None and probe.reached(s.telemetry, j))
         if loaded is not None:
             loaded += list(carried / len(range(0, steps, CHUNK)))
+        if reached is not None:
+            reached += hit
         health += [f"{h} ({why})" if h and why else h for h, why in zip(s.health, s.watcher.sources)]
     return health
+
+
+@dataclass
+class CurveProbe:
+    """A refused tire's axle watched during the run: `reached` when one of its wheels, loaded and sliding at
+    least SLIDING m/s, is where the tire's force pushes the way it slides (tire_curves.fault_at at the
+    wheel's slip, load and camber): only then did the run try what the advisor refused it for."""
+    wheels: tuple[int, int]
+    tire: P.Tire
+    static_load: float
+    SLIDING = 0.5
+
+    def reached(self, tel, j: int) -> bool:
+        for w in self.wheels:
+            i = 4 * j + w if np.ndim(tel.Fz) == 1 else (j, w)
+            fz, vx, vy = float(tel.Fz[i]), float(tel.vx[i]), float(tel.vy[i])
+            slide = math.hypot(float(tel.omega[i]) * float(tel.r_eff[i]) - vx, vy)
+            if fz > 0.0 and slide >= self.SLIDING and fault_at(
+                    self.tire, float(np.clip(tel.kappa[i], -6.0, 6.0)), float(tel.alpha[i]), fz,
+                    float(tel.camber[i]), self.static_load) is not None:
+                return True
+        return False
+
+
+def curve_probe(car: sim.Vehicle, verdict: str, gravity: float) -> CurveProbe | None:
+    """The probe for a set refused for its tire curves (None for any other reason)."""
+    if "tire curves opposing the slip" not in verdict:
+        return None
+    axle = verdict.split("_", 1)[0]
+    load = static_loads(car, gravity)[0 if axle == "front" else 2]
+    return CurveProbe((0, 1) if axle == "front" else (2, 3), getattr(car, f"{axle}_tire"), load)
+
+
+class Shifter:
+    """The random driver's hand on a manual gearbox: its random shift requests are kept, but it shifts up near
+    the redline, down near idle, and out of neutral into first with the pedal down, as a driver would (a
+    random walk through the gears leaves most heavy cars in a gear they cannot pull away in, so that their
+    tires are never tried). Automatic gearboxes are left to themselves."""
+
+    def __init__(self, cars: list[sim.Vehicle]):
+        self.manual = np.array([car.gearbox.mode == "manual" for car in cars])
+        self.top = np.array([len(car.gearbox.ratios) for car in cars])
+        self.redline = np.array([car.engine.redline_rpm for car in cars])
+        self.idle = np.array([car.engine.idle_rpm for car in cars])
+
+    def rows(self, chunk: np.ndarray, s: sim.Simulation) -> np.ndarray:
+        """The chunk's controls with the first step's shift request set from the gear and the engine's speed
+        the chunk starts at."""
+        gear, rpm = s.state.gear, s.state.engine_rpm
+        want = np.where((gear == 0) & (chunk[0, :, 0] > 0.0), 1.0, chunk[0, :, 5])
+        want = np.where((gear >= 1) & (gear < self.top) & (rpm > 0.9 * self.redline), 1.0, want)
+        want = np.where((gear > 1) & (rpm < 1.2 * self.idle), -1.0, want)
+        out = chunk.copy()
+        out[0, :, 5] = np.where(self.manual, want, chunk[0, :, 5])
+        return out
 
 
 def world_span(world: sim.World) -> tuple[float, float]:
@@ -194,14 +263,18 @@ def fuzz_params(n: int, seed: int, seconds: float = 10.0, substeps: int = sim.DE
             runs.append(car)
         chosen = [k for k, v in enumerate(verdicts) if run_refused or not v]
         loaded: list[np.ndarray] = []
+        reached: list[bool] = []
+        probes = [curve_probe(runs[k], verdicts[k], world.gravity) for k in chosen]
         health = drive([runs[k] for k in chosen], world, substeps, seconds, rng, spawn_speed=spawn_speed,
-                       loaded=loaded)
+                       loaded=loaded, probes=probes, reached=reached)
         said, carried = dict(zip(chosen, health)), dict(zip(chosen, loaded))
+        tried = {k: probe is None or hit for k, probe, hit in zip(chosen, probes, reached)}
         for k, verdict in enumerate(verdicts):
             blew = bool(said.get(k, ""))
             if verdict:
                 axle = {"front": slice(0, 2), "rear": slice(2, 4)}.get(verdict.split("_", 1)[0], slice(0, 4))
-                untested = not blew and max(carried.get(k, np.ones(4))[axle]) < UNTESTED_LOAD_SHARE
+                untested = not blew and (max(carried.get(k, np.ones(4))[axle]) < UNTESTED_LOAD_SHARE
+                                         or not tried.get(k, True))
                 counts.refused_by_advisor += 1
                 counts.refused_blew_up += blew
                 counts.refused_untested += untested

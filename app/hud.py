@@ -1,6 +1,6 @@
 """What the window writes over the 3D view through ImGui, apart from the panels: the HUD's lines, the
-messages' panels (text_block), the Controls window (F1), the features' names, the compare-mode ghosts'
-names beside their pins and the forces of the wheel the mouse is near.
+messages' panels (text_block), the features' names, the compare-mode ghosts' names beside their pins and
+the forces of the wheel the mouse is near.
 """
 from __future__ import annotations
 
@@ -11,16 +11,13 @@ from imgui_bundle import imgui
 
 import sim
 from app.frame_times import FrameTimes
-from app.input import Bindings
 from app.input import Input
+from app.input import gear_name
 from app.session import Session
 from render.mathx import quat_matrix
 from sim.diagnosis import WheelState
 from sim.model.features import Feature
 
-HELP_ORDER = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch", "gear_up", "gear_down",
-              "abs", "tc", "esp", "steer_hold", "cruise", "reset", "pause", "step", "slow_motion", "camera", "help",
-              "overlay", "arrows", "map", "mute", "screenshot", "quit")
 LABEL_RANGE = 90.0       # m: features nearer than this get their name in the 3D view
 HUD_FONT_SIZE = 15.0     # px: four lines fit above the Tuning panel
 
@@ -59,7 +56,7 @@ def hud_lines(s: Session, controls: Input, frame_rtf: float, times: FrameTimes, 
         drive = f"gear {controls.gear}   driven wheels {wheel_rpm:5.0f} rpm (direct drive)"
     else:
         gear = int(s.sim.state.gear)
-        name = {-1: "R", 0: "N"}.get(gear, str(gear))
+        name = gear_name(gear)
         mode = "auto" if s.sim.vehicle.gearbox.mode == "auto" else "manual"
         drive = f"gear {name} ({mode})   {float(s.sim.state.engine_rpm):5.0f} rpm"
     tel = s.sim.telemetry
@@ -90,11 +87,11 @@ def hud_lines(s: Session, controls: Input, frame_rtf: float, times: FrameTimes, 
     if s.blown_up:
         flags.append("BLOWN UP")
     elif s.scrub:
-        flags.append(f"REWOUND {s.scrub * s.sim.dt:.2f} s (N: a recorded step forward, P: drive from here)")
+        flags.append(f"REWOUND {s.scrub * s.sim.dt:.2f} s (B, N: step back, forward; P: drive on)")
     elif s.pause_reason:
-        flags.append(f"PAUSED: {s.pause_reason.removeprefix('paused: ')} (P resumes, N steps)")
+        flags.append(f"PAUSED: {s.pause_reason.removeprefix('paused: ')} (P resumes, N steps, B steps back)")
     elif s.paused:
-        flags.append("PAUSED (N steps)")
+        flags.append("PAUSED (N steps, B steps back)")
     if s.time_scale != 1.0:
         flags.append(f"slow motion {s.time_scale:g}x")
     if s.replaying:
@@ -104,37 +101,6 @@ def hud_lines(s: Session, controls: Input, frame_rtf: float, times: FrameTimes, 
     if flags:
         lines.append("   ".join(flags))
     return lines
-
-
-def help_rows(b: Bindings) -> list[tuple[str, str, str]]:
-    """(action, keys, gamepad) for every binding, from config/bindings.toml."""
-    rows = [(a.replace("_", " "), ", ".join(b.key_names.get(a, [])), ", ".join(b.pad_names.get(a, [])))
-            for a in HELP_ORDER]
-    rows.insert(4, ("steer (stick)", "", ", ".join(b.pad_names.get("steer", []))))
-    rows.append(("pad: car / overlay", "", "leftstick (click)"))
-    rows.append(("camera view", "mouse drag, wheel", ""))
-    return rows
-
-
-def help_window(w: int, bindings: Bindings) -> bool:
-    """The Controls window (F1) at the top of a window `w` pixels wide; False once it is closed."""
-    imgui.set_next_window_pos((w / 2 - 230, 60), imgui.Cond_.always)
-    imgui.set_next_window_size((460, 0), imgui.Cond_.always)
-    opened, shown = imgui.begin("Controls (F1)", True, imgui.WindowFlags_.no_collapse)
-    if opened:
-        if imgui.begin_table("bindings", 3, imgui.TableFlags_.row_bg | imgui.TableFlags_.borders_inner_v):
-            for name in ("action", "keyboard", "gamepad"):
-                imgui.table_setup_column(name)
-            imgui.table_headers_row()
-            for row in help_rows(bindings):
-                imgui.table_next_row()
-                for cell in row:
-                    imgui.table_next_column()
-                    imgui.text(cell)
-            imgui.end_table()
-        imgui.text_disabled("bindings live in config/bindings.toml")
-    imgui.end()
-    return shown
 
 
 def force_tooltip(tel, states: Callable[[], list[WheelState]], vp: np.ndarray, rect) -> None:

@@ -21,8 +21,8 @@ from config import CONFIG_DIR
 from sim.model import files
 
 CONTINUOUS = ("throttle", "brake", "steer_left", "steer_right", "handbrake", "clutch")
-ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "esp", "reset", "pause", "step", "slow_motion", "camera", "help",
-            "overlay", "screenshot", "quit", "arrows", "steer_hold", "cruise", "map", "mute")
+ONE_SHOT = ("gear_up", "gear_down", "abs", "tc", "esp", "reset", "pause", "step", "step_back", "slow_motion", "camera",
+            "help", "overlay", "screenshot", "quit", "arrows", "steer_hold", "cruise", "map", "mute")
 CRUISE_GAIN = 0.5          # throttle per m/s below the set speed
 CRUISE_INTEGRAL = 0.25     # throttle per (m/s x s) below the set speed: holds a slope or a circle's drag
 CRUISE_BRAKE_GAIN = 0.15   # brake per m/s above the set speed plus CRUISE_BRAKE_BAND
@@ -38,6 +38,11 @@ GEARS = ("R", "N", "D")
 RATE_RANGES = {"pedal_rise": (0.1, 100.0), "pedal_fall": (0.1, 100.0), "steer_rate": (0.1, 100.0),
                "steer_return": (0.1, 100.0), "stick_deadzone": (0.0, 0.9), "rumble": (0.0, 1.0),
                "rumble_full_slip": (0.01, 5.0)}
+
+
+def gear_name(gear: int) -> str:
+    """An engine car's gear as the HUD shows it: R, N, 1, 2, ..."""
+    return {-1: "R", 0: "N"}.get(gear, str(gear))
 
 
 def finite(x: float) -> float:
@@ -154,6 +159,11 @@ class Input:
         self.cruise: float | None = None            # m/s the cruise control holds (None: off)
         self._cruise_i = 0.0                        # its integral part (throttle)
         self.speed = 0.0                            # m/s: the car's forward speed at the last step
+        self.replay_drives = False                  # a replay has the car: the driver's aids wait for its end
+        self._asked = 0                             # the shift request the last controls() handed out
+        self._gears = (0, 0)                        # (engaged gear, gear being shifted to) after the last step
+        # (the gear asked for, +1 up or -1 down, s left) while the automatic gearbox may take it back
+        self._asked_gear: tuple[int, int, float] | None = None
 
     # -- devices ------------------------------------------------------------------------------------
     def open_pads(self) -> None:
@@ -211,7 +221,11 @@ class Input:
             elif action and t == pygame.CONTROLLERBUTTONDOWN:
                 fired.append(action)
         for action in fired:
-            if action in ("gear_up", "gear_down"):
+            if self.replay_drives and action in ("steer_hold", "cruise") + (() if self.direct_gears else
+                                                                             ("gear_up", "gear_down")):
+                what = {"steer_hold": "steering hold", "cruise": "cruise control"}.get(action, "the gears")
+                self.messages.append(f"{what}: the replay drives the car; yours again when it ends")
+            elif action in ("gear_up", "gear_down"):
                 step = 1 if action == "gear_up" else -1
                 if self.direct_gears:
                     self.gear = GEARS[min(max(GEARS.index(self.gear) + step, 0), len(GEARS) - 1)]
@@ -233,6 +247,68 @@ class Input:
             elif action == "cruise":
                 self.set_cruise(None if self.cruise is not None else self.speed)
         return fired
+
+    def follow(self, session) -> None:
+        """Drive `session` (app/session.py): its replays take the car and give it back (`hand_over`), and
+        after each physics step a shift asked for that did not happen is explained (`after_step`)."""
+        session.on_hand_over.append(self.hand_over)
+        session.on_step.append(lambda: self.after_step(session.sim))
+        self._gears = (int(session.sim.state.gear), int(session.sim.state.shifting_to))
+        if session.replay_drives:
+            self.hand_over(True)
+
+    def hand_over(self, to_replay: bool) -> None:
+        """A replay (a trace, a branch, a watched test drive) takes the car (True) or gives it back (False). Either
+        way the aids that are the driver's, not the car's, are switched off (cruise control, steering hold; ABS,
+        traction and stability control are the car's and stay as set) and the pedals and steering come back to
+        rest, so the car is handed back in a defined state: coasting, wheel centred, no cruise braking."""
+        was = [name for name, on in (("cruise control", self.cruise is not None), ("steering hold", self.steer_hold))
+               if on]
+        self.cruise, self._cruise_i, self.steer_hold = None, 0.0, False
+        self.throttle = self.brake = self.steer = 0.0
+        self.pending_shift = self._asked = 0
+        self._asked_gear = None
+        self.replay_drives = to_replay
+        off = f"; {' and '.join(was)} off" if was else ""
+        self.messages.append(f"the replay drives the car{off}" if to_replay else
+                             f"the replay has ended: the car is yours (pedals released, steering centred{off})")
+
+    def after_step(self, s: sim.Simulation) -> None:
+        """After each physics step of an engine car: say why a shift the driver asked for did not happen (the
+        top gear, reverse, a shift under way), or that the automatic gearbox took it back within its hold."""
+        if self.direct_gears:
+            return
+        gear, target = int(s.state.gear), int(s.state.shifting_to)
+        asked, self._asked = self._asked, 0
+        (was_gear, was_target), self._gears = self._gears, (gear, target)
+        box = s.vehicle.gearbox
+        if asked and not self.replay_drives:
+            key = self.shift_words(asked)
+            name = gear_name(was_target)
+            if target != was_target:
+                self._asked_gear = (target, asked, box.shift_time + box.shift_hold + 0.5) if box.mode == "auto" \
+                    else None
+            elif was_target != was_gear:
+                self.messages.append(f"{key}: a shift to {name} is under way; ask again once it is done")
+            elif asked > 0 and was_gear >= len(box.ratios):
+                self.messages.append(f"{key}: already in the top gear ({name})")
+            elif asked < 0 and was_gear <= -1:
+                self.messages.append(f"{key}: already in reverse")
+        elif self._asked_gear is not None:
+            wanted, asked, left = self._asked_gear
+            self._asked_gear = (wanted, asked, left - s.dt) if left > s.dt else None
+            if target != wanted:
+                self._asked_gear = None
+                self.messages.append(f"{self.shift_words(asked)}: the automatic gearbox went back from "
+                                     f"{gear_name(wanted)} to {gear_name(target)}; it picks the gear by engine and "
+                                     f"road speed, gearbox.mode = manual (Tuning, Gearbox and clutch) keeps the gear "
+                                     f"you choose")
+
+    def shift_words(self, direction: int) -> str:
+        """ "shift up (E)" or "shift down (Q)": the action and its keys, for the messages."""
+        action = "gear_up" if direction > 0 else "gear_down"
+        keys = ", ".join(self.b.key_names.get(action, [])).upper()
+        return action.replace("gear_", "shift ") + (f" ({keys})" if keys else "")
 
     def set_cruise(self, speed: float | None) -> None:
         """Hold `speed` (m/s) with the throttle (and a light brake above it); None switches it off. The brake
@@ -298,6 +374,7 @@ class Input:
         handbrake = 1.0 if ("handbrake" in self.held or "handbrake" in self.pad_held) else 0.0
         clutch = 1.0 if ("clutch" in self.held or "clutch" in self.pad_held) else 0.0
         shift, self.pending_shift = self.pending_shift, 0
+        self._asked = shift or self._asked
         sign = {"D": 1.0, "N": 0.0, "R": -1.0}[self.gear] if self.direct_gears else 1.0
         # a device that reports something that is not a number (a driver glitch) counts as released
         return sim.Controls(throttle=finite(sign * throttle), brake=finite(brake), steer=finite(steer),

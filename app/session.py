@@ -13,7 +13,9 @@ import numpy as np
 import sim
 import sim.lab.logs
 from app.loop import FixedStepLoop
+from app.rewind import BranchReference
 from app.rewind import Rewind
+from app.rewind import reference_run
 from app.trace import TRACE_COLUMNS  # noqa: F401  (where the app and tests look for them)
 from app.trace import TRACE_FORMAT  # noqa: F401  (where the app and tests look for them)
 from app.trace import Trace  # noqa: F401  (where the app and tests look for them)
@@ -25,39 +27,6 @@ SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)
 LOG_RATE = 60.0            # rows per second the app's telemetry recording keeps
 LOG_MAX_MINUTES = 15.0     # the recording stops there (about 140 kB a second of driving: 125 MB)
 LOG_MAX_ROWS = int(LOG_MAX_MINUTES * 60 * LOG_RATE)
-
-
-@dataclass
-class BranchReference:
-    """The run a branch replay departed from: the step it branched at and the original poses after it."""
-    start: int
-    poses: list[Pose]
-    speeds: list[float]            # m/s
-    dt: float = 0.0
-    forward: list[float] | None = None   # m/s along the heading, as the speed channel plots it
-    label: str = "original run"          # what the run is, in the plots' legends
-    log: sim.lab.logs.TelemetryLog | None = None   # its telemetry log, when it has one (a test drive's)
-
-    def times(self) -> np.ndarray:
-        return (self.start + 1 + np.arange(len(self.poses))) * self.dt
-
-
-def reference_run(log, vehicle: int = 0, label: str = "other run") -> BranchReference:
-    """A logged, replayable run (sim.lab.logs.TelemetryLog(replayable=True)) as a branch reference: it is driven
-    again in a scratch simulation (no watchdog) for its poses and speeds, step by step after its start."""
-    inputs = log.inputs
-    start, rows = inputs.for_vehicle(vehicle)
-    scratch = sim.Simulation(start.params[0], inputs.world, dt=inputs.dt, substeps=inputs.substeps,
-                             watchdog=False, check_stability=False)
-    scratch.restore(start)
-    poses, speeds, forward = [], [], []
-    for row in rows:
-        scratch.step(sim.Controls.from_row(row))
-        poses.append(capture(scratch))
-        v = scratch.state.velocity
-        speeds.append(float(np.linalg.norm(v)))
-        forward.append(float(np.dot(v, sim.lab.logs.body_frame(scratch.state.orientation)[:, 0])))
-    return BranchReference(start.steps, poses, speeds, inputs.dt, forward, label, log)
 
 
 @dataclass
@@ -110,6 +79,10 @@ class Session:
         self.companions: list[Companion] = []           # variants driven by the same inputs (compare mode)
         self.home = (world, substeps)                   # where leave_drive goes back to
         self.watching = ""                              # the test drive being watched ("" when none)
+        # told True when a replay (a trace, a branch, a watched test drive) takes the car and False when it gives
+        # it back: the driver's own aids (app/input.py hand_over) are switched off either way
+        self.on_hand_over: list[Callable[[bool], None]] = []
+        self.replay_drives = False                      # a replay has the car (until it hands it back)
         self.reset_car(spawn_index=0)
 
     # -- car placement ------------------------------------------------------------------------------
@@ -264,6 +237,21 @@ class Session:
                                   f"this session runs dt = {self.sim.dt:g} s with {self.sim.substeps}")
         self.replay = trace
         self.replay_pos = 0
+        self._hand_over(True)
+
+    def _hand_over(self, to_replay: bool) -> None:
+        """A replay takes the car (True) or gives it back (False), once each way: the callbacks (the input's
+        hand_over) put the driver's aids off and the pedals and steering at rest."""
+        if to_replay or self.replay_drives:
+            self.replay_drives = to_replay
+            for callback in self.on_hand_over:
+                callback(to_replay)
+
+    def forward_speed(self) -> float:
+        """The car's speed along its heading (m/s): what the cruise control holds."""
+        _, _, _, w, x, y, z, vx, vy, vz, _, _, _ = self.sim.state.body_list()
+        # the body's x axis, the first column of R(q), in plain floats (this runs every physics step)
+        return vx * (1.0 - 2.0 * (y * y + z * z)) + vy * 2.0 * (x * y + w * z) + vz * 2.0 * (x * z - w * y)
 
     @property
     def replaying(self) -> bool:
@@ -295,6 +283,7 @@ class Session:
         self.replay = Trace(self.sim.dt, self.sim.substeps, self.vehicle_name, self.world_name, rows)
         self.replay_pos = 0
         self.reference = BranchReference(start, poses, speeds, self.sim.dt, forward)
+        self._hand_over(True)
         return ""
 
     # -- watching a test drive ---------------------------------------------------------------------
@@ -334,6 +323,7 @@ class Session:
         self._jumped()
         for callback in self.on_truncate:
             callback(-math.inf)
+        self._hand_over(True)
         return ""
 
     def leave_drive(self) -> None:
@@ -346,6 +336,7 @@ class Session:
         self.world = self.home[0]
         self.rewind = Rewind(self.sim, 30.0)
         self.replay = None
+        self._hand_over(False)
         self.scrub = 0
         self.watching = ""
         for callback in self.on_truncate:
@@ -482,6 +473,8 @@ class Session:
                 self.stop_telemetry_log()
         for callback in self.on_step:
             callback()
+        if self.replay_drives and not self.replaying:
+            self._hand_over(False)                     # the replay's last step: the car is the driver's again
 
     def _save_blow_up(self, message: str) -> str:
         """Save the last seconds before the blow-up and the step that blew up (app/repro.py); the folder."""

@@ -4,7 +4,7 @@ Only this module knows pygame's event loop, the GL context and the simulation at
 frame by frame. What it draws with lives beside it: app/gl.py (the window, its GL context, where the scene is
 drawn, screenshots), app/regions.py (the overlay drawn a region at a time), app/hud.py (the text over the 3D
 view), app/frame_times.py (frame timing, the benchmark's reference frame) and app/compile_screen.py (the cold
-start); the saved panel layout is read and judged by ui/layout.py.
+start); the saved panel layouts, one per window size class, are read and judged by ui/layout_files.py.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from app.gl import back_buffer_kept
 from app.gl import open_window
 from app.gl import save_screenshot
 from app.gl import software_renderer
+from app.help import help_window
 from app.hud import feature_labels
 from app.hud import force_tooltip
-from app.hud import help_window
 from app.hud import hud_lines
 from app.hud import pin_labels
 from app.hud import text_block
@@ -55,15 +55,10 @@ from sim.lab.exit_codes import Exit
 from sim.model.features import bounds
 from sim.model.features import features
 from sim.model.files import data_dir
-from ui import layout
 from ui.backend import ModernGLRenderer
 from ui.backend import PygameInput
 from ui.backend import configure_io
-from ui.layout import covers_the_view
-from ui.layout import has_docking
-from ui.layout import undocked
 from ui.map import draw_map
-from ui.overlay import NEW_PANEL_HOSTS
 from ui.overlay import Overlay
 
 
@@ -82,22 +77,9 @@ class App:
         implot.create_context()
         configure_io(self.size)
         io = imgui.get_io()
-        # read and written by ui/layout.py (a damaged file gets a message and the default layout)
-        self.ini = data_dir() / "imgui.ini"
+        # one per window size class, read and written by the overlay (ui/layout_files.py: a damaged file gets
+        # a message and the default layout)
         io.set_ini_filename(None)                        # no file of ImGui's own: it asks us to save instead
-        saved, layout_problem = layout.load(self.ini)
-        if saved:
-            imgui.load_ini_settings_from_memory(saved)
-        self.layout_problem = ""                         # the last save's failure, told once
-        self.startup_notice = ""
-        if layout_problem:
-            print(f"contactpatch: {layout_problem}", file=sys.stderr)
-            self.startup_notice = layout_problem
-        covered = has_docking(saved) and covers_the_view(saved)
-        if covered:
-            self.startup_notice = (f"{self.ini}: the saved layout put panels over the 3D view; the default layout "
-                                   f"is back (View > Layout for another)")
-            print(f"contactpatch: {self.startup_notice}", file=sys.stderr)
         self.gui_renderer = ModernGLRenderer(self.ctx, nearest=software_renderer(self.ctx))
         if sim.warmup.needed():                          # a cold first start: show what it is doing
             self.size = compile_screen(self.ctx, self.gui_renderer, self.size)
@@ -111,6 +93,7 @@ class App:
             self.session.start_recording()
         self.input = Input(load_bindings())
         self.input.direct_gears = vehicle.drive.mode == "direct"
+        self.input.follow(self.session)                  # replays take the car from the driver's aids and give it back
         self.input.open_pads()
         self.scene = SceneRenderer(self.ctx, world)
         self.scenes = {world.name: self.scene}           # a watched test drive's world gets its own
@@ -121,13 +104,12 @@ class App:
         self.cameras = [ChaseCamera(), OrbitCamera(), FreeCamera()]
         self.camera_index = [c.name for c in self.cameras].index(camera)
         self.show_help = False
+        self.help_page: str | None = None          # a page of the help to bring to the front (app/help.py PAGES)
         self.fps = fps
         self.frame_dt = frame_dt
         self.quit_after = quit_after
         self.screenshot_path = screenshot
         self.notices: deque[tuple[float, str]] = deque(maxlen=4)
-        if self.startup_notice:
-            self.notices.append((time.monotonic() + 12.0, self.startup_notice))
         self.clock = pygame.time.Clock()
         self.rtf_window: deque[tuple[float, float]] = deque(maxlen=120)
         self.times = FrameTimes()
@@ -142,13 +124,11 @@ class App:
         self.last_screenshot: Path | None = None
         self.gui_input = PygameInput()
         self.audio = Audio(muted=not sound)
-        self.overlay = Overlay(self.session, ini_path=self.ini, map_panel=self.map_panel, audio=self.audio)
+        self.overlay = Overlay(self.session, layout_dir=data_dir(), map_panel=self.map_panel, audio=self.audio)
         self.overlay.visible = overlay
+        self.overlay.fit(self.size)                 # the layout of the window's size class
         self.gc_settled = False                     # settle_garbage_collector after the first frame
         self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
-        self.overlay.layout_request = None if has_docking(saved) and not covered else "auto"
-        if self.overlay.layout_request is None:
-            self.overlay.to_dock = undocked(saved, NEW_PANEL_HOSTS)
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)
@@ -179,6 +159,7 @@ class App:
                 self.request_quit()
             elif t == pygame.VIDEORESIZE:
                 self.size = (max(event.w, 1), max(event.h, 1))
+                self.overlay.fit(self.size)        # across a size class: that class's layout
             elif t == pygame.WINDOWFOCUSLOST:
                 self.input.release_all()
             elif t == pygame.MOUSEBUTTONDOWN and event.button == 1:
@@ -222,6 +203,8 @@ class App:
             s.toggle_pause()
         elif action == "step":
             s.request_single_step()
+        elif action == "step_back":
+            s.scrub_to(s.scrub + 1)                # one recorded step back (pauses)
         elif action == "slow_motion":
             s.cycle_slow_motion()
         elif action == "camera":
@@ -250,12 +233,6 @@ class App:
                 self.notice(f"screenshot failed: {exc}")
 
     # -- drawing ------------------------------------------------------------------------------------
-    def forward_speed(self) -> float:
-        """The car's speed along its heading (m/s), for the cruise control."""
-        _, _, _, w, x, y, z, vx, vy, vz, _, _, _ = self.session.sim.state.body_list()
-        # the body's x axis, the first column of R(q), in plain floats (this runs every physics step)
-        return vx * (1.0 - 2.0 * (y * y + z * z)) + vy * 2.0 * (x * y + w * z) + vz * 2.0 * (x * z - w * y)
-
     def map_panel(self) -> None:
         """The Map panel's content: the world from above; a pick teleports the car."""
         s = self.session
@@ -364,6 +341,8 @@ class App:
                         self.gui_input.pad_nav and self.overlay.visible)
         text_block(hud, (vx + 10, vy + 10), wrap=max(vw - 20, 200))
         now = time.monotonic()
+        while self.overlay.notices:                # a layout set aside: told for longer
+            self.notices.append((now + 12.0, self.overlay.notices.pop(0)))
         msgs = [m for until, m in self.notices if until > now]
         if self.session.message:
             msgs.insert(0, self.session.message)
@@ -371,7 +350,8 @@ class App:
             text_block(msgs, (vx + 10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=max(vw - 40, 200), bottom=vy + vh,
                        front=True)
         if self.show_help:
-            self.show_help = help_window(self.size[0], self.input.b)
+            self.show_help = help_window(self.size, self.input.b, self.help_page)
+            self.help_page = None
         imgui.render()
         t2 = time.perf_counter()
         self.times.add("overlay", t2 - t1)
@@ -399,14 +379,9 @@ class App:
             io.want_save_ini_settings = False
 
     def save_layout(self) -> None:
-        try:
-            self.ini.parent.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            pass
-        problem = layout.save(self.ini, imgui.save_ini_settings_to_memory())
-        if problem and problem != self.layout_problem:
+        problem = self.overlay.save_layout()
+        if problem:
             self.notice(problem)
-        self.layout_problem = problem
 
     # -- main loop ----------------------------------------------------------------------------------
     @property
@@ -433,7 +408,7 @@ class App:
             if not self.running:
                 break
             t0, scripted = self.session.sim.time, self.scripted
-            alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.forward_speed()))
+            alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.session.forward_speed()))
             if scripted and self.session.blown_up:        # nobody there to press R: the run ends, and says why
                 print(f"contactpatch: {self.session.vehicle_name} on {self.session.world_name}: "
                       f"{self.session.blow_up}; the scripted run stops (exit status {Exit.BLEW_UP:d})",

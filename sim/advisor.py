@@ -26,13 +26,12 @@ Per wheel: the seed's explicit spin update, h (dFx/dkappa) / vMin (rho^2 / Iw + 
 own inertia and the body's mass shared by the n wheels on that update (the implicit update has no
 limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
 
-Not every unstable part blows up. Refused: tire curves that push the way the tire slides. Noted, not refused:
-springs that cannot hold the car (it sits deep on its bump stops or on its hull, both bounded). Held by the
-kernel to what the step integrates (noted, never refused): the suspension's springs, bars and dampers, the
-hull's penalty and friction damping, the 10 k bump stops. Bounded,
-noted: the tires near rest, the explicit wheel spin (the friction limit holds their force: a chatter of
-size about h mu g) and the limited-slip coupling (held by its torque cap).
-"""
+Not every unstable part blows up. Refused: tire curves that push the way the tire slides, suspension links
+whose load feeds itself (sim/advisor_links.py). Noted, not refused: springs that cannot hold the car (it sits
+deep on its bump stops or on its hull, both bounded). Held by the kernel to what the step integrates (noted,
+never refused): the suspension's springs, bars and dampers, the hull's penalty and friction damping, the 10 k
+bump stops. Bounded, noted: the tires near rest, the explicit wheel spin (the friction limit holds their
+force: a chatter of size about h mu g) and the limited-slip coupling (held by its torque cap)."""
 from __future__ import annotations
 
 import math
@@ -40,6 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.advisor_links import link_items
+from sim.advisor_links import link_stiffening
 from sim.kernel.collision import HULL_LOAD_CAP
 from sim.kernel.collision import held_penalty
 from sim.kernel.suspension import held_spring_scale
@@ -140,8 +141,7 @@ class Report:
 
 
 def margin_of(h: float, lam_k: float, lam_c: float) -> tuple[float, float]:
-    """(margin, h_max) for h^2 lam_k + 2 h lam_c < 4: how many times 4 exceeds the left side, and the
-    longest h with the required margin."""
+    """(margin, h_max) for h^2 lam_k + 2 h lam_c < 4: how many times 4 exceeds it, the longest h with the margin."""
     load = h * h * lam_k + 2.0 * h * lam_c
     margin = 4.0 / load if load > 0 else math.inf
     target = 4.0 / REQUIRED_MARGIN
@@ -257,7 +257,7 @@ def rest_contacts(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
 def suspension_matrices(car: Vehicle, contacts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(K of the springs and bars, K of the bump stops, C of the dampers), each 6 x 6, acting vertically at
     the contact points: the springs k + 2 k_bar, the stops k_stop, the dampers c (fgear, chaos: the larger of
-    c and c_rebound), as the kernel uses them (spring_numbers)."""
+    c and c_rebound), as the kernel uses them (spring_numbers), over 1 - the links' largest share (§7.1)."""
     k_s, k_stop, c_s = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
     for i in range(4):
         sus = car.front_suspension if i < 2 else car.rear_suspension
@@ -265,7 +265,7 @@ def suspension_matrices(car: Vehicle, contacts: np.ndarray) -> tuple[np.ndarray,
         if sus.model in ("fgear", "chaos"):
             c = max(c, sus.c_rebound)
         jz = jacobian(contacts[i], np.array([0.0, 0.0, 1.0]))
-        outer = np.outer(jz, jz)
+        outer = np.outer(jz, jz) * link_stiffening(car, i)     # the links' share stiffens the wheel (§7.1)
         k_s += (k + 2.0 * sus.anti_roll) * outer
         k_stop += stop_k * outer
         c_s += c * outer
@@ -417,7 +417,8 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
     hull_held = (f"collision.stiffness and damping ({col.stiffness:g} N/m, {col.damping:g} N s/m) are held to "
             f"{k_h:.4g} and {c_h:.4g} at this substep: the stiffest penalty a {h * 1000:.3g} ms step integrates "
             f"stably for the {group} pressing",) if k_h < col.stiffness else ()
-    items += support_items(car, gravity) + tire_curve_items(car, gravity)
+    items += support_items(car, gravity) + tire_curve_items(car, gravity) + \
+        link_items(car, surface_mu, Item, REQUIRED_MARGIN)
     lam, group, mode = hull_friction_mode(car)
     c_t = min(col.friction_damping, FRICTION_CAP / (h * lam))       # what collision_stage uses at this h
     margin, _ = margin_of(h, 0.0, c_t * lam)
@@ -460,8 +461,7 @@ def stable_range(car: Vehicle, path: str, dt: float, substeps: int, steps: int =
                  surface_mu: float = 1.0) -> tuple[float, float] | None:
     """The interval of parameter `path` (inside its declared range, everything else as in `car`) in which
     nothing is refused and the kernel holds none of the springs and dampers at this step; None when no value
-    is. Found by bisection from the current value
-    (or from the most stable end when the current value is unstable), on a log scale."""
+    is. Found by bisection from the current value (or from the most stable end when it is unstable), log scale."""
     f = field_info(path)
     lo, hi = f.metadata["lo"], f.metadata["hi"]
 

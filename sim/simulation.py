@@ -165,11 +165,16 @@ class Simulation:
         """Use new parameters from the next step on (for every vehicle, or only `index`). Parameters out
         of range, or unstable at this step (sim.advisor), are refused with a ConfigError."""
         idx = vehicle_indices(index, self.n)
+        self.check_params(vehicle)
+        for i in idx:
+            self._pending[int(i)] = vehicle
+
+    def check_params(self, vehicle: Vehicle) -> None:
+        """What `set_params` would refuse, without using them: a ConfigError for parameters out of range, or
+        unstable at this step on this world (sim.advisor)."""
         validate(vehicle, vehicle.source or vehicle.name)
         if self.check_stability:
             advisor.check(vehicle, self.dt, self.substeps, surface_mu=self.surface_mu, gravity=self.world.gravity)
-        for i in idx:
-            self._pending[int(i)] = vehicle
 
     def set_substeps(self, substeps: int) -> None:
         """Take `substeps` substeps per step from the next step on (1..MAX_SUBSTEPS); refused with a

@@ -70,6 +70,11 @@ class StateView(_Views):
     def gear(self):              # engaged gear: -1 reverse, 0 neutral, 1.. forward
         return self._v(self._tables.drive_state[:, T.DS_GEAR].astype(int))
 
+    @property
+    def shifting_to(self):       # the gear a shift under way engages when it ends; the engaged gear without one
+        d = self._tables.drive_state
+        return self._v(np.where(d[:, T.DS_SHIFT_T] > 0.0, d[:, T.DS_GEAR_TARGET], d[:, T.DS_GEAR]).astype(int))
+
 
 _WHEEL_SCALARS = {
     "s": T.W_S, "a": T.W_A, "l": T.W_L, "l_raw": T.W_LRAW, "x": T.W_X, "xdot": T.W_XDOT,
@@ -78,7 +83,8 @@ _WHEEL_SCALARS = {
     "grip_scale": T.W_GRIP_SCALE, "T_drive": T.W_T_DRIVE, "T_brake": T.W_T_BRAKE, "omega": T.W_OMEGA,
     "rho": T.W_RHO, "r_eff": T.W_R_EFF, "grounded": T.W_GROUNDED, "surface": T.W_SURFACE,
     "shape": T.W_SHAPE, "mu": T.W_MU, "steer": T.W_STEER, "abs_active": T.W_ABS, "locked": T.W_LOCKED,
-    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP, "camber": T.W_GAMMA,
+    "dFx_dkappa": T.W_DFX, "esp_brake": T.W_ESP, "camber": T.W_GAMMA, "camber_body": T.W_CAMBER_BODY,
+    "toe": T.W_TOE, "Fz_link": T.W_FZ_LINK,
 }
 
 
@@ -109,7 +115,7 @@ class TelemetryView(_Views):
 
     Per wheel (4,) or (N, 4): s a l l_raw x xdot Fs Fz vx vy kappa alpha Fx_raw Fy_raw Fx Fy grip_scale
     T_drive T_brake omega rho r_eff grounded surface shape mu steer abs_active locked dFx_dkappa esp_brake
-    camber.
+    camber camber_body toe Fz_link.
     Per wheel vectors (4, 3) or (N, 4, 3), world: Q n t b C u F_suspension F_tire F_rolling v_ground.
     Body: rpm gear T_engine T_clutch diff_lock (front, rear) tc_active esp_cut yaw_rate_ref hull_contacts hull_depth;
     `forces` (dict name -> (3,) world N: gravity drag downforce rolling suspension tire collision); the angular momenta

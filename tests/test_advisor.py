@@ -290,3 +290,47 @@ def test_a_blow_up_carries_the_state_and_controls_that_reproduce_it():
     with pytest.raises(sim.BlowUp) as second:
         again.run(e.controls)
     assert str(second.value) == str(e) and again.state_hash() == s.state_hash()
+
+
+def test_a_camber_thrust_shifts_the_lateral_zero_and_the_drift_towards_it_is_allowed():
+    """With camber the mf61 curve is Fy = -MF(alpha - sh) with sh = K_gamma sin(gamma) / K_y (no vertical
+    shift, pressure at its nominal value): between zero slip and sh the force pushes the way the tire slides,
+    but only towards sh, where the slip settles (a drift, as a cambered wheel's thrust gives), so it is not
+    a fault; measured from zero slip it would be."""
+    car = HATCH
+    for path, value in (("front_tire.model", "mf61"), ("front_tire.pky6", 2.0), ("front_tire.pky1", 8.0),
+                        ("front_tire.pky3", 0.0), ("front_tire.pvy3", 0.0), ("front_tire.pvy4", 0.0),
+                        ("front_tire.pky7", 0.0), ("front_tire.pky5", 0.0)):
+        car = with_value(car, path, value)
+    t = car.front_tire
+    fz, gamma = 3.0 * t.nominal_load, math.radians(6.0)      # K_y saturates with load, K_gamma does not
+    sg = math.sin(gamma)
+    # by hand: K_y = pky1 Fz0 sin(pky4 atan(Fz / (pky2 Fz0))), K_gamma = Fz pky6 (dfz = 0)
+    ky = t.pky1 * t.nominal_load * math.sin(t.pky4 * math.atan(fz / (t.pky2 * t.nominal_load)))
+    sh = fz * t.pky6 * sg / ky
+    assert tire_curves.SLIP_BAND < sh < tire_curves.ZERO_SHIFT_MAX
+    assert tire_curves.lateral_zero(t, fz, sg) == pytest.approx(sh, abs=1e-6)
+    alpha = 1.1 * tire_curves.SLIP_BAND
+    _, fy = tire_curves.forces(t, 0.0, alpha, fz, sg)
+    assert fy > tire_curves.FORCE_BAND * t.grip * fz            # along the slip, beyond the band ...
+    assert tire_curves.fault_at(t, 0.0, alpha, fz, gamma, fz) is None      # ... but towards its zero: allowed
+    assert tire_curves.fault_at(t, 0.0, -alpha, fz, gamma, fz) is None
+
+
+def test_a_sliding_mf61_tire_never_pushes_the_way_it_slides_whatever_its_camber():
+    """Past MF61_SLIDING_ALPHA (15 deg) the whole contact patch slides and its force opposes the sliding: a
+    camber thrust that outgrows the cornering force (camber stiffness growing with load, cornering stiffness
+    saturating) still pushes a leaning tire sideways below it, never past it."""
+    from sim.kernel.tire.mf61 import MF61_SLIDING_ALPHA
+    car = HATCH
+    for path, value in (("front_tire.model", "mf61"), ("front_tire.pky6", 2.0), ("front_tire.pky7", 1.0),
+                        ("front_tire.pky1", 8.0)):
+        car = with_value(car, path, value)
+    t = car.front_tire
+    fz, sg = 3.0 * t.nominal_load, math.sin(math.radians(15.0))
+    below, past = MF61_SLIDING_ALPHA - math.radians(1.0), MF61_SLIDING_ALPHA + math.radians(1.0)
+    assert tire_curves.forces(t, 0.0, below, fz, sg)[1] > 0.0           # the thrust wins over the slip ...
+    assert tire_curves.lateral_zero(t, fz, sg) is None or tire_curves.lateral_zero(t, fz, sg) > below
+    for alpha in (past, math.radians(30.0), math.radians(60.0)):
+        assert tire_curves.forces(t, 0.0, alpha, fz, sg)[1] <= 0.0     # ... but not once the patch slides
+        assert tire_curves.forces(t, 0.0, -alpha, fz, -sg)[1] >= 0.0

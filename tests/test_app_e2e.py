@@ -184,7 +184,8 @@ def test_overlay_screenshot_shows_panels_and_force_arrows(tmp_path, size, saved)
             "[Window][Debug##Default]\nPos=60,60\nSize=400,400\nCollapsed=0\n\n[Docking][Data]\n")
     states, (vx, vy, vw, vh), (cx, cy) = in_fresh_process(brake_and_turn_with_overlay, str(shot), str(tmp_path),
                                                           size)
-    assert (tmp_path / "contactpatch" / "imgui.ini").exists()      # the layout persisted, not in the cwd
+    kind = "wide" if size[0] >= 1700 else "compact"
+    assert (tmp_path / "contactpatch" / f"imgui-{kind}.ini").exists()     # the layout persisted, not in the cwd
     img = load_png(shot)
     h, w, _ = img.shape
 
@@ -327,7 +328,7 @@ def panels_region_by_region_and_whole(data_home: str):
         app.ctx.finish()
         return np.frombuffer(app.ctx.screen.read(components=3), np.uint8).reshape(540, 960, 3).astype(int)
     for k in range(60):
-        alpha = app.session.frame(1 / 60, lambda dt: app.input.controls(dt, app.forward_speed()))
+        alpha = app.session.frame(1 / 60, lambda dt: app.input.controls(dt, app.session.forward_speed()))
         app.draw(alpha, 1 / 60, 1.0)
         pygame.display.flip()
         if k > 30 and not app.pending_regions and not app.times.built[-1]:

@@ -232,18 +232,21 @@ def test_test_exits_1_only_for_a_figure_outside_its_limit_and_counts_an_expected
     steady = judged("sine-with-dwell-no-esp", [M.Figure("yaw rate 1.0 s after", 10.0, "%", None, 35.0,
                                                         expect_miss=True)], expected="spins without stability control")
     code, line = verdict([inside])
-    assert code == 0 and "1 drive, 1 judged figure: 1 within their limits, 0 failed: exit status 0" in line
+    assert code == 0 and line == ("contactpatch test: hatchback: 1 drive, 1 within their limits, 0 outside their "
+                                  "limits: exit status 0")
     code, line = verdict([inside, outside])
-    assert code == 1 and "1 failed (braking: stopping distance 41.2 m (limit <= 40.7))" in line
+    assert code == 1 and line.endswith("2 drives, 1 within their limits, 1 outside their limits (braking: stopping "
+                                       "distance 41.2 m (limit <= 40.7)): exit status 1")
     assert outside.outcome == "FAIL: stopping distance 41.2 m (limit <= 40.7)"
     code, line = verdict([inside, spins])
     assert code == 0 and spins.passed and spins.shown
-    assert "2 within their limits, 0 failed, 1 outside as expected (sine-with-dwell-no-esp: spins without " \
-           "stability control, as expected)" in line
+    assert line.endswith("2 drives, 1 within their limits, 1 outside as expected (sine-with-dwell-no-esp: spins "
+                         "without stability control), 0 outside their limits: exit status 0")
     assert "| yaw rate 1.0 s after | 116 | % | <= 35 | missed, as expected |" in spins.table()
     assert "outcome: spins without stability control, as expected" in spins.table()
     code, line = verdict([steady])
-    assert code == 0 and steady.shown is False and "was expected to show that it spins" in line
+    assert code == 0 and steady.shown is False and "1 within their limits (sine-with-dwell-no-esp was expected to " \
+        "show that it spins without stability control, but met the limits)" in line
     assert verdict([outside, spins])[0] == 1
     # a user's limit on such a figure is judged plainly
     M.apply_limits(spins, [M.parse_limit("yaw rate 1.0 s after<=100")])
@@ -270,5 +273,6 @@ def test_test_all_exits_0_on_the_hatchback(capsys):
     without stability control spinning as it is expected to (a few minutes on 2 cores)."""
     assert drives_command(["all", "--vehicle", "hatchback"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last.endswith("0 failed, 2 outside as expected (sine-with-dwell-no-esp: spins without stability "
-                         "control, as expected): exit status 0"), last
+    assert last == ("contactpatch test: hatchback: 14 drives, 13 within their limits, 1 outside as expected "
+                    "(sine-with-dwell-no-esp: spins without stability control), 0 outside their limits: exit "
+                    "status 0"), last

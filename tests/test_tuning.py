@@ -172,8 +172,11 @@ def test_save_writes_only_the_edits_into_the_preset_file_and_load_reads_them_bac
     assert data["front_tire"]["grip"] == 0.9 and data["gearbox"]["ratios"] == [3.1, 2.0, 1.3, 1.0]
     changed = [(a, b) for a, b in zip(source.splitlines(), saved.splitlines()) if a != b]
     assert len(saved.splitlines()) == len(source.splitlines()) and len(changed) == 2   # comments and layout kept
+    # the saved file is the loaded preset now: named without "(edited)", nothing marked changed, nothing to revert
+    assert t.preset_label() == "mine.toml" and not t.edited() and t.baseline == tuned
     t.revert()
-    assert t.params != tuned
+    assert t.params == tuned
+    assert t.load("hatchback") and t.params != tuned
     assert t.load(str(path)) and str(path.resolve()) in t.status
     assert t.params == tuned and t.baseline == tuned and not t.edited()
     assert t.source == path.resolve() and Path(t.file_path).expanduser() == path.resolve()

@@ -100,7 +100,11 @@ def test_an_edit_the_advisor_refuses_keeps_the_params_and_offers_no_substeps(gui
     t._use(PRESSED)
     before = t.params
     why = t.apply(REFUSED_PATH, REFUSED_VALUE)                           # a tire that pushes the way it slides
-    assert why and "tire curves opposing the slip" in why and t.params is before and REFUSED_PATH not in t.fixes
+    assert t.params is before and REFUSED_PATH not in t.fixes
+    assert why == (f"{REFUSED_PATH} = {REFUSED_VALUE:g} would make the front tires push the way they slide, adding "
+                   "energy to the car. Limiting part: the front tire's force curves, set by this parameter. No number "
+                   "of substeps fixes this: choose another value.")
+    assert "tire curves opposing the slip" in t.details[REFUSED_PATH]         # the advisor's line, for the tooltip
     frame(o, gui)
 
 

@@ -11,6 +11,7 @@ the tuning it edits is the ImGui-free model in ui/tuning.py.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 
 from imgui_bundle import imgui
@@ -20,6 +21,10 @@ from sim.diagnosis import GripMonitor
 from sim.diagnosis import WheelState
 from sim.diagnosis import diagnose
 from ui.history import History
+from ui.layout import size_class
+from ui.layout import undocked
+from ui.layout import view_too_small
+from ui.layout_files import LayoutFiles
 from ui.panels.drives import DrivesPanel
 from ui.panels.grip import GripPanel
 from ui.panels.lab import lab_menu
@@ -33,12 +38,13 @@ from ui.panels.tuning import TuningPanel
 from ui.tuning import Tuning
 from ui.widgets import STATE_COLORS
 
-LAYOUTS = {"auto": "compact below 1700 px of width, wide from there",
+LAYOUTS = {"auto": "the default of this window's size: compact below 1700 x 950 px, wide from there",
            "compact": "fits 1280x720: grip on the right, telemetry and the map as tabs below it",
            "wide": "for 1920x1080 and larger: every panel has its own place"}
 HISTORY_SECONDS = 20.0    # s of plot channels kept (the Plots panel shows up to all of them)
 
 
+MIN_FIT = 64               # px: a window smaller than this on a side (minimised) keeps its size class's layout
 # where a panel added after a user's layout was saved goes in it: the dock node of this panel
 NEW_PANEL_HOSTS = {"Sweeps": "Plots"}
 
@@ -48,13 +54,18 @@ class Overlay:
     tints (`wheel_colors`) and the force arrows' settings."""
 
     def __init__(self, session, on_params: Callable[[sim.Vehicle], None] | None = None,
-                 ini_path: str | os.PathLike | None = None, map_panel: Callable[[], None] | None = None,
+                 layout_dir: str | os.PathLike | None = None, map_panel: Callable[[], None] | None = None,
                  audio=None):
-        """`map_panel` draws the map into the current window (the Map panel; None: "no map"); `audio` is the
-        app's sound (app.sound.Audio: its mute and volume are in the View menu; None: no sound items)."""
+        """`layout_dir` holds the layout files, one per window size class (ui/layout_files.py; None: none are
+        read or written); `map_panel` draws the map into the current window (the Map panel; None: "no map");
+        `audio` is the app's sound (app.sound.Audio: its mute and volume are in the View menu; None: no sound
+        items)."""
         self.session = session
         self.visible = True
-        self.ini_path = str(ini_path) if ini_path else ""
+        self.layout_files = LayoutFiles(layout_dir) if layout_dir else None
+        self.size_kind = ""                           # the window's size class whose layout is in use
+        self.check_in = 0                             # builds until a loaded layout is checked (0: none to check)
+        self.notices: list[str] = []                  # what the app should tell (a layout set aside)
         self.audio = audio
         self.tuning = Tuning(session, on_params)      # the parameters as edited, the loaded preset
         self.monitor = GripMonitor()                  # the grip states step by step, their log, the auto-pause
@@ -181,6 +192,75 @@ class Overlay:
                 panel.draw(*imgui.get_io().display_size)
         node = imgui.internal.dock_builder_get_central_node(self.dockspace_id)
         self.central = (node.pos.x, node.pos.y, node.size.x, node.size.y) if node is not None else None
+        if self.check_in:
+            self.check_in -= 1
+            if not self.check_in:
+                self.check_loaded_layout()
+
+    # -- layouts per window size --------------------------------------------------------------------
+    def fit(self, size: tuple[float, float]) -> None:
+        """The layout of the window's size class (ui/layout.py size_class): the user's own, from its file, or
+        the default; called before the first frame and whenever the window changes size, outside a frame.
+        The class left behind keeps its layout in its own file. A window shrunk to a sliver (minimised) keeps
+        what it has."""
+        kind = size_class(*size)
+        if kind == self.size_kind or (self.size_kind and min(size) < MIN_FIT):
+            return
+        if self.size_kind:
+            self.tell(self.save_layout())
+        self.size_kind = kind
+        saved, notice = self.layout_files.open(kind, self.docked_panels()) if self.layout_files else ("", "")
+        self.tell(notice)
+        if saved:
+            imgui.load_ini_settings_from_memory(saved)
+            self.layout_request = None
+            self.to_dock = undocked(saved, NEW_PANEL_HOSTS)
+            self.check_in = 2                         # the nodes have their sizes after the second build
+        else:
+            self.layout_request = kind
+
+    def docked_panels(self) -> list[str]:
+        """The panels a saved layout must dock (a panel newer than it is docked beside its neighbour)."""
+        return [name for name in self.show if name not in NEW_PANEL_HOSTS]
+
+    def docking_problem(self) -> str:
+        """"" when what ImGui made of a loaded layout is sound: every panel shown is docked in the dockspace
+        (not floating over the 3D view) and the 3D view has a sensible size for the window; else what is
+        wrong."""
+        ib = imgui.internal
+        for name, shown in self.show.items():
+            if not shown or name in self.to_dock:
+                continue
+            window = ib.find_window_by_name(name)
+            node = window.dock_node if window is not None else None
+            if node is None or ib.dock_node_get_root_node(node).id_ != self.dockspace_id:
+                return f"the {name} panel is not docked"
+        if self.central is None:
+            return "no place for the 3D view"
+        w, h = imgui.get_io().display_size
+        if view_too_small(self.central[2], self.central[3], w, h):
+            return f"it leaves the 3D view {self.central[2]:.0f} x {self.central[3]:.0f} px of {w:.0f} x {h:.0f}"
+        return ""
+
+    def check_loaded_layout(self) -> None:
+        """A loaded layout that is not sound (docking_problem) gives way to the default, and its file is set
+        aside (never saved again); a sound one may be saved from now on."""
+        why = self.docking_problem()
+        if why:
+            self.tell(self.layout_files.reject(f"it does not fit ({why})") if self.layout_files else
+                      f"the saved layout is not used: {why}")
+            self.layout_request = self.size_kind or "auto"
+        elif self.layout_files:
+            self.layout_files.trusted = True
+
+    def save_layout(self) -> str:
+        """Write ImGui's layout into the size class's file (when it was checked or built); "" or the failure."""
+        return self.layout_files.save(imgui.save_ini_settings_to_memory()) if self.layout_files else ""
+
+    def tell(self, notice: str) -> None:
+        if notice:
+            print(f"contactpatch: {notice}", file=sys.stderr)
+            self.notices.append(notice)
 
     def menu_bar(self) -> None:
         """The View menu (panels, arrows, sound, layouts), the Lab menu and the keys' reminder."""
@@ -197,7 +277,8 @@ class Overlay:
                 if imgui.is_item_hovered():
                     imgui.set_tooltip("the table and plots of `contactpatch sweep FILE --out DIR`; drive any variant")
                 imgui.end_menu()
-            imgui.text_disabled("   F2 hides the panels, F3 the arrows, M the map, F1 lists the keys")
+            imgui.text_disabled("   F1 help (keys, grip states, panels, rewind)   F2 hides the panels, F3 the arrows, "
+                                "M the map")
             imgui.end_main_menu_bar()
 
     def view_menu(self) -> None:
@@ -228,7 +309,10 @@ class Overlay:
         if w < 1.0 or h < 1.0:
             return                                  # a minimised window: nothing to lay out
         if kind == "auto":
-            kind = "wide" if w >= 1700 else "compact"
+            kind = size_class(*imgui.get_io().display_size)
+        self.check_in = 0                           # the layout is ours now: nothing loaded to check
+        if self.layout_files:
+            self.layout_files.trusted = True
         ib = imgui.internal
         root = self.dockspace_id
         ib.dock_builder_remove_node(root)
@@ -236,7 +320,7 @@ class Overlay:
         ib.dock_builder_set_node_size(root, (w, h))
         left_w, right_w, bottom_h = (320.0, 410.0, 240.0) if kind == "compact" else (420.0, 520.0, 300.0)
         left_w, right_w = min(left_w, 0.33 * w), min(right_w, 0.33 * w)  # a small window keeps a 3D view
-        bottom_h, time_h = min(bottom_h, 0.35 * h), min(150.0, 0.35 * h)
+        bottom_h, time_h = min(bottom_h, 0.35 * h), min(190.0, 0.35 * h)   # Time: its rows while rewound
         _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
         _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
         _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)

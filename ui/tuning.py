@@ -17,6 +17,7 @@ from sim import advisor
 from sim.model import checks
 from sim.model import files
 from sim.model import vehicle_toml
+from ui.refusal import refusal
 
 
 def config_presets() -> list[vehicle_toml.Preset]:
@@ -70,6 +71,8 @@ class Tuning:
         self.baseline: sim.Vehicle = session.sim.vehicle      # the loaded preset, for "changed" marks
         self.errors: dict[str, str] = {}                      # field path -> why the last edit was refused
         self.fixes: dict[str, tuple[object, int]] = {}        # field path -> (refused value, substeps it needs)
+        self.details: dict[str, str] = {}                     # field path -> the advisor's line (formula, figures)
+        self.refused: dict[str, object] = {}                  # field path -> the value its refusal is about
         self.substeps_error = ""
         self.status = ""                                      # what the last save, load or revert did
         self.source = self._source_of(session)                # the file the baseline was loaded from, or None
@@ -88,29 +91,72 @@ class Tuning:
     def apply(self, path: str, value) -> str | None:
         """Try an edit; on success it reaches the simulation at the next step. Returns the reason an
         invalid or unstable value was refused (and keeps the old one), or None. For an unstable one the
-        substeps that would make it stable are kept in `fixes`; for one applied but held (springs or dampers
-        stiffer than the step follows, sim/advisor.py), the substeps that run it as given."""
+        substeps that would make it stable are kept in `fixes`, and the advisor's own line (its formula and
+        figures) in `details`; for one applied but held (springs or dampers stiffer than the step follows,
+        sim/advisor.py), the substeps that run it as given. An accepted edit takes back the refusals it
+        answers (`rejudge`)."""
         self.fixes.pop(path, None)
+        self.details.pop(path, None)
+        new = None
         try:
             new = checks.with_value(self.params, path, value)
+            self._use(new)                                   # set_params: the rules and the advisor
         except sim.ConfigError as exc:
-            self.errors[path] = self._reason(exc)
-            return self.errors[path]
-        try:
-            self._use(new)
-        except sim.ConfigError as exc:
-            self.errors[path] = self._reason(exc)
-            s = self.session.sim
-            r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
-            if not r.stable and r.substeps_needed < 10 ** 6:        # a refusal more substeps fix
-                self.fixes[path] = (value, r.substeps_needed)
-            return self.errors[path]
-        self.errors.pop(path, None)
-        s = self.session.sim
-        r = advisor.report(new, s.dt, s.substeps, s.surface_mu)
-        if r.substeps_as_given > s.substeps:             # applied, but the kernel holds the springs or dampers
+            return self._refusal(path, value, exc, new)
+        self._forget(path)
+        r = self._advice(new)
+        if r.substeps_as_given > self.session.sim.substeps:   # applied, but the kernel holds the springs or dampers
             self.fixes[path] = (value, r.substeps_as_given)
+        self.rejudge()
         return None
+
+    def _refused(self, path: str, value) -> str | None:
+        """Why the car as tuned now with `path` = `value` would be refused (kept as `apply` keeps it), or None
+        when it would be accepted; nothing is applied."""
+        new = None
+        try:
+            new = checks.with_value(self.params, path, value)
+            self.session.sim.check_params(new)
+        except sim.ConfigError as exc:
+            return self._refusal(path, value, exc, new)
+        return None
+
+    def _refusal(self, path: str, value, exc: sim.ConfigError, new: sim.Vehicle | None) -> str:
+        """Keep why `path` = `value` was refused: in `errors` the rule's own line (out of range, a rule between
+        parameters; `new` None: no car could be built) or the advisor's refusal in plain words, with the
+        advisor's line in `details` and the substeps that fix it in `fixes`."""
+        self.refused[path] = value
+        r = self._advice(new) if new is not None else None
+        if r is None or r.stable:                            # refused by the rules, not by the advisor
+            self.errors[path] = self._reason(exc)
+            return self.errors[path]
+        self.errors[path] = refusal(path, value, r)
+        self.details[path] = self._reason(exc)
+        if r.substeps_needed < 10 ** 6:                      # a refusal more substeps fix
+            self.fixes[path] = (value, r.substeps_needed)
+        return self.errors[path]
+
+    def _advice(self, car: sim.Vehicle) -> advisor.Report:
+        s = self.session.sim
+        return advisor.report(car, s.dt, s.substeps, s.surface_mu, s.world.gravity)
+
+    def _forget(self, path: str) -> None:
+        for table in (self.errors, self.details, self.refused, self.fixes):
+            table.pop(path, None)
+
+    def _forget_all(self) -> None:
+        for table in (self.errors, self.details, self.refused, self.fixes):
+            table.clear()
+
+    def rejudge(self) -> None:
+        """After an accepted change (an edit, a revert, the substeps): a refusal under another field that the
+        change answered disappears (its value would now be accepted: the message no longer applies); one that
+        still applies is said again for the car as it is now."""
+        for path, value in list(self.refused.items()):
+            self.fixes.pop(path, None)
+            self.details.pop(path, None)
+            if self._refused(path, value) is None:
+                self._forget(path)
 
     def apply_list(self, path: str, text: str) -> str | None:
         """A list field's edit as typed: numbers separated by commas or semicolons (as `short_number`
@@ -149,6 +195,7 @@ class Tuning:
             self.substeps_error = self._reason(exc)
             return self.substeps_error
         self.substeps_error = ""
+        self.rejudge()
         return None
 
     def _reason(self, exc: Exception) -> str:
@@ -172,8 +219,7 @@ class Tuning:
             except sim.ConfigError as exc:
                 self.status = f"not reverted: {exc}"
                 return
-            self.errors.clear()
-            self.fixes.clear()
+            self._forget_all()
         else:
             self.apply(path, checks.get_value(self.baseline, path))
 
@@ -237,7 +283,8 @@ class Tuning:
     def save(self, path: str) -> bool:
         """Save the current parameters to `path`; False with the reason in `status` if not. A car loaded
         from a file is saved as that file with only the changed values replaced (its comments and layout
-        stay); the user's preset folder is made when it is missing."""
+        stay); the user's preset folder is made when it is missing. The saved file becomes the loaded preset
+        (the baseline the edits are marked against)."""
         target = Path(path.strip()).expanduser() if path.strip() else None
         if target is None:
             self.status = "not saved: no file name given"
@@ -253,6 +300,10 @@ class Tuning:
         except sim.ConfigError as exc:
             self.status = f"not saved: {exc}"
             return False
+        # the saved file is the preset now: the preset box names it, not "(edited)", and the changed marks,
+        # the reverts and the question on quitting are about what differs from it
+        self.baseline = self.params
+        self.source = target.resolve()
         self.status = f"saved {target}"
         return True
 
@@ -271,8 +322,7 @@ class Tuning:
         self.baseline = car
         self.source = path.resolve()
         self.file_path = self.default_save_path()
-        self.errors.clear()
-        self.fixes.clear()
+        self._forget_all()
         self.status = f"loaded {self.source}"
         return True
 

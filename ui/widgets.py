@@ -35,3 +35,13 @@ def fit_text(text: str, width: float) -> str:
         if imgui.calc_text_size(short).x <= width:
             return short
     return words[0]
+
+
+def same_line_if_fits(label: str, extra: float = 0.0) -> None:
+    """Put the next button (of text `label`, plus `extra` pixels) on the line of the last item while it fits
+    in the window, else on the next line (a narrow panel wraps its buttons instead of cutting them)."""
+    style = imgui.get_style()
+    width = imgui.calc_text_size(label).x + 2 * style.frame_padding.x + extra
+    right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x     # (the cursor is on a new line)
+    if imgui.get_item_rect_max().x + style.item_spacing.x + width <= right:
+        imgui.same_line()

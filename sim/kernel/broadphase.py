@@ -41,6 +41,7 @@ from sim.kernel.tables import NW
 from sim.kernel.tables import VP_REACH
 from sim.kernel.tables import WP_AX
 from sim.kernel.tables import WP_LMAX
+from sim.kernel.tables import WP_PATH_REACH
 from sim.kernel.tables import WP_R
 from sim.kernel.vec import dot
 from sim.kernel.vec import norm
@@ -83,14 +84,14 @@ def heightfields_within(hf_meta, centre, radius):
 
 def vehicle_reach(wheel_rows, hull_rows) -> float:
     """The broad phase's radius for one vehicle (m), packed once into VP_REACH: the farthest a suspension
-    sweep (anchor + l_max + r (1 + 1/A_MIN)) or a hull point gets from the centre of mass. wheel_rows
-    (NW, WP_N), hull_rows (NHULL, 3). Plain Python with the kernels' arithmetic (sim.kernel.vec.norm), so the
-    figure is the one a kernel would compute, bit for bit."""
+    sweep (anchor + l_max + r (1 + 1/A_MIN), plus the farthest the geometry's path moves the wheel, §7.1) or
+    a hull point gets from the centre of mass. wheel_rows (NW, WP_N), hull_rows (NHULL, 3). Plain Python with
+    the kernels' arithmetic (sim.kernel.vec.norm), so the figure is the one a kernel would compute, bit for bit."""
     reach = 0.0
     for i in range(NW):
         ax, ay, az = float(wheel_rows[i, WP_AX]), float(wheel_rows[i, WP_AX + 1]), float(wheel_rows[i, WP_AX + 2])
         reach = max(reach, math.sqrt(ax * ax + ay * ay + az * az) + float(wheel_rows[i, WP_LMAX])
-                    + float(wheel_rows[i, WP_R]) * (1.0 + 1.0 / A_MIN))
+                    + float(wheel_rows[i, WP_R]) * (1.0 + 1.0 / A_MIN) + float(wheel_rows[i, WP_PATH_REACH]))
     for k in range(hull_rows.shape[0]):
         x, y, z = float(hull_rows[k, 0]), float(hull_rows[k, 1]), float(hull_rows[k, 2])
         reach = max(reach, math.sqrt(x * x + y * y + z * z))

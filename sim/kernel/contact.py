@@ -14,6 +14,8 @@ from sim.kernel.lanes import cos4
 from sim.kernel.lanes import div4
 from sim.kernel.lanes import sin4
 from sim.kernel.lanes import sqrt4
+from sim.kernel.linkage import path_offset
+from sim.kernel.linkage import travel_angles
 from sim.kernel.query import QUERY_DISC
 from sim.kernel.query import cast
 from sim.kernel.suspension import A_MIN  # noqa: F401  (A_MIN: world.py and broadphase.py read it here)
@@ -21,6 +23,7 @@ from sim.kernel.suspension import compression  # noqa: F401  (A_MIN: world.py an
 from sim.kernel.tables import NW
 from sim.kernel.tables import W_A
 from sim.kernel.tables import W_BX
+from sim.kernel.tables import W_CAMBER_BODY
 from sim.kernel.tables import W_CX
 from sim.kernel.tables import W_GROUNDED
 from sim.kernel.tables import W_INV_A
@@ -35,21 +38,26 @@ from sim.kernel.tables import W_S
 from sim.kernel.tables import W_SHAPE
 from sim.kernel.tables import W_STEER
 from sim.kernel.tables import W_SURFACE
+from sim.kernel.tables import W_TOE
 from sim.kernel.tables import W_TX
 from sim.kernel.tables import W_UX
 from sim.kernel.tables import W_VGX
 from sim.kernel.tables import W_X
 from sim.kernel.tables import WP_AX
+from sim.kernel.tables import WP_CAMBER
 from sim.kernel.tables import WP_CAMBER_COS
 from sim.kernel.tables import WP_CAMBER_SIN
 from sim.kernel.tables import WP_DX
+from sim.kernel.tables import WP_GEO
 from sim.kernel.tables import WP_GRIP
 from sim.kernel.tables import WP_L0
 from sim.kernel.tables import WP_LMAX
 from sim.kernel.tables import WP_LMIN
 from sim.kernel.tables import WP_QUERY
 from sim.kernel.tables import WP_R
+from sim.kernel.tables import WP_SIDE
 from sim.kernel.tables import WS_LRAW
+from sim.kernel.tables import WS_TRAVEL
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -166,10 +174,22 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
         r = wheel_params[v, i, WP_R]
         l_min = wheel_params[v, i, WP_LMIN]
         l_max = wheel_params[v, i, WP_LMAX]
-        anchor = add(pos, quat_rotate(q, get3w(wheel_params, v, i, WP_AX)))    # A, world
+        anchor_b = get3w(wheel_params, v, i, WP_AX)
+        side = wheel_params[v, i, WP_SIDE]
+        if wheel_params[v, i, WP_GEO] != 0.0:                                 # the linkage (§7.1), at last travel
+            anchor_b = add(anchor_b, path_offset(v, i, wheel_params, wheel_state[v, i, WS_TRAVEL]))
+            camber, toe = travel_angles(v, i, wheel_params, wheel_state)
+            yaw = wheel_scratch[v, i, W_STEER] + toe
+            u = steered_axis(q, math.cos(camber), math.sin(camber), math.cos(yaw), math.sin(yaw))
+            wheel_scratch[v, i, W_CAMBER_BODY] = -side * camber
+            wheel_scratch[v, i, W_TOE] = -side * toe
+        else:
+            u = steered_axis(q, wheel_params[v, i, WP_CAMBER_COS], wheel_params[v, i, WP_CAMBER_SIN], cos_steer[i],
+                             sin_steer[i])                                    # after steer, camber
+            wheel_scratch[v, i, W_CAMBER_BODY] = -side * wheel_params[v, i, WP_CAMBER]
+            wheel_scratch[v, i, W_TOE] = 0.0
+        anchor = add(pos, quat_rotate(q, anchor_b))                           # A, world
         d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))                  # unit axis, world, points down
-        u = steered_axis(q, wheel_params[v, i, WP_CAMBER_COS], wheel_params[v, i, WP_CAMBER_SIN], cos_steer[i],
-                         sin_steer[i])                                        # after steer, camber
         hit, s, p, n, surf, shape, vg = cast(planes, boxes, hf_meta, hf_z, kind, anchor, d, r, l_max,
                                              A_MIN, t, v, box_mask, hf_mask)
         a = -dot(n, d)                                                        # a = -dot(n, d)

@@ -14,6 +14,7 @@ from sim.kernel.gearbox import driven_radius
 from sim.kernel.gearbox import total_ratio
 from sim.kernel.jit import kernel
 from sim.kernel.jit import leaf
+from sim.kernel.linkage import travel_angles
 from sim.kernel.tables import BS_PX
 from sim.kernel.tables import BS_PY
 from sim.kernel.tables import BS_PZ
@@ -44,6 +45,7 @@ from sim.kernel.tables import VP_UEX
 from sim.kernel.tables import VP_UEY
 from sim.kernel.tables import VP_UEZ
 from sim.kernel.tables import WP_CAMBER
+from sim.kernel.tables import WP_GEO
 from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WP_R
 from sim.kernel.tables import WS_ABS
@@ -102,10 +104,15 @@ def place_vehicle(v, x, y, z, yaw, speed, gear, vehicle_params, wheel_params, bo
 @leaf
 def commit_momenta(v, q, vehicle_params, wheel_params, drive_state, wheel_state):
     """Commit vehicle v's spin momenta for orientation q (w, x, y, z): each wheel's Iw omega u, u its spin
-    axis (camber, and the wheel's steering angle WS_STEER), and the engine rotor's Ie omegaE uEngine (N m s,
-    world), so that the next substep's ledger (sim/kernel/body.py spin_ledger) sees no jump."""
+    axis (camber, and the wheel's steering angle WS_STEER; with the geometry of §7.1 its camber and toe at its
+    travel), and the engine rotor's Ie omegaE uEngine (N m s, world), so that the next substep's ledger
+    (sim/kernel/body.py spin_ledger) sees no jump."""
     for i in range(NW):
-        u = spin_axis(q, wheel_params[v, i, WP_CAMBER], wheel_state[v, i, WS_STEER])
+        if wheel_params[v, i, WP_GEO] != 0.0:                # the camber and toe at its travel (§7.1)
+            camber, toe = travel_angles(v, i, wheel_params, wheel_state)
+            u = spin_axis(q, camber, wheel_state[v, i, WS_STEER] + toe)
+        else:
+            u = spin_axis(q, wheel_params[v, i, WP_CAMBER], wheel_state[v, i, WS_STEER])
         momentum = wheel_params[v, i, WP_IW] * wheel_state[v, i, WS_OMEGA]
         wheel_state[v, i, WS_HX] = momentum * u[0]
         wheel_state[v, i, WS_HY] = momentum * u[1]

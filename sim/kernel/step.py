@@ -9,11 +9,12 @@ steering  §2   this step's targets (controls, body speed   W_STEER
                at the step's start), WS_STEER
 broad     §5   body position, world                         the shape masks (run by the step loop just
                                                             before the substep, `broad_phase`)
-contact   §6   body pose, W_STEER, world, WS_LRAW            W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
-                                                            W_SHAPE W_MU, vectors W_Q W_N W_T W_B W_C W_U W_VG
-suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ, vector W_FS (force on the body)
-               W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N
-               WS_STEER
+contact   §6   body pose, W_STEER, world, WS_LRAW,           W_S W_A W_L W_LRAW W_X W_R_EFF W_GROUNDED W_SURFACE
+               WS_TRAVEL (§7.1)                             W_SHAPE W_MU W_CAMBER_BODY W_TOE, vectors W_Q W_N
+                                                            W_T W_B W_C W_U W_VG
+suspension §7  body, W_A W_C W_Q W_N W_U W_VG W_X W_LRAW     W_XDOT W_FS W_FZ W_FZ_LINK, vector W_FS (force on
+               W_STEER W_SHAPE W_GROUNDED, WS_SHAPE WS_N     the body)
+               WS_STEER WS_LINK_SHARE
 tire      §8   body, W_Q W_C W_U W_T W_B W_VG W_MU W_FZ      W_OMEGA W_VX W_VY W_RHO W_KAPPA W_ALPHA W_FX_RAW
                W_GROUNDED, WS_OMEGA                         W_FY_RAW W_FX W_FY W_GRIP_SCALE W_DFX W_KY, vectors
                                                             W_FT W_FR (tire and rolling force)
@@ -33,6 +34,8 @@ parking   §11  body, W_GROUNDED W_VX W_VY W_RHO W_OMEGA      held wheels: W_FX 
                W_SHAPE, world (a moving box's kinematics)
 body      §12  body, W_Q W_FS W_FT W_FR, the ledger, WS_H    body_state; with the midpoint lateral update W_FY
                DS_HE; W_KY W_B W_N W_VX W_GROUNDED W_LOCKED  and vector W_FT gain its correction
+links   §7.1   body, W_L W_GROUNDED W_FT W_T W_T_BRAKE W_RHO WS_TRAVEL WS_LINK_SHARE (geometry wheels only)
+               W_FZ
 (the last substep works in wheel_telemetry itself; then the camber, for people)
 
 Stages also record their body-level telemetry (TB_*) as they go; nothing reads it back. The tire stage
@@ -62,6 +65,7 @@ from sim.kernel.jit import leaf
 from sim.kernel.jit import stage
 from sim.kernel.jit import threaded_kernel
 from sim.kernel.lanes import asin4
+from sim.kernel.linkage import link_stage
 from sim.kernel.parking import parking_stage
 from sim.kernel.steering import steering_stage
 from sim.kernel.steering import steering_targets
@@ -115,6 +119,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
                         tau_hull, h, boxes, planes.shape[0], t)          # static friction for still wheels
     body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
                d_h, f_hull, tau_hull, h)                                 # forces, ledger torque, integrate
+    link_stage(v, wheel_params, q, wheel_state, wheel_scratch)          # geometry: travel, the links' next load
 
 
 substep_of_step = inlined_copy(substep)      # step_and_watch's own copy (sim.kernel.jit.inlined_copy says why)

@@ -3,7 +3,7 @@
     x    = max(0, l0 - l)                                       compression (m)
     xdot = (rEffDot - dot(nDot, C - Q) - vn) / a                compression rate (m/s)
     Fs   = max(0, k x + c xdot + 10 k max(0, lMin - l_raw) + F_bar)   along -d, on the body (N)
-    Fz   = Fs a                                                 the load the tire may use (N)
+    Fz   = Fs a (/ (1 - rho), the links' share rho, with the geometry of §7.1)   the load the tire may use (N)
 
 What the body receives (per axle, `suspension.force_along`): "normal" (default) the ground's push Fz n at
 the contact, so the only force in the contact plane is the tire's friction-limited one; "axis" the
@@ -23,6 +23,7 @@ from sim.kernel.tables import W_CX
 from sim.kernel.tables import W_FS
 from sim.kernel.tables import W_FSX
 from sim.kernel.tables import W_FZ
+from sim.kernel.tables import W_FZ_LINK
 from sim.kernel.tables import W_GROUNDED
 from sim.kernel.tables import W_INV_A
 from sim.kernel.tables import W_LRAW
@@ -40,6 +41,7 @@ from sim.kernel.tables import WP_ARB
 from sim.kernel.tables import WP_C
 from sim.kernel.tables import WP_C_REBOUND
 from sim.kernel.tables import WP_DX
+from sim.kernel.tables import WP_GEO
 from sim.kernel.tables import WP_K
 from sim.kernel.tables import WP_LMIN
 from sim.kernel.tables import WP_PARTNER
@@ -52,6 +54,7 @@ from sim.kernel.tables import WP_STOP_LAM
 from sim.kernel.tables import WP_STOP_LAM_C
 from sim.kernel.tables import WP_STOP_LAM_S
 from sim.kernel.tables import WP_SUS_MODEL
+from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_NX
 from sim.kernel.tables import WS_SHAPE
 from sim.kernel.tables import WS_STEER
@@ -204,6 +207,7 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     stop_scale = held_stop_scale(k_share * lam_s, c_share * lam_c, wheel_params[v, 0, WP_STOP_LAM], h)
     for i in range(NW):
         steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) * inv_h
+        wheel_scratch[v, i, W_FZ_LINK] = 0.0
         if wheel_scratch[v, i, W_GROUNDED] == 0.0:
             wheel_scratch[v, i, W_XDOT] = 0.0
             wheel_scratch[v, i, W_FS] = 0.0
@@ -247,6 +251,10 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
                                         x_dot, wheel_params[v, i, WP_LMIN], l_raw, a, f_bar,
                                         wheel_params[v, i, WP_STOP_K] * stop_scale)
         fade = support_fade(wheel_scratch[v, i, W_S], a, wheel_params[v, i, WP_R])
+        if wheel_params[v, i, WP_GEO] != 0.0:                     # Fz = Fs a + J, J = rho Fz: the links' share
+            f_links = fz * wheel_state[v, i, WS_LINK_SHARE] / (1.0 - wheel_state[v, i, WS_LINK_SHARE])   # (§7.1)
+            fz += f_links
+            wheel_scratch[v, i, W_FZ_LINK] = f_links * fade
         fs *= fade
         fz *= fade
         wheel_scratch[v, i, W_XDOT] = x_dot
@@ -256,4 +264,7 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
             set3w(wheel_scratch, v, i, W_FSX, scale(n, fz))             # the ground's push Fz n
         else:
             d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
-            set3w(wheel_scratch, v, i, W_FSX, axis_push(scale(d, -fs), n, sub(add(vel, cross(w, sub(qc, pos))), vg)))
+            f_axis = axis_push(scale(d, -fs), n, sub(add(vel, cross(w, sub(qc, pos))), vg))
+            if wheel_params[v, i, WP_GEO] != 0.0:                 # the links' share along the normal
+                f_axis = add(f_axis, scale(n, wheel_scratch[v, i, W_FZ_LINK]))
+            set3w(wheel_scratch, v, i, W_FSX, f_axis)

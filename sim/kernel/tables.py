@@ -123,7 +123,20 @@ VP_N = VP_RATIO + MAX_GEARS
                                            # (1/s^2), dampers (1/s) and bump stops (1/s^2), the same on all four
                                            # wheels (sim/kernel/suspension.py held_stop_scale)
  WP_RELAX_VX,                              # 1: the relaxation's time constant from |vx| (seed 001), 0: contact speed
- WP_N) = range(109)
+ # the suspension geometry (sim/kernel/linkage.py, docs/physics.md §7.1), all 0 for the seed's wheel on an axis
+ WP_GEO,                                   # 1 when some of it acts on this wheel (0: the stages skip it, bit for bit)
+ WP_SIDE,                                  # +1 a left wheel, -1 a right one
+ WP_L_STATIC,                              # m: the length at static ride, where the travel z = l_static - l is 0
+ WP_RC_TAN, WP_RC_TAN_SLOPE,               # -, 1/m: the roll-centre line's slope from the contact, h_rc / half
+                                           # track, and its change per m of travel
+ WP_ANTI_B, WP_ANTI_B_SLOPE,               # -, 1/m: the brakes' side-view line, -tan (front) or +tan (rear), and
+                                           # its change per m of travel
+ WP_ANTI_D, WP_ANTI_D_SLOPE,               # -, 1/m: the same for the drive's share of the longitudinal force
+ WP_CAMBER_GAIN, WP_CAMBER_ROLL,           # rad/m: the axle's turn about body x (as WP_CAMBER) per m of travel,
+                                           # and per m of the travel ahead of the other wheel of the axle
+ WP_TOE, WP_BUMP_STEER,                    # rad, rad/m: the wheel's turn about body z (toe, side-signed), per m
+ WP_PATH_REACH,                            # m: the farthest the wheel's path takes it from under its anchor
+ WP_N) = range(123)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -164,7 +177,9 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_LRAW,                                  # m l_raw of the last contact (l_max airborne): how far a surface may jump
  WS_FY_LAG,                                # N the lateral force the relaxation length lets through (raw)
  WS_SX, WS_SY,                             # avs tire: the longitudinal and lateral slips following their targets
- WS_N) = range(17)
+ WS_TRAVEL,                                # m: the last substep's bump travel z = l_static - l (geometry, §7.1)
+ WS_LINK_SHARE,                            # -: the share of the load the links carry, from the last substep (§7.1)
+ WS_N) = range(19)
 
 # --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s
@@ -189,7 +204,9 @@ VP_N = VP_RATIO + MAX_GEARS
  W_DFX,                                    # N per unit kappa: slope of the limited Fx at the operating point
  W_ESP,                                    # N m: the brake torque stability control asks of this wheel
  W_GAMMA,                                  # rad camber against the ground (+: the top leans to the tire's left)
- W_TELEMETRY) = range(63)                  # the number of published columns
+ W_CAMBER_BODY, W_TOE,                     # rad: camber against the body (- top inward) and toe (+ toe-in), §7.1
+ W_FZ_LINK,                                # N: the part of Fz the links carry (§7.1)
+ W_TELEMETRY) = range(66)                  # the number of published columns
 # scratch only
 (W_T_BRAKE_MAX,                            # N m the brake may apply this substep (pedal, bias, ABS)
  W_OMEGA_NEXT,                             # rad/s spin after this substep, before the commit

@@ -3,13 +3,16 @@
 (sim/lab/sweep: many variants of a car through the drives)."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import as_completed
 from pathlib import Path
 
+from sim.lab.arguments import Parser
+from sim.lab.arguments import number
+from sim.lab.arguments import whole
 from sim.lab.drives.common import DT
 from sim.lab.drives.results import Result
 from sim.lab.drives.results import compare_table
@@ -28,6 +31,7 @@ from sim.lab.families import table
 from sim.lab.families import variant
 from sim.lab.logs import write_parquet
 from sim.lab.plots import plot
+from sim.lab.progress import progress_bar
 from sim.model.checks import apply_sets
 from sim.model.files import ConfigError
 from sim.model.vehicle_toml import load_vehicle
@@ -36,7 +40,7 @@ from sim.watchdog import BlowUp
 
 def drives_command(argv: list[str] | None = None) -> int:
     """contactpatch test NAME|all [--vehicle V] [--set path=value ...] [--log DIR]"""
-    ap = argparse.ArgumentParser(prog="contactpatch test", description="Run standard test drives and print "
+    ap = Parser(prog="contactpatch test", description="Run standard test drives and print "
                                  "their figures (Markdown); write each drive's telemetry log as CSV.")
     ap.add_argument("name", help=f"one of {', '.join(SUITE)}, or all")
     ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file")
@@ -52,7 +56,7 @@ def drives_command(argv: list[str] | None = None) -> int:
                     "(needs --log and matplotlib: pip install -e '.[plots]')")
     ap.add_argument("--log-format", choices=("csv", "parquet"), default="csv",
                     help="csv (units in the second row) or parquet (units in the field metadata; pyarrow)")
-    ap.add_argument("--log-rate", type=float, default=60.0, metavar="HZ",
+    ap.add_argument("--log-rate", type=number(0.0, 1.0 / DT, "rows per second", above=True), default=60.0, metavar="HZ",
                     help="rows per second in the log (default 60; 240 for every physics step)")
     args = ap.parse_args(argv)
     try:
@@ -92,7 +96,7 @@ def drives_command(argv: list[str] | None = None) -> int:
         print(f"\n({len(r.log)} logged steps, {r.seconds:.1f} s)\n")
         if args.log:
             path = Path(args.log) / f"{n}-{car.name}.{args.log_format}"
-            every = max(1, round(1.0 / (DT * max(args.log_rate, 1e-3))))
+            every = max(1, round(1.0 / (DT * args.log_rate)))
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if args.log_format == "parquet":
@@ -126,24 +130,26 @@ def drives_command(argv: list[str] | None = None) -> int:
 
 
 def verdict(results: list[Result]) -> tuple[Exit, str]:
-    """The exit status of drives run and one line saying why: Exit.FAILED when a figure is outside its limit
-    (a figure a drive expects to miss its limit, as the sine with dwell without stability control's yaw rate,
-    is counted as that drive's expected outcome, not as a failure), Exit.OK otherwise."""
-    judged = [f for r in results for f in r.figures if f.passed is not None]
-    failed = [(r, f) for r in results for f in r.failures]
+    """The exit status of drives run and the summary line: how many drives, how many within their limits, how
+    many outside as expected and how many outside their limits, with the names (and the figures) of the last
+    two. A drive that shows a failure on purpose (the sine with dwell without stability control spins: its
+    expect_miss figures miss their limits) counts as expected, not as a failure: Exit.FAILED only when a figure
+    is outside its limit, Exit.OK otherwise."""
+    failed = [r for r in results if r.failures]
+    expected = [r for r in results if not r.failures and r.shown]
+    within = [r for r in results if not r.failures and not r.shown]
     code = Exit.FAILED if failed else Exit.OK
-    parts = [f"{sum(1 for f in judged if f.passed)} within their limits",
-             f"{len(failed)} failed" + (" (" + "; ".join(f"{r.name}: {listed([f])}" for r, f in failed) + ")"
-                                        if failed else "")]
-    expecting = [r for r in results if r.shown is not None]
-    if expecting:
-        missed = sum(1 for r in expecting for f in r.figures if f.expect_miss and f.passed is False)
-        parts.append(f"{missed} outside as expected (" + "; ".join(
-            f"{r.name}: {r.expected}, as expected" if r.shown else
-            f"{r.name} was expected to show that it {r.expected}, but met the limits" for r in expecting) + ")")
-    head = f"{results[0].vehicle}, " if results else ""
-    return code, (f"contactpatch test: {head}{plural(len(results), 'drive')}, {plural(len(judged), 'judged figure')}: "
-                  f"{', '.join(parts)}: exit status {code:d}")
+    unshown = [r for r in within if r.shown is False]
+    parts = [f"{len(within)} within their limits" + (" (" + "; ".join(
+        f"{r.name} was expected to show that it {r.expected}, but met the limits" for r in unshown) + ")"
+        if unshown else "")]
+    if expected:
+        parts.append(f"{len(expected)} outside as expected (" + "; ".join(f"{r.name}: {r.expected}" for r in expected)
+                     + ")")
+    parts.append(f"{len(failed)} outside their limits" + (" (" + "; ".join(
+        f"{r.name}: {listed(r.failures)}" for r in failed) + ")" if failed else ""))
+    head = f"{results[0].vehicle}: " if results else ""
+    return code, f"contactpatch test: {head}{plural(len(results), 'drive')}, {', '.join(parts)}: exit status {code:d}"
 
 
 def plural(n: int, word: str) -> str:
@@ -158,7 +164,7 @@ def sweep_command(argv: list[str] | None = None) -> int:
 
 def compare_command(argv: list[str] | None = None) -> int:
     """contactpatch compare [--models a,b,...] [--vehicle V] [--set path=value] [--jobs N]"""
-    ap = argparse.ArgumentParser(prog="contactpatch compare", description="Drive the same car on several wheel "
+    ap = Parser(prog="contactpatch compare", description="Drive the same car on several wheel "
                                  "and tire model families and print seed 001's comparison table (Markdown).")
     ap.add_argument("--models", default=",".join(FAMILIES),
                     help=f"comma-separated families from {', '.join(FAMILIES)} (default: all)")
@@ -166,7 +172,8 @@ def compare_command(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                     help="change a parameter of the car first (every family gets it), e.g. --set chassis.mass=1300")
     ap.add_argument("--test", default="all", help=f"the drives: all ({', '.join(COMPARE_DRIVES)})")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
+    ap.add_argument("--jobs", type=whole(1, what="processes"), default=os.cpu_count() or 1,
+                    help="processes (default: one per core)")
     args = ap.parse_args(argv)
     families = [m.strip() for m in args.models.split(",") if m.strip()]
     try:
@@ -180,15 +187,24 @@ def compare_command(argv: list[str] | None = None) -> int:
         print(f"contactpatch compare: {exc}", file=sys.stderr)
         return Exit.BAD_INPUT
     t0 = time.perf_counter()
-    jobs = [(args.vehicle, args.set, f) for f in families]
-    if args.jobs > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(max_workers=min(args.jobs, len(jobs))) as pool:
-            done = dict(pool.map(_measure_job, jobs))
-    else:
-        done = dict(_measure_job(j) for j in jobs)
-    results = {f: done[f] for f in families}
-    for f, cost in step_costs({f: variant(car, f) for f in families}).items():
-        results[f]["step cost"] = cost
+    jobs = [(args.vehicle, args.set, f, d) for f in families for d in COMPARE_DRIVES]
+    rounds = 3
+    bar = progress_bar(len(jobs) + rounds * len(families), unit="run", desc="compare")
+    results: dict[str, dict[str, float]] = {f: {} for f in families}
+    pool = ProcessPoolExecutor(max_workers=min(args.jobs, len(jobs))) if args.jobs > 1 else None
+    try:
+        runs = (done.result() for done in as_completed([pool.submit(_measure_job, j) for j in jobs])) if pool \
+            else map(_measure_job, jobs)
+        for family, figures in runs:                  # one (family, drive) at a time, as they finish
+            results[family].update(figures)
+            bar.update(1)
+        bar.set_postfix_str("step costs")
+        for f, cost in step_costs({f: variant(car, f) for f in families}, rounds, tick=lambda: bar.update(1)).items():
+            results[f]["step cost"] = cost
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        bar.close()
     print(f"### {car.name}: {len(families)} model families, the same car, dt 1/240 s, 2 substeps\n")
     print(table(results))
     print()

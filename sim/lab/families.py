@@ -91,35 +91,47 @@ def fixed_state(car: Vehicle) -> dict[str, float]:
     return {"Fx at kappa 0.1": fx, "Fy at alpha 4 deg": abs(fy), "static load front": fz}
 
 
-def step_costs(cars: dict[str, Vehicle], rounds: int = 3, steps: int = 1000) -> dict[str, float]:
+def step_costs(cars: dict[str, Vehicle], rounds: int = 3, steps: int = 1000, tick=None) -> dict[str, float]:
     """Microseconds per car step of each car at the app's settings (flat ground, dt 1/240 s, 2 substeps),
-    measured in turn, `rounds` times round, best of all (so machine noise touches every family alike)."""
+    measured in turn, `rounds` times round, best of all (so machine noise touches every family alike);
+    `tick()` after each measurement (a progress bar)."""
     from sim.lab.bench import bench_single
     from sim.model.world import World
     best = {name: math.inf for name in cars}
     for _ in range(rounds):
         for name, car in cars.items():
             best[name] = min(best[name], bench_single(car, World.flat(), 2, steps))
+            if tick is not None:
+                tick()
     return best
+
+
+def measure_drive(car: Vehicle, family: str, drive: str) -> dict[str, float]:
+    """The table's figures for `family` on `car` that one of COMPARE_DRIVES gives (settle: the fixed state's
+    too): each a job of its own, so `contactpatch compare` spreads them over its processes and counts them."""
+    from sim.lab import drives as M
+    v = variant(car, family)
+    r = M.run(drive, v)
+    if drive == "settle":
+        return {**fixed_state(v), "load front (settled)": r.value("load FL"), "load rear (settled)": r.value("load RL")}
+    if drive == "circle":
+        return {"circle limit": r.value("lateral limit")}
+    if drive == "braking":
+        return {"braking distance": r.value("stopping distance")}
+    if drive == "step-steer":
+        return {"yaw-rate gain": r.value("yaw-rate gain"), "response time": r.value("response time")}
+    if drive == "curb":
+        return {"curb contact FL": r.value("time in contact FL")}
+    if drive == "drop":
+        return {"drop undershoot": r.value("undershoot below rest"), "drop settling": r.value("settling time (2 mm)")}
+    raise ConfigError(f"compare: drive {drive!r} is not one of {', '.join(COMPARE_DRIVES)}")
 
 
 def measure(car: Vehicle, family: str) -> dict[str, float]:
     """Every figure of the table for `family` on `car`."""
-    from sim.lab import drives as M
-    v = variant(car, family)
-    out = fixed_state(v)
-    settle = M.run("settle", v)
-    out["load front (settled)"] = settle.value("load FL")
-    out["load rear (settled)"] = settle.value("load RL")
-    out["circle limit"] = M.run("circle", v).value("lateral limit")
-    out["braking distance"] = M.run("braking", v).value("stopping distance")
-    step = M.run("step-steer", v)
-    out["yaw-rate gain"] = step.value("yaw-rate gain")
-    out["response time"] = step.value("response time")
-    out["curb contact FL"] = M.run("curb", v).value("time in contact FL")
-    drop = M.run("drop", v)
-    out["drop undershoot"] = drop.value("undershoot below rest")
-    out["drop settling"] = drop.value("settling time (2 mm)")
+    out: dict[str, float] = {}
+    for drive in COMPARE_DRIVES:
+        out.update(measure_drive(car, family, drive))
     return out
 
 
@@ -142,5 +154,6 @@ def table(results: dict[str, dict[str, float]]) -> str:
 
 
 def _measure_job(args):
-    vehicle, sets, family = args
-    return family, measure(apply_sets(load_vehicle(vehicle), sets), family)
+    """One (family, drive) of `contactpatch compare` in a worker process: (family, its figures from that drive)."""
+    vehicle, sets, family, drive = args
+    return family, measure_drive(apply_sets(load_vehicle(vehicle), sets), family, drive)

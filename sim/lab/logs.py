@@ -28,7 +28,7 @@ WHEEL_UNITS = {"s": "m", "a": "-", "l": "m", "l_raw": "m", "x": "m", "xdot": "m/
                "Fy": "N", "grip_scale": "-", "T_drive": "N m", "T_brake": "N m", "omega": "rad/s", "rho": "m",
                "r_eff": "m", "grounded": "0/1", "surface": "index", "shape": "index", "mu": "-", "steer": "rad",
                "abs_active": "0/1", "locked": "0/1", "dFx_dkappa": "N", "esp_brake": "N m",
-               "camber": "rad"}
+               "camber": "rad", "camber_body": "rad", "toe": "rad", "Fz_link": "N"}
 BODY_UNITS = {"time": "s", "x": "m", "y": "m", "z": "m", "speed": "m/s", "v_forward": "m/s", "v_lateral": "m/s",
               "a_long": "g", "a_lat": "g", "yaw": "rad", "yaw_rate": "rad/s", "beta": "rad", "roll": "rad",
               "pitch": "rad", "rpm": "rpm", "gear": "-", "T_engine": "N m", "T_clutch": "N m",

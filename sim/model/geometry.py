@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.kernel import tables as T
+from sim.kernel.suspension import BUMP_STOP_FACTOR
 from sim.kernel.units import GRAVITY
 from sim.model.params import Vehicle
 
@@ -118,3 +119,36 @@ def static_loads(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
     m = car.chassis.mass * gravity
     front = m * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase
     return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
+
+
+def spring_numbers(sus) -> tuple[float, float, float, float, float]:
+    """(k N/m, c N s/m, l_min m, stop_k N/m, preload N) of a Suspension as the kernel uses them: AVS' rates in
+    N/mm and travel in cm converted, the bump stop 10 k (AVS: its support rate), the preload fgear's only."""
+    if sus.model == "avs":
+        return (sus.avs_spring_rate * 1000.0, sus.avs_damper_rate * 1000.0,
+                max(0.0, min(sus.l0, sus.l_max) - sus.avs_travel_cm / 100.0), sus.avs_support_rate * 1000.0, 0.0)
+    return sus.k, sus.c, sus.l_min, BUMP_STOP_FACTOR * sus.k, sus.preload if sus.model == "fgear" else 0.0
+
+
+def static_lengths(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
+    """Each wheel's suspension length at static ride on flat ground (4,), m: min(l0, l_max) less the static
+    compression (static load - preload) / k (§7), held within [l_min, l_max]. The suspension geometry's
+    travel (§7.1) is measured from here."""
+    loads = static_loads(car, gravity)
+    out = np.zeros(T.NW)
+    for i in range(T.NW):
+        sus = car.front_suspension if i < 2 else car.rear_suspension
+        k, _, l_min, _, preload = spring_numbers(sus)
+        out[i] = min(max(min(sus.l0, sus.l_max) - max(0.0, loads[i] - preload) / k, l_min), sus.l_max)
+    return out
+
+
+def ride_com_height(car: Vehicle, gravity: float = GRAVITY) -> float:
+    """Height of the centre of mass above flat ground at static ride (m): above each axle's contact line
+    r + l_static - anchor_z + com_z, taken between the axles at the centre of mass (h_cg of §7.1)."""
+    lengths = static_lengths(car, gravity)
+    ch = car.chassis
+    h_f = car.front_tire.radius + lengths[0] - car.front_axle.anchor_z + ch.com_z
+    h_r = car.rear_tire.radius + lengths[2] - car.rear_axle.anchor_z + ch.com_z
+    a, b = car.front_axle.x - ch.com_x, ch.com_x - car.rear_axle.x
+    return (b * h_f + a * h_r) / (a + b)

@@ -22,20 +22,14 @@ from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.slip import SLIP_FORMS
 from sim.kernel.units import RAD_S_PER_RPM
 from sim.model.geometry import hull_points
+from sim.model.geometry import spring_numbers
 from sim.model.geometry import wheel_geometry
 from sim.model.handling import understeer_coefficient
+from sim.model.linkage import LinkNumbers
+from sim.model.linkage import link_numbers
 from sim.model.params import Vehicle
 
 LATERAL_THETA = {"midpoint": 0.5, "explicit": 0.0}   # chassis.lateral_update -> VP_LATERAL_THETA
-
-
-def spring_numbers(sus) -> tuple[float, float, float, float, float]:
-    """(k N/m, c N s/m, l_min m, stop_k N/m, preload N) of a Suspension as the kernel uses them: AVS' rates in
-    N/mm and travel in cm converted, the bump stop 10 k (AVS: its support rate), the preload fgear's only."""
-    if sus.model == "avs":
-        return (sus.avs_spring_rate * 1000.0, sus.avs_damper_rate * 1000.0,
-                max(0.0, min(sus.l0, sus.l_max) - sus.avs_travel_cm / 100.0), sus.avs_support_rate * 1000.0, 0.0)
-    return sus.k, sus.c, sus.l_min, BUMP_STOP_FACTOR * sus.k, sus.preload if sus.model == "fgear" else 0.0
 
 
 def pack_hull_bounds(vehicle_row: np.ndarray, hull_rows: np.ndarray) -> None:
@@ -207,7 +201,24 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         front_share = row[T.VP_SPLIT]
         wheel[T.WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
         wheel[T.WP_PARTNER] = i + 1 if left else i - 1
+        pack_links(link_numbers(car, i, gravity), wheel)
     row[T.VP_REACH] = vehicle_reach(wheel_rows, hull_rows)
+
+
+def pack_links(n: LinkNumbers, wheel: np.ndarray) -> None:
+    """One wheel's suspension geometry (docs/physics.md §7.1) into its row: WP_SIDE always, the rest only when
+    some of it acts (WP_GEO 1); a neutral wheel keeps zeros and the kernel skips it."""
+    wheel[T.WP_SIDE] = n.side
+    if not n.active:
+        return
+    wheel[T.WP_GEO] = 1.0
+    wheel[T.WP_L_STATIC] = n.l_static
+    wheel[T.WP_RC_TAN], wheel[T.WP_RC_TAN_SLOPE] = n.rc_tan, n.rc_tan_slope
+    wheel[T.WP_ANTI_B], wheel[T.WP_ANTI_B_SLOPE] = n.anti_brake, n.anti_brake_slope
+    wheel[T.WP_ANTI_D], wheel[T.WP_ANTI_D_SLOPE] = n.anti_drive, n.anti_drive_slope
+    wheel[T.WP_CAMBER_GAIN], wheel[T.WP_CAMBER_ROLL] = n.camber_gain, n.camber_roll
+    wheel[T.WP_TOE], wheel[T.WP_BUMP_STEER] = n.toe, n.bump_steer
+    wheel[T.WP_PATH_REACH] = n.path_reach
 
 
 SWITCHES = {"friction": "the tires' forces on the ground (they still turn and are loaded)",

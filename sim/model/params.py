@@ -18,24 +18,11 @@ from sim.kernel.tables import MAX_CURVE
 from sim.kernel.tables import MAX_GEARS
 from sim.kernel.tables import MF61_EXTRA
 from sim.kernel.tables import MF96_FIELDS
-
-# ----------------------------------------------------------------------------------------------------
-# Field declarations with unit and range
-
-def num(default: float, unit: str, lo: float, hi: float, doc: str, since: str = ""):
-    """A float parameter in [lo, hi] (inclusive) measured in `unit`. `since` names the addition that brought
-    it: a file written before it may leave it out and gets the default (which changes nothing unless the
-    file also chooses what the addition is for, e.g. the mf96 tire model)."""
-    meta = {"kind": "num", "unit": unit, "lo": lo, "hi": hi, "doc": doc}
-    if since:
-        meta["since"] = since
-    return field(default=float(default), metadata=meta)
-
-
-def mf96(default: float, unit: str, lo: float, hi: float, doc: str):
-    """A coefficient of the mf96 tire model (added after the first vehicle files: they may leave it out)."""
-    return num(default, unit, lo, hi, doc, since="mf96")
-
+from sim.model.fields import curve
+from sim.model.fields import mf61
+from sim.model.fields import mf96
+from sim.model.fields import num
+from sim.model.fields import text
 
 SUSPENSION_MODEL_FIELDS = {"fgear": ("preload", "c_rebound", "travel_limit"), "chaos": ("c_rebound",),
                            "avs": ("avs_spring_rate", "avs_damper_rate", "avs_travel_cm", "avs_support_rate")}
@@ -53,27 +40,6 @@ def field_used(group: type, model: str, name: str) -> bool:
     table = MODEL_FIELDS if group is Tire else SUSPENSION_MODEL_FIELDS if group is Suspension else {}
     owners = [m for m, names in table.items() if name in names]
     return not owners or model in owners
-
-
-def mf61(default: float, unit: str, lo: float, hi: float, doc: str):
-    """A coefficient of the mf61 tire model (added after the first vehicle files: they may leave it out)."""
-    return num(default, unit, lo, hi, doc, since="mf61")
-
-
-def text(default: str, choices: tuple[str, ...], doc: str, since: str = ""):
-    """A string parameter that must be one of `choices` (`since`: as for num)."""
-    meta = {"kind": "text", "choices": choices, "doc": doc}
-    if since:
-        meta["since"] = since
-    return field(default=default, metadata=meta)
-
-
-def curve(default: tuple[float, ...], unit: str, lo: float, hi: float, doc: str, min_len: int = 1,
-          max_len: int = 64, increasing: bool = False):
-    """A tuple of floats, each in [lo, hi]; optionally strictly increasing."""
-    return field(default=tuple(float(v) for v in default),
-                 metadata={"kind": "curve", "unit": unit, "lo": lo, "hi": hi, "doc": doc,
-                           "min_len": min_len, "max_len": max_len, "increasing": increasing})
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -124,6 +90,32 @@ class Suspension:
     anti_roll: float = num(0.0, "N/m", 0.0, 500000.0, "anti-roll bar stiffness coupling left and right compression")
     camber_deg: float = num(0.0, "deg", -6.0, 6.0, "static camber; negative tilts the top of the wheel "
                                                              "inward (road cars -3 to 0, race cars to -5)")
+    # the linkage (docs/physics.md §7.1), taken at static ride; all 0 is the seed's wheel on an axis, bit for bit
+    roll_centre: float = num(0.0, "m", -0.2, 0.6, "roll-centre height above the ground: the tires' lateral force "
+                             "reaches the body there, so F_y h / track of the load transfer goes through the links "
+                             "and only the rest through the springs and the bar (0: on the ground, the seed's; road "
+                             "cars about 0.03 to 0.15, rigid axles 0.3 to 0.5)", since="geometry")
+    roll_centre_slope: float = num(0.0, "m/m", -4.0, 4.0, "change of the roll-centre height per m of the "
+                                   "wheel's bump travel (a wishbone's or strut's drops as the body sinks: about "
+                                   "-1 to -3)", since="geometry")
+    anti_brake: float = num(0.0, "%", -50.0, 120.0, "anti-dive (front) or anti-lift (rear) under braking: the "
+                            "share of this axle's braking load transfer its links carry at the brakes' full-pedal "
+                            "balance (100: the springs see none of it)", since="geometry")
+    anti_drive: float = num(0.0, "%", -50.0, 120.0, "anti-squat (rear) or anti-lift (front) under drive: the "
+                            "share of this axle's drive load transfer its links carry at the drive's split (100: "
+                            "the springs see none of it; an undriven axle ignores it)", since="geometry")
+    anti_slope: float = num(0.0, "%/m", -300.0, 300.0, "change of both anti percentages per m of bump travel",
+                            since="geometry")
+    toe_deg: float = num(0.0, "deg", -3.0, 3.0, "static toe; positive toe-in (the front of the wheel turned "
+                         "toward the centre line)", since="geometry")
+    camber_gain: float = num(0.0, "deg/m", -100.0, 100.0, "camber change per m of the wheel's bump travel; "
+                             "negative tilts the top inward as the wheel rises (wishbones about -20 to -40)",
+                             since="geometry")
+    camber_roll: float = num(0.0, "deg/deg", -1.0, 1.5, "camber change against the body per degree the body "
+                             "rolls over this axle (the two wheels' travel difference over the track): 1 for a "
+                             "rigid axle, whose wheels stay square to the road", since="geometry")
+    bump_steer: float = num(0.0, "deg/m", -50.0, 50.0, "toe change per m of bump travel; positive turns the "
+                            "wheel toward toe-in as it rises", since="geometry")
     query: str = text("sphere", ("ray", "sphere", "disc"),
                       "contact query: ray (local plane), sphere sweep, or wheel-shaped disc")
     force_along: str = text("normal", ("normal", "axis"),

@@ -5,9 +5,10 @@ weight past 90 degrees) adds energy to the car with every metre it slides, which
 
 The forces are the kernel's own (sim/kernel/tire), evaluated from Python at a grid of slips and loads with
 the wheel upright; a small band around zero slip is left out (conicity legitimately pushes a rolling tire
-sideways there). Camber is left out: a leaning tire's camber thrust pushes it sideways at small slip angles
-(a real effect, which the mf61 fit extrapolates at large angles), and no random tuning whose curves only
-turned against the slip with camber blew up (docs/physics.md §16)."""
+sideways there). The wheel is looked at upright: a leaning tire's camber thrust pushes it sideways at small
+slip angles (a real effect, a drift towards the curve's shifted zero), and past 15 deg of slip the kernel's
+mf61 never lets it push the way the tire slides (mf61.MF61_SLIDING_ALPHA); of the random tunings whose
+curves turned against the slip only with camber, none blew up once that held (docs/physics.md §16)."""
 from __future__ import annotations
 
 import dataclasses
@@ -33,6 +34,8 @@ from sim.model.params import Tire
 SLIP_BAND = 0.02          # kappa and rad: below this slip a force along the slip is allowed (camber thrust)
 FORCE_BAND = 0.1          # x mu Fz: and a force along the slip smaller than this share of the grip (a fit's
 #                           extrapolation far out: the TNO set of the hatchback reverses by 9 % near 90 deg)
+ZERO_SHIFT_MAX = math.radians(5.0)   # rad: a lateral zero further from zero slip than this is not a tire's camber
+#                                     thrust or conicity (those shift it by a degree or two) but a fit gone wrong
 LOAD_FACTORS = (0.05, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)   # x the static load: the loads a wheel sees driving
 KAPPAS = tuple(np.concatenate([np.linspace(-1.0, 1.0, 41), [1.5, 3.0, 6.0]]))   # the spinning wheel's slips too
 ALPHAS_DEG = tuple(np.linspace(-88.0, 88.0, 45))
@@ -51,8 +54,9 @@ class CurveFault:
     static_load: float    # N, the wheel's static load the fault was judged against
 
     def where(self) -> str:
+        lean = f", camber {math.degrees(self.camber):.1f} deg" if self.camber else ""
         return (f"its {self.direction} force pushes the way it slides ({self.force:.0f} N at kappa = "
-                f"{self.kappa:.2f}, alpha = {math.degrees(self.alpha):.1f} deg, load {self.load:.0f} N)")
+                f"{self.kappa:.2f}, alpha = {math.degrees(self.alpha):.1f} deg, load {self.load:.0f} N{lean})")
 
 
 def forces(tire: Tire, kappa: float, alpha: float, fz: float, sg: float) -> tuple[float, float]:
@@ -89,16 +93,44 @@ def slip_points(tire: Tire) -> list[tuple[float, float]]:
     return points
 
 
+@functools.lru_cache(maxsize=4096)
+def lateral_zero(tire: Tire, fz: float, sg: float) -> float | None:
+    """The slip angle (rad) at which the free-rolling tire's lateral force crosses zero from pushing left to
+    pushing right, the crossing nearest zero slip: 0 for an upright tire without shifts, the small angle a
+    camber thrust, conicity or ply steer shifts it by. None when the curve has no such crossing within
+    +-88 deg (it pushes one way whatever the slip: camber thrust beyond the cornering force)."""
+    grid = [math.radians(a) for a in np.linspace(-88.0, 88.0, 177)]
+    fy = [forces(tire, 0.0, a, fz, sg)[1] for a in grid]
+    best = None
+    for a, b, fa, fb in zip(grid, grid[1:], fy, fy[1:]):
+        if fa > 0.0 >= fb and (best is None or abs(a) < abs(best[0])):
+            best = (a, b, fa, fb)
+    if best is None:
+        return None
+    a, b, fa, fb = best
+    for _ in range(30):                  # bisection to 1 deg / 2^30
+        m = 0.5 * (a + b)
+        if forces(tire, 0.0, m, fz, sg)[1] > 0.0:
+            a = m
+        else:
+            b = m
+    return 0.5 * (a + b)
+
+
 def fault_at(tire: Tire, kappa: float, alpha: float, fz: float, gamma: float, static_load: float) -> CurveFault | None:
     """The fault at one slip, load and camber, or None: a force along the slip larger than FORCE_BAND of the
     grip at the larger of this load and the static one (a wheel nearly off the ground pushes too weakly to
-    matter)."""
+    matter). The lateral slip is counted from the curve's own zero (lateral_zero): between zero slip and a
+    camber thrust's or conicity's shifted zero the force pushes the way the tire slides, but only towards
+    the zero, where the slip settles: a drift, not a source of energy (docs/physics.md §16)."""
     fx, fy = forces(tire, kappa, alpha, fz, math.sin(gamma))
     allowed = FORCE_BAND * max(tire.grip, 0.05) * max(fz, static_load)
     if abs(kappa) > SLIP_BAND and fx * math.copysign(1.0, kappa) < -allowed:
         return CurveFault("longitudinal", kappa, alpha, fz, gamma, -fx * math.copysign(1.0, kappa), static_load)
-    if abs(alpha) > SLIP_BAND and fy * math.copysign(1.0, alpha) > allowed:
-        return CurveFault("lateral", kappa, alpha, fz, gamma, fy * math.copysign(1.0, alpha), static_load)
+    zero = lateral_zero(tire, round(fz, 3), math.sin(gamma)) if gamma or tire.model in ("mf96", "mf61") else 0.0
+    slip = alpha - (zero if zero is not None and abs(zero) <= ZERO_SHIFT_MAX else 0.0)
+    if abs(slip) > SLIP_BAND and abs(alpha) > SLIP_BAND and fy * math.copysign(1.0, slip) > allowed:
+        return CurveFault("lateral", kappa, alpha, fz, gamma, fy * math.copysign(1.0, slip), static_load)
     return None
 
 

@@ -60,6 +60,9 @@ class PlotsPanel:
         self._windows: dict[str, tuple] = {}  # window_of_history's answers in this build
         self._ref_channels = (None, {})       # (reference run, its plot channels read from its log)
         self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
+        # the g-g plot at its last drawing: its axes' limits (g: x min, x max, y min, y max) and its plot area (px)
+        self.gg_limits: tuple[float, float, float, float] | None = None
+        self._gg_px = (2.0, 1.0)
 
     def draw(self, w: float, h: float) -> None:
         self._windows = {}
@@ -260,20 +263,24 @@ class PlotsPanel:
 
     def gg_plot(self):
         """Lateral against longitudinal acceleration (g) over the plotted seconds: the car's friction circle
-        as driven, with the tires' peak mu for reference."""
+        as driven, with the tires' peak mu for reference. Equal axes (ImPlot keeps one g the same number of
+        pixels across and up), so the mu circle is a circle whatever the panel's shape."""
         _, ax = self.window_of_history("a long")
         _, ay = self.window_of_history("a lat")
         car = self.session.sim.vehicle
         mu = max(car.front_tire.grip, car.rear_tire.grip)
-        avail = imgui.get_content_region_avail()
-        side = max(120.0, min(avail.x - 90.0, avail.y))         # square (the legend beside), so the circle is round
-        if implot.begin_plot("##gg", (side, side)):
+        if implot.begin_plot("##gg", (-1, -1), implot.Flags_.equal):
             implot.setup_axes("lateral g (+ left)", "long. g (+ fwd)")
             implot.setup_legend(implot.Location_.north_east, implot.LegendFlags_.outside)
             reach = 1.25 * max(mu, float(np.nanmax(np.abs(ax))) if len(ax) else 0.0,
                                float(np.nanmax(np.abs(ay))) if len(ay) else 0.0)
-            implot.setup_axis_limits(implot.ImAxis_.x1, -reach, reach, implot.Cond_.always)
-            implot.setup_axis_limits(implot.ImAxis_.y1, -reach, reach, implot.Cond_.always)
+            # ImPlot's equal axes give y the g per pixel of an x range set this frame (a locked y would stop
+            # it): x spans +-reach, or more in a plot wider than high (last drawing's size), so that the shorter
+            # side spans at least +-reach; y starts centred on 0 and keeps its centre
+            pw, ph = self._gg_px
+            implot.setup_axis_limits(implot.ImAxis_.x1, -reach * max(1.0, pw / ph), reach * max(1.0, pw / ph),
+                                     implot.Cond_.always)
+            implot.setup_axis_limits(implot.ImAxis_.y1, -reach, reach, implot.Cond_.once)
             ax, ay = thin(ax), thin(ay)
             ring = np.linspace(0.0, 2.0 * math.pi, 73)
             implot.plot_line(f"mu {mu:.2f}", mu * np.cos(ring), mu * np.sin(ring))
@@ -281,6 +288,9 @@ class PlotsPanel:
                 implot.plot_scatter("driven", np.ascontiguousarray(ay[:, 0]), np.ascontiguousarray(ax[:, 0]),
                                     spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
                 implot.plot_scatter("now", np.array([ay[-1, 0]]), np.array([ax[-1, 0]]))
+            limits, px = implot.get_plot_limits(), implot.get_plot_size()
+            self._gg_px = (max(px.x, 1.0), max(px.y, 1.0))
+            self.gg_limits = (limits.x.min, limits.x.max, limits.y.min, limits.y.max)
             implot.end_plot()
 
     def steer_plot(self):

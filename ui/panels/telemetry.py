@@ -15,7 +15,9 @@ from ui.widgets import TABLE_FLAGS
 
 # (label, telemetry name, unit, scale for display)
 ROWS = [("s", "s", "m", 1.0), ("a", "a", "-", 1.0), ("l", "l", "m", 1.0), ("x", "x", "m", 1.0),
-        ("xdot", "xdot", "m/s", 1.0), ("Fs", "Fs", "N", 1.0), ("Fz", "Fz", "N", 1.0), ("vx", "vx", "m/s", 1.0),
+        ("xdot", "xdot", "m/s", 1.0), ("Fs", "Fs", "N", 1.0), ("Fz", "Fz", "N", 1.0),
+        ("Fz links", "Fz_link", "N", 1.0), ("camber", "camber_body", "deg", 180.0 / math.pi),
+        ("toe", "toe", "deg", 180.0 / math.pi), ("vx", "vx", "m/s", 1.0),
         ("vy", "vy", "m/s", 1.0), ("kappa", "kappa", "-", 1.0), ("alpha", "alpha", "deg", 180.0 / math.pi),
         ("Fx raw", "Fx_raw", "N", 1.0), ("Fy raw", "Fy_raw", "N", 1.0), ("Fx", "Fx", "N", 1.0),
         ("Fy", "Fy", "N", 1.0), ("grip scale", "grip_scale", "-", 1.0), ("T drive", "T_drive", "N m", 1.0),
@@ -28,6 +30,9 @@ ROW_HELP = {"s": "distance from the suspension anchor to the ground along the su
             "l": "suspension length", "x": "suspension compression", "xdot": "compression speed",
             "Fs": "suspension force (spring, damper, bump stop, anti-roll bar)",
             "Fz": "load: the ground's push on the tire along the contact normal",
+            "Fz_link": "the part of the load the suspension's links carry, not the spring (roll centre, anti-dive)",
+            "camber_body": "camber against the body (negative: the top leans inward), at this suspension travel",
+            "toe": "toe against the body (positive: toe-in), at this suspension travel; steering not included",
             "vx": "contact point's speed along the tire's heading", "vy": "contact point's speed sideways",
             "kappa": "slip ratio (tread speed minus ground speed, over the ground speed)",
             "alpha": "slip angle between the tire's heading and its direction of travel",
@@ -63,8 +68,13 @@ class TelemetryPanel(StepPanel):
             tel = self.session.sim.telemetry
             shown = self.shown()
             if imgui.begin_table("wheels", 6, TABLE_FLAGS):
-                for name in ("", "FL", "FR", "RL", "RR", "unit"):
-                    imgui.table_setup_column(name)
+                # the labels and units as wide as their longest (a shared width drew the values over "grip
+                # scale" and "ESP brake" in a narrow panel); the wheels share the rest
+                fixed = imgui.TableColumnFlags_.width_fixed
+                imgui.table_setup_column("", fixed, max(imgui.calc_text_size(r[0]).x for r in ROWS))
+                for name in ("FL", "FR", "RL", "RR"):
+                    imgui.table_setup_column(name, imgui.TableColumnFlags_.width_stretch)
+                imgui.table_setup_column("unit", fixed, max(imgui.calc_text_size(r[2]).x for r in ROWS))
                 imgui.table_headers_row()
                 imgui.table_next_row()
                 imgui.table_next_column()

@@ -11,7 +11,15 @@ from imgui_bundle import imgui
 from sim.model.files import data_dir
 from ui.widgets import AMBER
 from ui.widgets import GREY
+from ui.widgets import fit_text
+from ui.widgets import same_line_if_fits
 from ui.widgets import text_wrapped_colored
+
+
+def tip(text: str) -> None:
+    """A tooltip for the item just drawn."""
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(text)
 
 
 def save_log(log, kind: str) -> str:
@@ -42,18 +50,20 @@ class TimePanel:
         if self.begin("Time"):
             if imgui.button("resume" if s.paused else "pause"):
                 s.toggle_pause()
+            tip("P")
+            imgui.same_line()
+            if imgui.button("step back") and len(s.rewind) > 1:
+                s.scrub_to(s.scrub + 1)
+            tip("B: one recorded step back (pauses)")
             imgui.same_line()
             if imgui.button("step"):
                 s.request_single_step()
+            tip("N: one physics step while paused; while rewound, one recorded step forward")
             imgui.same_line()
             if imgui.button("reset car"):
                 s.request_reset()
-            imgui.text(f"t = {s.sim.time:.3f} s   speed scale {s.time_scale:g}x")
-            for i, scale in enumerate(s.SLOW_MOTION):
-                if i:
-                    imgui.same_line()
-                if imgui.radio_button(f"{scale:g}x", s.slow_index == i):
-                    s.slow_index = i
+            tip("R")
+            self.time_field()
             n = len(s.rewind)
             if n > 1:
                 dt = s.sim.dt
@@ -61,18 +71,17 @@ class TimePanel:
                 changed, back_s = imgui.slider_float("rewind (s)", -s.scrub * dt, -(n - 1) * dt, 0.0, "%.2f")
                 if changed:
                     s.scrub_to(int(round(-back_s / dt)))
+                tip("drag to rewind (Ctrl+click to type); the log entries of the Grip panel rewind to their step")
                 if s.scrub:
                     if imgui.button("drive from here"):
                         s.resume_from_scrub()
+                    tip("P: drive on from this step; what came after it is forgotten")
                     imgui.same_line()
                     if imgui.button("branch replay"):
                         self.log_status = s.branch_replay() or "replaying the recorded inputs with the " \
                             "parameters now in use; the ghost is the original run"
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip("edit the car first (while rewound); then the recorded inputs drive it "
-                                          "again from here, and a ghost shows the original run")
-                    imgui.same_line()
-                    imgui.text_disabled(f"(P) {s.scrub * dt:.2f} s back")
+                    tip("edit the car first (while rewound); then the recorded inputs drive it again from here, "
+                        "and a ghost shows the original run")
             gap = s.branch_gap()
             if gap is not None:
                 d, dv, dyaw = gap
@@ -80,6 +89,31 @@ class TimePanel:
                                             f"{dv * 3.6:+.1f} km/h, heading {math.degrees(dyaw):+.1f} deg")
             self.log_controls()
         imgui.end()
+
+    def time_field(self) -> None:
+        """The time on show, typed (Enter rewinds to the recorded step nearest to it) or stepped with its
+        - and + (one physics step); and the speed of time."""
+        s = self.session
+        imgui.align_text_to_frame_padding()
+        imgui.text("t")
+        imgui.same_line()
+        imgui.set_next_item_width(150)
+        changed, t = imgui.input_float("s##t on show", s.sim.time, s.sim.dt, 0.1, "%.3f",
+                                       imgui.InputTextFlags_.enter_returns_true)
+        if changed and len(s.rewind) > 1 and math.isfinite(t):
+            back = s.rewind.back_of(t, nearest=True)
+            if back != s.scrub:
+                s.scrub_to(back)
+        tip(f"type a time within the last {len(s.rewind) * s.sim.dt:.0f} s and press Enter to rewind to it; "
+            f"- and + step one physics step ({s.sim.dt * 1000:.2f} ms), Ctrl for 0.1 s")
+        imgui.same_line()
+        imgui.set_next_item_width(imgui.calc_text_size("0.25x").x + imgui.get_frame_height() + 12.0)
+        if imgui.begin_combo("speed", f"{s.time_scale:g}x"):
+            for i, scale in enumerate(s.SLOW_MOTION):
+                if imgui.selectable(f"{scale:g}x", s.slow_index == i)[0]:
+                    s.slow_index = i
+            imgui.end_combo()
+        tip("slow motion (T cycles it)")
 
     def log_controls(self) -> None:
         """Record the telemetry while driving (bounded) and save it, or save the rewind buffer, as CSV."""
@@ -93,13 +127,14 @@ class TimePanel:
                 s.stop_telemetry_log()
         recorded = getattr(s, "recorded_log", None)
         if recorded is not None and len(recorded):
-            imgui.same_line()
+            same_line_if_fits("save recording")
             if imgui.button("save recording"):
                 self.keep_log(recorded, "recording")
-        imgui.same_line()
+        same_line_if_fits("save rewind buffer")
         if imgui.button("save rewind buffer") and len(s.rewind):
             self.keep_log(s.rewind_log(), "rewind")
         if imgui.is_item_hovered():
             imgui.set_tooltip(f"the last {len(s.rewind) * s.sim.dt:.0f} s, every physics step, as CSV")
-        if self.log_status:
-            text_wrapped_colored(GREY, self.log_status)
+        if self.log_status:                        # one line (the panel is low at 720p); all of it on hover
+            imgui.text_colored(GREY, fit_text(self.log_status, imgui.get_content_region_avail().x))
+            tip(self.log_status)

@@ -3,6 +3,7 @@ preset box, save, load and revert, and an editor for every parameter by group, w
 allowed range, stable range and the reason a refused edit was refused."""
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import fields
 
@@ -14,6 +15,7 @@ from sim.model import params as P
 from ui.panels.sweep_this import context_menu
 from ui.panels.sweep_this import sweep_box
 from ui.quick_sweep import QuickSweep
+from ui.refusal import plain_name
 from ui.tuning import NUMBER_FORMAT
 from ui.tuning import Tuning
 from ui.tuning import config_presets
@@ -37,6 +39,11 @@ GROUP_TITLES = {"chassis": "Chassis", "front_axle": "Front axle", "rear_axle": "
 LOW_MARGIN = 2.0          # a parameter whose margin is below this gets its margin shown beside its field
 
 
+def fit_tip(text: str, width: int = 90) -> str:
+    """A long line broken into lines of at most `width` characters at spaces, for a tooltip."""
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
 def margin_color(margin: float) -> tuple[float, float, float, float]:
     return RED if margin < advisor.REQUIRED_MARGIN else AMBER if margin < LOW_MARGIN else GREEN
 
@@ -47,11 +54,6 @@ def item_color(item) -> tuple[float, float, float, float]:
     if item.refuses:
         return RED
     return AMBER if not item.stable or item.margin < LOW_MARGIN else GREEN
-
-
-def plain_name(doc: str) -> str:
-    """A parameter's plain name from its description: the words before the first colon or semicolon."""
-    return doc.split(":")[0].split(";")[0].strip()
 
 
 class TuningPanel:
@@ -243,6 +245,11 @@ class TuningPanel:
             imgui.set_tooltip(f"{f.name}: {m['doc']}\nallowed: {checks.describe_allowed(f)}")
         if path in self.tuning.errors:
             text_wrapped_colored(RED, f"refused: {self.tuning.errors[path]}")
+            if path in self.tuning.details:               # the advisor's formula and figures, on demand
+                hovered = imgui.is_item_hovered()
+                imgui.text_disabled("(the advisor's figures: hover)")
+                if hovered or imgui.is_item_hovered():
+                    imgui.set_tooltip(fit_tip(self.tuning.details[path]))
             if path in self.tuning.fixes:
                 self.fix_button(path)
         elif path in self.tuning.fixes:

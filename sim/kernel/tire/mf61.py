@@ -10,6 +10,10 @@ from sim.kernel.tire.limit import LOAD_RANGE_MAX
 from sim.kernel.tire.magic import MF_EPS
 from sim.kernel.tire.magic import magic_formula
 
+MF61_SLIDING_ALPHA = math.radians(15.0)   # rad: past this slip angle every road tire slides over its whole contact
+#                                           patch (their lateral peaks lie at 3 - 10 deg), and a sliding patch's
+#                                           force opposes its sliding (docs/physics.md §16)
+
 
 @leaf
 def mf61_pure(kappa, alpha, p, mu, fz, fz0, sg):
@@ -41,4 +45,6 @@ def mf61_pure(kappa, alpha, p, mu, fz, fz0, sg):
     sign_a = 1.0 if alpha_y > 0.0 else -1.0 if alpha_y < 0.0 else 0.0
     ey = min(1.0, (p[11] + p[12] * dfz) * (1.0 + p[31] * g2 - (p[29] + p[30] * sg) * sign_a))
     fy0 = -magic_formula(ky / (cy * dy + MF_EPS), cy, dy, ey, alpha_y) + sv_gamma
+    if fy0 * alpha > 0.0 and abs(alpha) > MF61_SLIDING_ALPHA:      # a sliding tire's camber thrust is gone: its
+        fy0 = 0.0                                                  # force never pushes the way it slides
     return fx0, fy0

@@ -99,8 +99,10 @@ def constant_radius(cars: list[Vehicle], radius: float = 40.0, ramp_g_per_s: flo
 @batched
 def steady_circle(cars: list[Vehicle], radius: float = 40.0, lateral_g: float = 0.4,
                   seconds: float = 12.0) -> list[Result]:
-    """A circle of `radius` held at the speed of `lateral_g`: roll angle, body slip and road-wheel angle
-    there (the last 2 s), e.g. to compare the roll of two spring rates."""
+    """A circle of `radius` held at the speed of `lateral_g` (a left turn): roll angle, body slip and
+    road-wheel angle there (the last 2 s), e.g. to compare the roll of two spring rates; the roll gradient
+    (roll angle / lateral acceleration) and each axle's lateral load transfer, (Fz outer - Fz inner) / 2,
+    with the front axle's share of it (docs/physics.md §7.1 gives the steady-state formulas)."""
     v = math.sqrt(lateral_g * G * radius)
     b = Batch(cars, circle_course(radius), speed=v, gears=[gear_for(c, v) for c in cars], steps=steps_of(seconds))
     b.drive(Driver(PathFollower(cars, lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
@@ -109,10 +111,19 @@ def steady_circle(cars: list[Vehicle], radius: float = 40.0, lateral_g: float = 
     for car, log in zip(cars, b.logs()):
         late = log.column("time") >= seconds - 2.0
         ay = float(np.mean(log.column("speed")[late] * log.column("yaw_rate")[late])) / G
+        roll = math.degrees(float(np.mean(log.column("roll")[late])))
+        fz = {w: float(np.mean(log.column(f"Fz {w}")[late])) for w in ("FL", "FR", "RL", "RR")}
+        front, rear = 0.5 * (fz["FR"] - fz["FL"]), 0.5 * (fz["RR"] - fz["RL"])     # the right wheels are outside
+        moment_f, moment_r = 2.0 * front * car.front_axle.half_track, 2.0 * rear * car.rear_axle.half_track
         figs = [Figure("lateral acceleration", ay, "g"),
-                Figure("roll angle", math.degrees(float(np.mean(log.column("roll")[late]))), "deg"),
+                Figure("roll angle", roll, "deg"),
                 Figure("body slip", math.degrees(float(np.nanmean(log.column("beta")[late]))), "deg"),
-                Figure("road-wheel angle", math.degrees(float(np.mean(front_angles(log)[late]))), "deg")]
+                Figure("road-wheel angle", math.degrees(float(np.mean(front_angles(log)[late]))), "deg"),
+                Figure("roll gradient", roll / ay if ay > 0.0 else math.nan, "deg/g"),
+                Figure("front lateral load transfer", front, "N"),
+                Figure("rear lateral load transfer", rear, "N"),
+                Figure("front share of the load transfer", 100.0 * moment_f / (moment_f + moment_r)
+                       if moment_f + moment_r > 0.0 else math.nan, "%")]
         out.append(Result("steady-circle", car.name, figs, log))
     return out
 

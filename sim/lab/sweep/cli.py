@@ -8,6 +8,8 @@ import sys
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from sim.lab.arguments import Parser
+from sim.lab.arguments import whole
 from sim.lab.exit_codes import Exit
 from sim.lab.sweep.engine import Engine
 from sim.lab.sweep.engine import EngineLost
@@ -23,19 +25,11 @@ from sim.model.files import atomic_write_bytes
 from sim.model.params import Vehicle
 from sim.model.vehicle_toml import load_vehicle
 
-
-def positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
-    return n
+positive = whole(1)      # a whole number of at least 1
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="contactpatch sweep", description="Drive the variants of a sweep file "
+    ap = Parser(prog="contactpatch sweep", description="Drive the variants of a sweep file "
                                  "(a grid, random draws or an Optuna search over parameters) and write the "
                                  "table (CSV, Parquet), summary.md and plots into --out.")
     ap.add_argument("file", help="the sweep file (TOML; docs/sweeps.md)")

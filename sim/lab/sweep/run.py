@@ -4,7 +4,6 @@ engine, each finished batch's rows written as it comes, then summary.md and the 
 from __future__ import annotations
 
 import math
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from pathlib import Path
 
 from sim.lab.drives.suite import run
 from sim.lab.logs import CHANNELS
+from sim.lab.progress import progress_bar
 from sim.lab.sweep.engine import Engine
 from sim.lab.sweep.spec import Sweep
 from sim.lab.sweep.table import Table
@@ -111,13 +111,6 @@ def batch_size(meta: dict, todo: int, workers: int, batch: int | None) -> int:
         return max(1, batch)
     by_memory = int(LOG_BYTES / (max(1, meta.get("steps", 3000)) * len(CHANNELS) * 8))
     return max(1, min(MAX_BATCH, by_memory, math.ceil(todo / max(1, workers))))
-
-
-def progress_bar(total: int, initial: int, unit: str = "variant"):
-    """tqdm's bar on stderr (variants done, rate, time left); silent when stderr is not a terminal."""
-    from tqdm import tqdm
-    return tqdm(total=total, initial=initial, unit=unit, desc="sweep", file=sys.stderr, disable=None,
-                smoothing=0.1, dynamic_ncols=True)
 
 
 def run_grid(spec: Sweep, car: Vehicle, table: Table, meta: dict, engine: Engine, batch: int | None) -> Progress:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
+from sim.lab.progress import progress_bar
 from sim.lab.sweep.engine import Engine
 from sim.lab.sweep.run import Progress
 from sim.lab.sweep.run import Writer
-from sim.lab.sweep.run import progress_bar
 from sim.lab.sweep.run import stopping
 from sim.lab.sweep.spec import Search
 from sim.lab.sweep.spec import Sweep

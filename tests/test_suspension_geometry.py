@@ -1,0 +1,217 @@
+"""Suspension geometry (issue 30 items 1 and 2, docs/physics.md §7.1): roll centres and anti-dive / anti-squat
+share the load transfer between the links and the springs; camber and toe follow their curves. With every
+new parameter at 0 the state hashes are unchanged (tests/test_state_hash.py)."""
+import math
+
+import numpy as np
+import pytest
+
+import sim
+import sim.lab.drives as M
+from sim.kernel.units import GRAVITY as G
+from sim.lab.drives.batch import Batch
+from sim.model.geometry import ride_com_height
+from sim.model.geometry import static_lengths
+from sim.model.linkage import camber_toe
+from sim.model.world import World
+
+
+def variant(name: str, **values) -> sim.Vehicle:
+    car = sim.load_vehicle(name)
+    for path, value in values.items():
+        car = sim.with_value(car, path.replace("__", "."), value)
+    return car
+
+
+def steady_state(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
+    """(roll angle rad, front and rear lateral load transfer N) in a steady left turn at ay (m/s^2), by hand.
+
+    Moments about the centre of mass's x axis with the body still (rolled by phi, right side down):
+    - the tires push m ay to the left at the ground, h below the centre of mass (h at static ride); the
+      yaw balance gives the front axle F_f = m ay b / L and the rear F_r = m ay a / L;
+    - each axle's loads differ across the track t by 2 dFz, a moment dFz t. The springs and the bar
+      carry K_phi phi / t of dFz (x_right - x_left = t phi; Fs = k x + k_bar (x_i - x_j), so
+      K_phi = t^2 (k / 2 + k_bar)); the links carry F_axle h_rc / t (each wheel's J = F_in h_rc / (t / 2)):
+      dFz = (K_phi phi + F_axle h_rc) / t            (Milliken RCVD ch. 18's form);
+    - the weight m g stands over contacts that the roll has moved sideways: the body turns about the roll
+      axis (height h_ra = (b h_rc,f + a h_rc,r) / L at the centre of mass), and a sphere's contact stays
+      under its wheel's centre while the wheel leans with the body, so the lever is (h - h_ra - r) phi
+      (a disc's contact stays in the wheel's plane: (h - h_ra) phi, Gillespie's W h1);
+    - the wheels' spin momentum Iw omega (omega = v / r) turns with the yaw rate v / R: the body supplies
+      sum Iw omega v / R = ay sum Iw / r about x, which adds to the roll moment (§12's ledger).
+    Summed: sum dFz t = m ay h + ay sum Iw / r + m g lever phi, and sum F_axle h_rc = m ay h_ra, so
+      phi = (m ay (h - h_ra) + ay sum Iw / r) / (K_phi,f + K_phi,r - m g lever)   (Gillespie's roll-rate form)."""
+    m, L = car.chassis.mass, car.wheelbase
+    a, b = car.front_axle.x - car.chassis.com_x, car.chassis.com_x - car.rear_axle.x
+    h = ride_com_height(car)
+    axles = []
+    for axle, sus, tire in ((car.front_axle, car.front_suspension, car.front_tire),
+                            (car.rear_axle, car.rear_suspension, car.rear_tire)):
+        t = 2.0 * axle.half_track
+        axles.append((t, t * t * (sus.k / 2.0 + sus.anti_roll), sus.roll_centre, tire))
+    (t_f, k_f, h_f, tire_f), (t_r, k_r, h_r, tire_r) = axles
+    h_ra = (b * h_f + a * h_r) / L
+    sphere = car.front_suspension.query != "disc"
+    r = (b * tire_f.radius + a * tire_r.radius) / L if sphere else 0.0
+    spin = 2.0 * (tire_f.wheel_inertia / tire_f.radius + tire_r.wheel_inertia / tire_r.radius) * ay
+    phi = (m * ay * (h - h_ra) + spin) / (k_f + k_r - m * G * (h - h_ra - r))
+    return phi, (k_f * phi + m * ay * b / L * h_f) / t_f, (k_r * phi + m * ay * a / L * h_r) / t_r
+
+
+def test_steady_circle_load_transfer_and_roll_gradient_match_the_steady_state_formulas():
+    """At 0.4 g on the 40 m circle each axle's lateral load transfer and the roll gradient are the formulas'
+    within 3 %: both presets as shipped (roll centres on the ground), and variants with raised roll centres
+    (with an anti-roll bar, with disc contacts)."""
+    cars = [sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s"),
+            variant("hatchback", front_suspension__roll_centre=0.08, rear_suspension__roll_centre=0.15),
+            variant("boxster_s", front_suspension__roll_centre=0.10, rear_suspension__roll_centre=0.20,
+                    front_suspension__anti_roll=20000.0),
+            variant("hatchback", front_suspension__roll_centre=0.08, rear_suspension__roll_centre=0.15,
+                    front_suspension__query="disc", rear_suspension__query="disc")]
+    for car, r in zip(cars, M.steady_circle(cars)):
+        ay = r.value("lateral acceleration")
+        assert ay == pytest.approx(0.4, abs=0.005)
+        phi, front, rear = steady_state(car, ay * G)
+        assert r.value("roll gradient") == pytest.approx(math.degrees(phi) / ay, rel=0.03), car
+        assert r.value("front lateral load transfer") == pytest.approx(front, rel=0.03), car
+        assert r.value("rear lateral load transfer") == pytest.approx(rear, rel=0.03), car
+    raised = M.steady_circle(cars[2])
+    assert raised.value("roll gradient") < 0.8 * M.steady_circle(cars[0]).value("roll gradient")
+
+
+def braking_and_driving_pitch(cars: list[sim.Vehicle]) -> tuple[np.ndarray, np.ndarray]:
+    """Pitch per g (deg/g, + nose down) of each car braking at half pedal from 25 m/s, and under 0.6
+    throttle in first gear from 8 m/s, once the deceleration or the acceleration has settled."""
+    out = []
+    for speed, gear, controls, window in ((25.0, 3, sim.Controls(brake=0.5), (1.8, 2.4)),
+                                          (8.0, 1, sim.Controls(throttle=0.6), (1.2, 1.6))):
+        b = Batch(cars, World.flat(), 8, speed, [gear] * len(cars), steps=steps_for(2.5))
+        b.drive(sim.Controls(), 0.5 if gear == 1 else 1.0)
+        b.drive(controls, window[1] - (0.5 if gear == 1 else 1.0))
+        rows = []
+        for log in b.logs():
+            late = (log.column("time") > window[0]) & (log.column("time") < window[1])
+            rows.append(math.degrees(float(np.mean(log.column("pitch")[late])))
+                        / abs(float(np.mean(log.column("a_long")[late]))))
+        out.append(np.array(rows))
+    return out[0], out[1]
+
+
+def steps_for(seconds: float) -> int:
+    return int(round(seconds * 240.0)) + 1
+
+
+def test_anti_dive_and_anti_squat_take_their_share_of_the_pitch_off_the_springs():
+    """The springs see (1 - anti) of each axle's longitudinal load transfer m a h / L: with equal front and
+    rear springs (the hatchback) the pitch per g is proportional to (1 - anti_front) + (1 - anti_rear).
+    Braking: 50 % at both axles halves it, 100 % leaves the little the nominal brake balance does not cover
+    (rolling resistance, the wheels' spin-down). Driving a rear-driven car: 100 % anti-squat leaves the
+    front's lift alone, half; the front's anti_drive does nothing on an undriven axle."""
+    base = sim.load_vehicle("hatchback")
+    cars = [base, variant("hatchback", front_suspension__anti_brake=50.0, rear_suspension__anti_brake=50.0),
+            variant("hatchback", front_suspension__anti_brake=100.0, rear_suspension__anti_brake=100.0),
+            variant("hatchback", rear_suspension__anti_drive=100.0),
+            variant("hatchback", rear_suspension__anti_drive=100.0, front_suspension__anti_drive=100.0)]
+    braking, driving = braking_and_driving_pitch(cars)
+    assert braking[0] > 1.5 and driving[0] < -1.5                 # nose down braking, up accelerating
+    assert braking[1] / braking[0] == pytest.approx(0.5, abs=0.03)
+    assert abs(braking[2] / braking[0]) < 0.05
+    assert driving[3] / driving[0] == pytest.approx(0.5, abs=0.03)
+    assert driving[4] == pytest.approx(driving[3], rel=1e-9)
+
+
+CURVES = dict(front_suspension__camber_deg=-1.0, front_suspension__camber_gain=-30.0,
+              front_suspension__toe_deg=0.2, front_suspension__bump_steer=-4.0,
+              rear_suspension__camber_deg=-1.5, rear_suspension__camber_roll=1.0,
+              rear_suspension__toe_deg=0.3, rear_suspension__bump_steer=2.0,
+              front_suspension__roll_centre=0.08, front_suspension__roll_centre_slope=-2.0,
+              front_suspension__anti_brake=40.0, front_suspension__anti_slope=-100.0)
+
+
+def held_at(car: sim.Vehicle, left: str, right: str, margin: float = 0.03) -> sim.Simulation:
+    """The car held still for three steps (set_state before each) with its left wheels at full "bump" (the
+    anchors margin m lower than a wheel at l_min would touch) or full "droop" (margin m higher than at l_max),
+    and its right wheels likewise, rolled as that needs (the hatchback: both axles' half track, l_min and
+    l_max alike)."""
+    sus, r, ht = car.front_suspension, car.front_tire.radius, car.front_axle.half_track
+    height = {"bump": lambda c: r + sus.l_min * c - margin, "droop": lambda c: r + sus.l_max * c + margin}
+    roll = 0.0                                   # + lifts the left side (about body x)
+    for _ in range(50):
+        roll = math.asin((height[left](math.cos(roll)) - height[right](math.cos(roll))) / (2.0 * ht))
+    z_anchor = car.front_axle.anchor_z - car.chassis.com_z
+    z = 0.5 * (height[left](math.cos(roll)) + height[right](math.cos(roll))) - z_anchor * math.cos(roll)
+    s = sim.Simulation(car, World.flat(), dt=1.0 / 240.0, substeps=2)
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)))
+    for _ in range(3):
+        s.set_state(position=(0.0, 0.0, z), orientation=(math.cos(roll / 2), math.sin(roll / 2), 0.0, 0.0),
+                    velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0))
+        s.step(sim.Controls())
+    return s
+
+
+def test_camber_and_toe_at_full_bump_and_droop_are_the_curves_values():
+    """Each wheel's camber (against the body) and toe at full droop (l_max), full bump (l_min) and with one
+    side at each (the rigid rear axle's camber against the body follows the roll) equal the curves' within
+    0.05 deg; the tire's frame and its camber against the ground see them."""
+    car = variant("hatchback", **CURVES)
+    l_static = static_lengths(car)
+    sus = car.front_suspension                               # (the rear's l_min and l_max are the same)
+    for left, right in (("droop", "droop"), ("bump", "bump"), ("bump", "droop"), ("droop", "bump")):
+        tel = held_at(car, left, right).telemetry
+        l = np.array([sus.l_min if end == "bump" else sus.l_max for end in (left, right, left, right)])
+        assert np.allclose(tel.l, l)
+        check_curves(car, tel, l_static - l)
+    # the front wheel centres' path, level at full bump and droop: across the roll-centre line, y = s (T z +
+    # T' z^2 / 2) with T = 0.08 / 0.75, T' = -2 / 0.75; across the brakes' side-view line, x = -(A z + A' z^2
+    # / 2) with A = -0.4 (h / L) / share_b (front), A' = 1.0 (h / L) / share_b (-100 %/m)
+    f = car.brakes.max_torque_front / car.front_tire.radius
+    share = f / (f + car.brakes.max_torque_rear / car.rear_tire.radius)
+    h_l = ride_com_height(car) / car.wheelbase / share
+    for end in ("bump", "droop"):
+        s = held_at(car, end, end)
+        z = l_static[0] - (sus.l_min if end == "bump" else sus.l_max)
+        across = 0.08 / 0.75 * z - 0.5 * 2.0 / 0.75 * z * z
+        along = -(-0.4 * h_l * z + 0.5 * 1.0 * h_l * z * z)
+        centre = np.array(s.telemetry.C) - np.array(s.state.position)
+        a = car.front_axle
+        assert centre[0, 0] == pytest.approx(a.x - car.chassis.com_x + along, abs=1e-4)
+        assert centre[0, 1] == pytest.approx(a.half_track + across, abs=1e-4)
+        assert centre[1, 1] == pytest.approx(-(a.half_track + across), abs=1e-4)
+    t = held_at(car, "bump", "bump").telemetry
+    heading = np.degrees(np.arctan2(t.t[:, 1], t.t[:, 0]))              # the tire frame's turn, body level
+    side = np.array([1.0, -1.0, 1.0, -1.0])                              # (within the first substep's stir)
+    assert np.allclose(heading, -side * np.degrees(t.toe), atol=1e-3)     # toe-in turns each wheel inward
+    assert np.allclose(np.degrees(t.camber), side * np.degrees(t.camber_body), atol=1e-3)   # the tire's own
+
+
+def check_curves(car: sim.Vehicle, tel, travel: np.ndarray) -> None:
+    for i in range(4):
+        camber, toe = camber_toe(car, i, float(travel[i]), float(travel[i ^ 1]))
+        assert math.degrees(tel.camber_body[i]) == pytest.approx(math.degrees(camber), abs=0.05)
+        assert math.degrees(tel.toe[i]) == pytest.approx(math.degrees(toe), abs=0.05)
+
+
+def test_the_advisor_notes_links_whose_load_feeds_itself_and_the_kernel_holds_them():
+    """The links carry J = T F_in + A F_x of a tire force of at most mu Fz, Fz = Fs a + J: J feeds itself by
+    g = mu sqrt(T^2 + A^2). The hatchback's tire gives at most mu = grip (1 - load_sensitivity) = 1.063 x
+    1.055; a 0.08 m front roll centre on a 0.75 m half track is T = 0.1067, margin 1 / g = 8.36. A 0.6 m
+    roll centre with grip 1.5 (g = 1.27 > 1: the links would lift the car on their own) is noted, not
+    refused, and held: a hard slalom stays finite with the watchdog quiet. Neutral geometry: no such item."""
+    mu = 1.063 * (1.0 + 0.055)
+    car = variant("hatchback", front_suspension__roll_centre=0.08)
+    items = {i.part: i for i in sim.stability(car, 1.0 / 240.0, 2).items}
+    assert items["front suspension links' load"].margin == pytest.approx(1.0 / (mu * 0.08 / 0.75), rel=1e-9)
+    assert "rear suspension links' load" not in items
+    assert not any("links" in i.part for i in sim.stability(sim.load_vehicle("hatchback"), 1.0 / 240.0, 2).items)
+    steep = variant("hatchback", front_suspension__roll_centre=0.6, rear_suspension__roll_centre=0.6,
+                    front_tire__grip=1.5, rear_tire__grip=1.5)
+    report = sim.stability(steep, 1.0 / 240.0, 2)
+    link = next(i for i in report.items if i.part == "front suspension links' load")
+    assert link.margin == pytest.approx(1.0 / (1.5 * 1.055 * 0.8), rel=1e-9) and not link.stable
+    assert report.stable and not link.refuses
+    s = sim.Simulation(steep, World.flat(), dt=1.0 / 240.0, substeps=2, watchdog="flag")
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(steep)), speed=20.0, gear=2)
+    for k in range(240 * 5):
+        s.step(sim.Controls(throttle=0.5, steer=math.sin(3.0 * k / 240.0)))
+    assert s.finite() and not any(s.health)
+    assert np.all(np.abs(s.telemetry.Fz_link) <= 0.8 / 0.2 * s.telemetry.Fs * s.telemetry.a + 1e-6)
