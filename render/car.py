@@ -38,6 +38,13 @@ def pin_matrix(body: np.ndarray, v: sim.Vehicle, k: int) -> np.ndarray:
     return m
 
 
+def posed_wheels(pose: Pose, body: np.ndarray, g: sim.WheelGeometry, tire_width) -> np.ndarray:
+    """(4, 4, 4) world model matrices of the unit wheel (render.wheels.wheel_matrices) for the body's pose
+    matrix `body`: the suspension length, steering angle, camber, toe and spin angle from the pose."""
+    return wheels.wheel_matrices(body, g.anchor, g.axis, pose.wheel_l, pose.wheel_steer + pose.wheel_toe,
+                                 pose.wheel_camber, pose.wheel_angle, g.radius, tire_width)
+
+
 class CarRenderer:
     def __init__(self, ctx: moderngl.Context, prog: moderngl.Program):
         self.ctx, self.prog = ctx, prog
@@ -67,9 +74,7 @@ class CarRenderer:
         return self.body_shape
 
     def wheel_models(self, pose: Pose, body: np.ndarray, g: sim.WheelGeometry, shape: carbody.CarShape) -> np.ndarray:
-        """(4, 4, 4) world model matrices of the unit wheel (render.wheels.wheel_matrices)."""
-        return wheels.wheel_matrices(body, g.anchor, g.axis, pose.wheel_l, pose.wheel_steer, g.camber,
-                                     pose.wheel_angle, g.radius, shape.tire_width)
+        return posed_wheels(pose, body, g, shape.tire_width)
 
     def draw_car(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, tints=None) -> np.ndarray:
         """The body (one draw) and the four wheels (one draw); returns the wheels' model matrices."""

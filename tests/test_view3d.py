@@ -48,18 +48,24 @@ def test_the_wheel_matrix_is_the_suspension_travel_then_steer_camber_and_spin():
         assert got[i] == pytest.approx(want, abs=1e-12)
 
 
-def test_the_drawn_wheel_centre_and_axle_are_the_physics_c_and_u():
+@pytest.mark.parametrize("geometry", [False, True])
+def test_the_drawn_wheel_centre_and_axle_are_the_physics_c_and_u(geometry):
     """After a steered drive with camber, the drawn centre of each wheel is the sim's wheel centre C and its
-    axle the sim's spin axis u (telemetry of the last substep: within the body's motion over one substep)."""
-    car = sim.with_value(sim.with_value(sim.load_vehicle("hatchback"), "front_suspension.camber_deg", -2.5),
-                         "rear_suspension.camber_deg", -1.5)
+    axle the sim's spin axis u (telemetry of the last substep: within the body's motion over one substep);
+    with the suspension geometry's static toe, camber gain and bump steer (docs/physics.md §7.1) too."""
+    from render.car import posed_wheels
+    car = sim.load_vehicle("hatchback")
+    changes = {"front_suspension.camber_deg": -2.5, "rear_suspension.camber_deg": -1.5}
+    if geometry:
+        changes.update({"front_suspension.toe_deg": 0.5, "front_suspension.camber_gain": -30.0,
+                        "front_suspension.bump_steer": -8.0, "rear_suspension.camber_gain": -20.0})
+    for key, value in changes.items():
+        car = sim.with_value(car, key, value)
     s = sim.Simulation(car, sim.load_world("flat"))
     for k in range(480):
         s.step(sim.Controls(throttle=0.5, steer=0.6 if k > 240 else 0.0))
     pose, g = capture(s), s.wheel_geometry()
-    models = wheels.wheel_matrices(pose_matrix(pose.position, pose.orientation), g.anchor, g.axis, pose.wheel_l,
-                                   pose.wheel_steer, g.camber, pose.wheel_angle, g.radius,
-                                   carbody.build(car).tire_width)
+    models = posed_wheels(pose, pose_matrix(pose.position, pose.orientation), g, carbody.build(car).tire_width)
     substep = s.dt / s.substeps
     speed = float(np.linalg.norm(s.state.velocity)) + float(np.linalg.norm(s.state.angular_velocity)) * 2.0
     assert np.abs(pose.wheel_steer[:2]).min() > 0.1 and abs(g.camber[0]) > 0.04          # steered, cambered
@@ -67,6 +73,9 @@ def test_the_drawn_wheel_centre_and_axle_are_the_physics_c_and_u():
     axle = models[:, :3, 1] / np.linalg.norm(models[:, :3, 1], axis=1)[:, None]
     turn = float(np.linalg.norm(s.state.angular_velocity)) * substep
     assert np.abs(axle - np.asarray(s.telemetry.u)).max() <= 1.2 * turn + 1e-6
+    if geometry:                                        # the camber and toe moved with travel and roll
+        assert np.abs(pose.wheel_camber - g.camber).max() > 0.005
+        assert np.abs(pose.wheel_toe).max() > 0.005
 
 
 def test_the_spin_rate_is_interpolated_like_the_other_wheel_channels():
