@@ -20,8 +20,11 @@ def linear(car):
 
 
 def test_step_steer_yaw_gain_matches_the_single_track_model_on_linear_tires():
-    """r / delta = v / (L + K v^2), K = m (b / Cf - a / Cr) / L with Cf, Cr = 2 ca (the bicycle model)."""
+    """r / delta = v / (L + K v^2), K = m (b / Cf - a / Cr) / L with Cf, Cr = 2 ca (the bicycle model). The
+    single-track model has no roll steer: the preset's bump steer is off (docs/physics.md §7.1, "The presets")."""
     car = linear(sim.load_vehicle("hatchback"))
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_suspension.bump_steer", 0.0)
     r = M.step_steer(car, speed=20.0, steer=0.05)
     assert r.value("yaw-rate gain") == pytest.approx(M.bicycle_yaw_gain(car, 20.0), rel=0.03)
     assert r.passed

@@ -94,6 +94,25 @@ def test_steady_circle_load_transfer_and_roll_gradient_match_the_steady_state_fo
     assert results[3].value("roll gradient") < 0.8 * results[2].value("roll gradient")
 
 
+def test_the_presets_bump_steer_adds_its_roll_steer_to_the_steering_on_a_circle():
+    """Roll steer (Gillespie ch. 6): a wheel in bump by z = w phi on the outside and in droop on the inside
+    toes by bump_steer z, so each axle steers by eps phi with eps = |bump_steer| w (deg per deg of roll, w in
+    m, bump_steer in deg/m, times pi / 180 for the roll in rad); toe-out in bump at the front steers it out of
+    the turn, toe-in at the rear steers the rear with the turn, and on a circle of fixed radius the driver adds
+    both: delta - delta_without = (eps_f + eps_r) phi. At 0.4 g on the 40 m circle, both presets against
+    themselves without bump steer, within 5 % (the roll itself is the same within 1 %)."""
+    cars = [sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s")]
+    cars += [variant(c.name, front_suspension__bump_steer=0.0, rear_suspension__bump_steer=0.0) for c in cars]
+    r = M.steady_circle(cars)
+    for i, car in enumerate(cars[:2]):
+        eps = sum(abs(sus.bump_steer) * axle.half_track * math.pi / 180.0
+                  for sus, axle in ((car.front_suspension, car.front_axle), (car.rear_suspension, car.rear_axle)))
+        roll = r[i].value("roll angle")
+        assert roll == pytest.approx(r[i + 2].value("roll angle"), rel=0.01)
+        added = r[i].value("road-wheel angle") - r[i + 2].value("road-wheel angle")
+        assert added == pytest.approx(eps * roll, rel=0.05), car.name
+
+
 def braking_and_driving_pitch(cars: list[sim.Vehicle]) -> tuple[np.ndarray, np.ndarray]:
     """Pitch per g (deg/g, + nose down) of each car braking at half pedal from 25 m/s, and under 0.6
     throttle in first gear from 8 m/s, once the deceleration or the acceleration has settled."""
