@@ -1,6 +1,6 @@
 """What the window writes over the 3D view through ImGui, apart from the panels: the HUD's lines, the
-messages' panels (text_block), the features' names and the forces of the wheel
-the mouse is near.
+messages' panels (text_block), the features' names, the compare-mode ghosts' names beside their pins and
+the forces of the wheel the mouse is near.
 """
 from __future__ import annotations
 
@@ -156,3 +156,21 @@ def feature_labels(features: list[Feature], vp: np.ndarray, eye: np.ndarray, rec
         dl.add_rect_filled((x - size.x / 2 - 4, y - 2), (x + size.x / 2 + 4, y + size.y + 2),
                            imgui.get_color_u32((0.05, 0.05, 0.06, 0.55)), 3.0)
         dl.add_text((x - size.x / 2, y), imgui.get_color_u32((1, 1, 1, 0.9)), f.name)
+
+
+def pin_labels(labels: list[str], pins: list[tuple[np.ndarray, tuple]], vp: np.ndarray, rect) -> None:
+    """Each compare-mode ghost's name beside its pin (`pins`: (world point, rgb) per ghost, in the order
+    of `labels`), in its colour, in the 3D view."""
+    ox, oy, w, h = rect
+    dl = imgui.get_background_draw_list()
+    for label, (p, color) in zip(labels, pins):
+        c = vp @ np.array([*p, 1.0])
+        if c[3] <= 0.1:
+            continue
+        x, y = ox + (c[0] / c[3] * 0.5 + 0.5) * w + 18, oy + (0.5 - c[1] / c[3] * 0.5) * h
+        size = imgui.calc_text_size(label)
+        if not (ox <= x and x + size.x + 4 < ox + w and oy <= y - size.y / 2 and y + size.y / 2 < oy + h):
+            continue                                     # a label the view's edge would cut is left out
+        dl.add_rect_filled((x - 4, y - size.y / 2 - 2), (x + size.x + 4, y + size.y / 2 + 2),
+                           imgui.get_color_u32((0.05, 0.05, 0.06, 0.6)), 3.0)
+        dl.add_text((x, y - size.y / 2), imgui.get_color_u32((*color[:3], 1.0)), label)

@@ -33,6 +33,7 @@ from app.help import help_window
 from app.hud import feature_labels
 from app.hud import force_tooltip
 from app.hud import hud_lines
+from app.hud import pin_labels
 from app.hud import text_block
 from app.input import Input
 from app.input import load_bindings
@@ -312,8 +313,8 @@ class App:
         vp = proj_m @ view_m
         self.scene.draw(view_m, proj_m, cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
-                        viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses())
-        self.skids.draw(vp)
+                        viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses(),
+                        telemetry=car.telemetry, skids=self.skids)
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
@@ -330,6 +331,7 @@ class App:
         self.overlay_age, self.overlay_wanted = 0.0, False
         imgui.new_frame()
         feature_labels(self.features, vp, cam.eye, (vx, vy, vw, vh))
+        pin_labels([c.label for c in self.session.companions], self.scene.car.pins, vp, (vx, vy, vw, vh))
         if self.overlay.arrows_on:
             force_tooltip(car.telemetry, self.overlay.shown, vp, (vx, vy, vw, vh))
         self.overlay.build()

@@ -9,6 +9,14 @@ ARROW_COLORS = {"suspension": (0.35, 0.55, 1.0), "longitudinal": (0.30, 0.90, 0.
 
 
 KINDS = ("suspension", "longitudinal", "lateral")
+FORCE_FLOOR = 20.0          # N: a smaller force is numerical dust (a coasting wheel's lateral flicker): not drawn
+MIN_WIDTH_PX = 4.0          # a solid arrow's shaft is at least this wide on screen (a raw ghost RAW_WIDEN times it)
+MIN_LENGTH_PX = 20.0        # and at least this long, head included, so its direction reads from the chase camera;
+#                             a force shorter than that on screen is drawn that long but fainter (its share)
+HEAD_LENGTH = 3.0           # the head: this many shaft widths long (at most HEAD_SHARE of the arrow)
+HEAD_WIDTH = 2.6            # and this many shaft widths wide
+HEAD_SHARE = 0.45
+RAW_WIDEN = 1.8             # a raw ghost's shaft is this much wider than the solid arrow over it (0.09 / 0.05)
 
 
 def arrow_matrices(starts: np.ndarray, vecs: np.ndarray, widths: np.ndarray) -> np.ndarray:
@@ -52,7 +60,7 @@ def force_arrows(tel, kinds: dict[str, bool], scale_m_per_kn: float, width_scale
     use[:, :, 0] = [bool(kinds.get(kind)) for kind in KINDS]
     use[:, 1:, 1] = use[:, 1:, 0] & bool(kinds.get("raw"))                 # the suspension has no raw force
     use &= (np.asarray(tel.grounded, float) >= 0.5)[:, None, None]
-    use &= np.sqrt((vecs * vecs).sum(axis=3)) >= 1e-4
+    use &= np.sqrt((vecs * vecs).sum(axis=3)) >= max(FORCE_FLOOR * k, 1e-4)
     if not use.any():
         return []
     wheel, kind, raw = np.nonzero(use)                                      # in C order: wheel, kind, variant
@@ -70,3 +78,39 @@ def on_screen_scale(scale_m_per_kn: float, distance: float, reference_kn: float,
     if scale_m_per_kn >= floor:
         return scale_m_per_kn, 1.0
     return floor, floor / scale_m_per_kn
+
+
+def legible(models: np.ndarray, ghost: np.ndarray, eye: np.ndarray,
+            px_per_m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shafts, heads, opacity): (n, 4, 4) model matrices of the unit cube (shaft) and of the unit pyramid
+    (head: base at x = 0, tip at x = 1) for the arrows `models` (arrow_matrices: the cube stretched from
+    the start along the force), each at least MIN_WIDTH_PX wide and MIN_LENGTH_PX long on screen, where
+    `px_per_m` is the pixels a metre spans one metre from the eye; `ghost` (n,) bool marks the raw
+    ghosts (RAW_WIDEN times as wide). The arrow keeps its start and its direction; one stretched to the
+    minimum length gets the opacity (n,) its true length's share of it, so a small force stays small."""
+    models = np.asarray(models, float)
+    x = models[:, :3, 0]
+    length = np.sqrt((x * x).sum(axis=1))
+    direction = x / length[:, None]
+    start = models[:, :3, 3] - x / 2
+    centre = models[:, :3, 3]
+    scale = px_per_m / np.maximum(np.sqrt(((centre - eye) ** 2).sum(axis=1)), 1e-3)     # px per m there
+    width = np.sqrt((models[:, :3, 1] ** 2).sum(axis=1))
+    min_width = MIN_WIDTH_PX * np.where(ghost, RAW_WIDEN, 1.0) / scale
+    wider = np.maximum(1.0, min_width / width)
+    width = width * wider
+    opacity = np.minimum(1.0, length * scale / MIN_LENGTH_PX)
+    length = np.maximum(length, MIN_LENGTH_PX / scale)
+    solid_width = width / np.where(ghost, RAW_WIDEN, 1.0)
+    head = np.minimum(HEAD_LENGTH * solid_width, HEAD_SHARE * length)
+    shafts = models.copy()
+    shafts[:, :3, 0] = direction * (length - head)[:, None]
+    shafts[:, :3, 1] *= wider[:, None]
+    shafts[:, :3, 2] *= wider[:, None]
+    shafts[:, :3, 3] = start + direction * ((length - head) / 2)[:, None]
+    heads = shafts.copy()
+    heads[:, :3, 0] = direction * head[:, None]
+    heads[:, :3, 1] *= (HEAD_WIDTH * solid_width / width)[:, None]
+    heads[:, :3, 2] *= (HEAD_WIDTH * solid_width / width)[:, None]
+    heads[:, :3, 3] = start + direction * (length - head)[:, None]
+    return shafts, heads, opacity

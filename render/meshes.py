@@ -26,34 +26,18 @@ def cube(color=(1.0, 1.0, 1.0)) -> np.ndarray:
     return vertices(out)
 
 
-def wheel(segments: int = 24) -> np.ndarray:
-    """A unit wheel around the y axis (radius 1, width 1): a tread of alternating shades so the spin
-    shows, and side faces with a light spoke bar across them."""
+def pyramid(color=(1.0, 1.0, 1.0)) -> np.ndarray:
+    """An arrow head: a square base of side 1 in the plane x = 0 around the x axis, the tip at x = 1."""
+    base = [np.array(p, float) for p in ((0, -0.5, -0.5), (0, 0.5, -0.5), (0, 0.5, 0.5), (0, -0.5, 0.5))]
+    tip = np.array([1.0, 0.0, 0.0])
     out = []
-    tread = ((0.10, 0.10, 0.11), (0.20, 0.20, 0.21))
-    for k in range(segments):
-        a0 = 2 * math.pi * k / segments
-        a1 = 2 * math.pi * (k + 1) / segments
-        p0 = (math.sin(a0), math.cos(a0))
-        p1 = (math.sin(a1), math.cos(a1))
-        col = tread[k % 2]
-        # tread quad (x = sin, z = cos), normals radial
-        q = [(p0[0], -0.5, p0[1]), (p1[0], -0.5, p1[1]), (p1[0], 0.5, p1[1]), (p0[0], 0.5, p0[1])]
-        ns = [(p0[0], 0, p0[1]), (p1[0], 0, p1[1]), (p1[0], 0, p1[1]), (p0[0], 0, p0[1])]
-        for i in (0, 2, 1, 0, 3, 2):
-            out.append([*q[i], *ns[i], *col])
-        for side in (-0.5, 0.5):
-            spoke = (k % (segments // 2)) in (0, segments // 2 - 1)
-            rim = (0.82, 0.82, 0.78) if spoke else (0.45, 0.46, 0.48)
-            hub = (0.75, 0.75, 0.72) if spoke else (0.30, 0.31, 0.33)
-            tri = [(0.0, side, 0.0), (p0[0] * 0.75, side, p0[1] * 0.75), (p1[0] * 0.75, side, p1[1] * 0.75)]
-            order = (0, 1, 2) if side > 0 else (0, 2, 1)
-            for i in order:
-                out.append([*tri[i], 0, 1 if side > 0 else -1, 0, *hub])
-            ring = [(p0[0] * 0.75, side, p0[1] * 0.75), (p0[0], side, p0[1]), (p1[0], side, p1[1]),
-                    (p1[0] * 0.75, side, p1[1] * 0.75)]
-            for i in ((0, 1, 2, 0, 2, 3) if side > 0 else (0, 2, 1, 0, 3, 2)):
-                out.append([*ring[i], 0, 1 if side > 0 else -1, 0, *rim])
+    for a, b, c in ((base[0], base[2], base[1]), (base[0], base[3], base[2])):
+        out += [[*p, -1.0, 0.0, 0.0, *color] for p in (a, b, c)]
+    for k in range(4):
+        a, b = base[k], base[(k + 1) % 4]
+        n = np.cross(b - a, tip - a)
+        n /= np.linalg.norm(n)
+        out += [[*p, *n, *color] for p in (a, b, tip)]
     return vertices(out)
 
 

@@ -6,152 +6,29 @@ it needs each frame, because the overlay drawn after it changes blending and sci
 """
 from __future__ import annotations
 
-import math
-
 import moderngl
 import numpy as np
 
 import sim
-from render import carbody
 from render import meshes
+from render.arrows import legible
+from render.car import CarRenderer
+from render.instancing import InstanceBuffer
 from render.interp import Pose
+from render.lit import FRAG
+from render.lit import INSTANCE_ATTRS
+from render.lit import INSTANCE_FLOATS
+from render.lit import INSTANCE_FORMAT
+from render.lit import LIGHT
+from render.lit import MARKER
+from render.lit import SKY
+from render.lit import VERT
+from render.lit import Mesh
+from render.lit import instance
+from render.lit import instances
 from render.mathx import gl
 from render.mathx import pose_matrix
-from render.mathx import quat_matrix
-from render.mathx import rot_axis
 from render.mathx import scale
-from render.mathx import translate
-
-SKY = (0.62, 0.74, 0.88)
-GHOST = (0.55, 0.8, 1.0)          # the reference run's translucent car
-LIGHT = np.array([-0.45, -0.30, -0.84]) / np.linalg.norm([-0.45, -0.30, -0.84])
-
-# per instance: the model matrix, a colour the mesh's own is multiplied by, its alpha, and whether the
-# ground grid is painted on it; one draw call draws every instance of a mesh (wheels, boxes, arrows)
-VERT = """
-#version 330
-uniform mat4 u_vp;
-uniform vec3 u_light;
-in vec3 in_pos;
-in vec3 in_normal;
-in vec3 in_color;
-in mat4 i_model;
-in vec4 i_color;
-in float i_grid;
-out vec3 v_world;
-out vec3 v_front;
-out vec3 v_back;
-out float v_up;
-flat out float v_alpha;
-flat out int v_grid;
-vec3 lit(vec3 color, vec3 n) {
-    return color * (0.28 + 0.17 * (0.5 + 0.5 * n.z) + 0.62 * max(dot(n, -u_light), 0.0));
-}
-void main() {
-    vec4 w = i_model * vec4(in_pos, 1.0);
-    v_world = w.xyz;
-    vec3 n = normalize(mat3(i_model) * in_normal);
-    vec3 color = in_color * i_color.rgb;
-    // lit per vertex, both sides (a face seen from behind is lit as its far side): the meshes' faces
-    // are flat, so only the wheels' and the body's rounded parts are shaded differently from per pixel
-    v_front = lit(color, n);
-    v_back = lit(color, -n);
-    v_up = abs(n.z);
-    v_alpha = i_color.a;
-    v_grid = int(i_grid);
-    gl_Position = u_vp * w;
-}
-"""
-
-FRAG = """
-#version 330
-uniform vec3 u_eye;
-uniform vec3 u_sky;
-in vec3 v_world;
-in vec3 v_front;
-in vec3 v_back;
-in float v_up;
-flat in float v_alpha;
-flat in int v_grid;
-out vec4 f_color;
-void main() {
-    vec3 c = gl_FrontFacing ? v_front : v_back;
-    if (v_grid == 1 && v_up > 0.6) {
-        vec2 q = v_world.xy;
-        vec2 fw = max(fwidth(q), vec2(1e-5));                      // the 10 m grid's is a tenth of this
-        vec2 g1 = abs(fract(q + 0.5) - 0.5) / fw;
-        vec2 g10 = abs(fract(q * 0.1 + 0.5) - 0.5) / (fw * 0.1);
-        c = mix(c, c * 1.45 + 0.02, 0.45 * (1.0 - min(min(g1.x, g1.y), 1.0)));
-        c = mix(c, vec3(0.86, 0.86, 0.82), 0.55 * (1.0 - min(min(g10.x, g10.y), 1.0)));
-    }
-    float d = length(v_world - u_eye);
-    f_color = vec4(mix(c, u_sky, clamp((d - 120.0) / 700.0, 0.0, 1.0)), v_alpha);
-}
-"""
-
-
-INSTANCE_FORMAT = "16f 4f 1f/i"                  # i_model (column-major), i_color (rgb, alpha), i_grid
-INSTANCE_ATTRS = ("i_model", "i_color", "i_grid")
-INSTANCE_FLOATS = 21
-
-
-def instance(model: np.ndarray, color=(1.0, 1.0, 1.0), alpha: float = 1.0, grid: bool = False) -> np.ndarray:
-    """One row of the instance buffer: (21,) float32."""
-    row = np.empty(INSTANCE_FLOATS, dtype="f4")
-    row[:16] = np.asarray(model, dtype="f4").T.reshape(16)
-    row[16:19] = color
-    row[19] = alpha
-    row[20] = 1.0 if grid else 0.0
-    return row
-
-
-class Instances:
-    """A per-instance buffer and the vertex array that draws a mesh with it. Each use in a frame has its own
-    (a software renderer waits for the frame so far to be rasterised before it rewrites a buffer that frame
-    already read); the buffer is orphaned before it is rewritten, so last frame's draws are not waited for."""
-
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, vbo: moderngl.Buffer, ibo=None):
-        self.buffer = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 4, dynamic=True)
-        self._last = b""
-        content = [(vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color"),
-                   (self.buffer, INSTANCE_FORMAT, *INSTANCE_ATTRS)]
-        self.vao = ctx.vertex_array(prog, content, index_buffer=ibo, index_element_size=4)
-
-    def write(self, rows: np.ndarray) -> int:
-        data = np.ascontiguousarray(rows, dtype="f4").tobytes()
-        if data != self._last:              # what does not move (the ground, the boxes) is written once
-            self.buffer.orphan(max(len(data), self.buffer.size))
-            self.buffer.write(data)
-            self._last = data
-        return len(data) // (INSTANCE_FLOATS * 4)
-
-    def release(self):
-        self.vao.release()
-        self.buffer.release()
-
-
-class Mesh:
-    """A triangle mesh drawn instanced: `draw(slot, rows)` draws one copy per row in one draw call; each
-    slot (a use in the frame: the car's wheels, the ghost's wheels) has its own instance buffer."""
-
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, data: np.ndarray):
-        self.ctx, self.prog = ctx, prog
-        self.vbo = ctx.buffer(np.ascontiguousarray(data, dtype="f4").tobytes())
-        self.slots: dict[str, Instances] = {}
-
-    def draw(self, slot: str, rows, mode=moderngl.TRIANGLES) -> None:
-        rows = np.asarray(rows, dtype="f4").reshape(-1, INSTANCE_FLOATS)
-        if not len(rows):
-            return
-        inst = self.slots.get(slot)
-        if inst is None:
-            inst = self.slots[slot] = Instances(self.ctx, self.prog, self.vbo)
-        inst.vao.render(mode, instances=inst.write(rows))
-
-    def release(self):
-        for inst in self.slots.values():
-            inst.release()
-        self.vbo.release()
 
 
 class FieldMesh:
@@ -165,7 +42,8 @@ class FieldMesh:
         vertices, indices, self.runs, self.boxes = meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color)
         self.vbo = ctx.buffer(vertices.tobytes())
         self.ibo = ctx.buffer(indices.tobytes())
-        self.inst = Instances(ctx, prog, self.vbo, self.ibo)
+        self.inst = InstanceBuffer(ctx, prog, [(self.vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color")],
+                                   INSTANCE_FORMAT, INSTANCE_ATTRS, INSTANCE_FLOATS, self.ibo)
         self.inst.write(instance(np.eye(4), grid=True))          # drawn where it is, in its own colours, gridded
         self.commands = ctx.buffer(reserve=20 * max(len(self.boxes), 1), dynamic=True)
         corners = np.array([[(lo if (k >> a) & 1 == 0 else hi)[a] for a in range(3)] + [1.0]
@@ -201,7 +79,7 @@ class SceneRenderer:
         self.prog["u_light"].value = tuple(LIGHT)
         self.prog["u_sky"].value = SKY
         self.cube = Mesh(ctx, self.prog, meshes.cube())
-        self.wheel = Mesh(ctx, self.prog, meshes.wheel())
+        self.head = Mesh(ctx, self.prog, meshes.pyramid())          # the force arrows' heads
         # the infinite planes: one white quad, an instance per plane in its surface's colour
         self.plane = Mesh(ctx, self.prog, meshes.quad(4000.0, (1.0, 1.0, 1.0)))
         ground = []
@@ -222,19 +100,17 @@ class SceneRenderer:
         marks = [meshes.ring(m.center, m.radius, m.width, 0.012, m.color) if m.kind == "circle"
                  else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
-        self.shadow = Mesh(ctx, self.prog, meshes.quad(1.0, (0.0, 0.0, 0.0)))
-        self.body: Mesh | None = None                # the car's body, built for the parameters in _body_for
-        self.body_shape: carbody.CarShape | None = None
-        self._body_key = None
-        self._body_for = None
+        self.car = CarRenderer(ctx, self.prog)
+        self.car.attach_pin(self.head)
 
     # ------------------------------------------------------------------------------------------------
     def draw(self, view: np.ndarray, proj: np.ndarray, eye: np.ndarray, pose: Pose, size: tuple[int, int],
              vehicle: sim.Vehicle, wheels: sim.WheelGeometry, wheel_tints=None, arrows=(), viewport=None,
-             ghost: Pose | None = None, companions=()) -> None:
+             ghost: Pose | None = None, companions=(), telemetry=None, skids=None) -> None:
         """The world, then the car as the physics has it: the parameters in use (`vehicle`) and where its
         wheels hang (`wheels`), posed by `pose`; into `viewport` (x, y from the bottom, w, h; default the
-        whole window)."""
+        whole window). With the car's `telemetry` its wheels cast their shadows where they touch the
+        ground and a sliding wheel smokes; `skids` (render.skids.SkidMarks) are drawn on the ground."""
         ctx = self.ctx
         ctx.viewport = viewport or (0, 0, *size)
         ctx.scissor = None
@@ -242,11 +118,14 @@ class SceneRenderer:
         ctx.depth_func = "<"
         ctx.clear(*SKY, 1.0, depth=1.0, viewport=ctx.viewport)     # the view only: the app clears around it
         vp = proj @ view
-        self.prog["u_vp"].write(gl(vp))
+        vp_bytes = gl(vp)
+        self.prog["u_vp"].write(vp_bytes)
         self.prog["u_eye"].value = tuple(float(v) for v in eye)
+        self.car.wheels.frame(vp_bytes, eye)
+        self.car.exposure.update(pose.time)
         # opaque things nearest the camera first: the car, the boxes, the bump fields, then the ground, so a
         # renderer that tests depth before shading (llvmpipe does) shades no ground behind them
-        self.draw_car(pose, vehicle, wheels, wheel_tints)
+        models = self.car.draw_car(pose, vehicle, wheels, wheel_tints)
         t = pose.time
         if getattr(self, "_static_boxes", None) is None:
             # a box that does not move keeps its instance row: built once (the pose at t = 0)
@@ -269,86 +148,39 @@ class SceneRenderer:
         if self.markings is not None:                # painted 12 mm above the pad
             self.markings.draw("markings", instance(np.eye(4)))
         self.plane.draw("ground", self.ground)
-        self.draw_shadow(pose, vehicle)
+        if skids is not None:
+            skids.draw(vp)
+        # on the ground, in one call: the shadows, the grip rings, then the smoke over them
+        px_per_m = ctx.viewport[3] * proj[1, 1] / 2                  # px a metre spans one metre from the eye
+        marks = self.car.ground_marks(self.world, pose, vehicle, wheels, models, telemetry, wheel_tints)
+        puffs = self.car.smoke_puffs(pose, telemetry, view, np.asarray(eye, float), px_per_m,
+                                     ctx.viewport[2] * ctx.viewport[3])
+        self.car.draw_decals([*marks, puffs], vp_bytes)
+        self.car.pins = []
         if ghost is not None:
-            self.draw_ghost(ghost, vehicle, wheels)
-        for c_pose, c_vehicle, c_wheels, color in companions:     # compare mode's variants, each in its colour
-            self.draw_ghost(c_pose, c_vehicle, c_wheels, color, alpha=0.5)
-        self.draw_arrows(arrows)
+            self.car.draw_ghost("ghost", ghost, vehicle, wheels)
+        for k, (c_pose, c_vehicle, c_wheels, color) in enumerate(companions):   # compare mode, each in its colour
+            self.car.draw_ghost(f"companion {k}", c_pose, c_vehicle, c_wheels, color, alpha=0.45, pin=k)
+        self.draw_arrows(arrows, np.asarray(eye, float), px_per_m)
 
-    def draw_ghost(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, color=GHOST, alpha: float = 0.35) -> None:
-        """A translucent copy of the car at `pose` (the reference run of a before/after comparison): seen
-        through, and hiding nothing (no depth writes)."""
-        ctx = self.ctx
-        ctx.enable(moderngl.BLEND)
-        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        ctx.depth_mask = False
-        shape = self.car_body(v)
-        body = pose_matrix(pose.position, pose.orientation)
-        self.body.draw("ghost", instance(body, color, alpha=alpha))
-        wheels = []
-        for i in range(len(sim.WHEEL_NAMES)):
-            r = g.radius[i]
-            centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
-            model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ scale((r, shape.tire_width[i], r))
-            wheels.append(instance(model, color, alpha=alpha))
-        self.wheel.draw("ghost", wheels)
-        ctx.depth_mask = True
-        ctx.disable(moderngl.BLEND)
-
-    def draw_arrows(self, arrows) -> None:
+    def draw_arrows(self, arrows, eye: np.ndarray, px_per_m: float) -> None:
         """[(model, colour, alpha)], drawn over everything (a debug view must not hide inside the
-        wheel): translucent raw ghosts first, then the solid limited forces."""
+        wheel): translucent raw ghosts first, then the solid limited forces; each at least a legible size
+        on screen (arrows.legible: `px_per_m` pixels per metre one metre from the eye), with a head."""
         if not arrows:
             return
         ctx = self.ctx
         ctx.disable(moderngl.DEPTH_TEST)
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        # one draw: instances are drawn in order, so the ghosts still blend under the solid arrows
-        self.cube.draw("arrows", [instance(m, color, alpha) for m, color, alpha in sorted(arrows, key=lambda a: a[2])])
+        # one draw each for the shafts and the heads: instances are drawn in order, so the ghosts still
+        # blend under the solid arrows
+        arrows = sorted(arrows, key=lambda a: a[2])
+        alphas = np.array([a[2] for a in arrows])
+        colors = np.array([a[1] for a in arrows])
+        shafts, heads, opacity = legible(np.array([a[0] for a in arrows]), alphas < 1.0, eye, px_per_m)
+        alphas = alphas * opacity
+        self.cube.draw("arrows", instances(shafts, colors, alphas, MARKER))
+        self.head.draw("arrows", instances(heads, colors, alphas, MARKER))
         ctx.disable(moderngl.BLEND)
         ctx.enable(moderngl.DEPTH_TEST)
-
-    def car_body(self, v: sim.Vehicle) -> carbody.CarShape:
-        """The body mesh for parameters `v`: built once, and again only when a parameter that shapes it
-        changes (the overlay's tuning hands over a new Vehicle for any edit; most leave the body alone)."""
-        if v is not self._body_for:
-            key = carbody.shape_key(v)
-            if key != self._body_key:
-                shape = carbody.build(v)
-                if self.body is not None:
-                    self.body.release()
-                self.body = Mesh(self.ctx, self.prog, shape.vertices)
-                self.body_shape, self._body_key = shape, key
-            self._body_for = v
-        return self.body_shape
-
-    def draw_car(self, pose: Pose, v: sim.Vehicle, g: sim.WheelGeometry, wheel_tints=None) -> None:
-        """The body (one draw) and the four wheels where the suspension holds them."""
-        shape = self.car_body(v)
-        body = pose_matrix(pose.position, pose.orientation)
-        self.body.draw("car", instance(body))
-        wheels = []
-        for i in range(len(sim.WHEEL_NAMES)):
-            r = g.radius[i]
-            centre = g.anchor[i] + g.axis[i] * pose.wheel_l[i]
-            model = body @ translate(centre) @ rot_axis("z", pose.wheel_steer[i]) @ rot_axis("x", g.camber[i]) \
-                @ rot_axis("y", pose.wheel_angle[i]) @ scale((r, shape.tire_width[i], r))
-            wheels.append(instance(model, (1.0, 1.0, 1.0) if wheel_tints is None else wheel_tints[i]))
-        self.wheel.draw("car", wheels)
-
-    def draw_shadow(self, pose: Pose, v: sim.Vehicle) -> None:
-        """A soft dark patch under the car, on the ground below its centre of mass (after the ground)."""
-        ch = v.chassis
-        ctx = self.ctx
-        ctx.enable(moderngl.BLEND)
-        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        ground = self.world.ray_cast(pose.position, (0.0, 0.0, -1.0), 50.0)
-        if ground.hit:
-            rot = quat_matrix(pose.orientation)
-            yaw = math.atan2(rot[1, 0], rot[0, 0])
-            m = translate(ground.P + ground.n * 0.02) @ rot_axis("z", yaw) \
-                @ scale((ch.length * 0.95, ch.width * 0.95, 1))
-            self.shadow.draw("shadow", instance(m, (0.0, 0.0, 0.0), alpha=0.35))
-        ctx.disable(moderngl.BLEND)

@@ -136,10 +136,10 @@ class SkidMarks:
         ctx = self.ctx
         ctx.enable(moderngl.BLEND | moderngl.DEPTH_TEST)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        ctx.depth_mask = False
+        ctx.fbo.depth_mask = False
         self.prog["u_vp"].write(gl(vp))
         self.prog["u_now"].value = self.now()
         self.prog["u_life"].value = LIFETIME
         self.vao.render(moderngl.TRIANGLES, vertices=self.count * 6)
-        ctx.depth_mask = True
+        ctx.fbo.depth_mask = True
         ctx.disable(moderngl.BLEND)

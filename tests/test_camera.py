@@ -213,7 +213,7 @@ def test_each_preset_has_its_own_stable_paint(cars):
 
 def test_the_body_mesh_is_rebuilt_only_when_its_shape_changes(cars, monkeypatch):
     """The scene keeps the mesh across frames and across edits that leave the body alone."""
-    from render import scene
+    from render import car as scene
 
     built = []
 
@@ -224,7 +224,7 @@ def test_the_body_mesh_is_rebuilt_only_when_its_shape_changes(cars, monkeypatch)
         def release(self):
             pass
     monkeypatch.setattr(scene, "Mesh", FakeMesh)
-    r = scene.SceneRenderer.__new__(scene.SceneRenderer)
+    r = scene.CarRenderer.__new__(scene.CarRenderer)
     r.ctx = r.prog = None
     r.body = r.body_shape = r._body_key = r._body_for = None
     car = cars["hatchback"]

@@ -376,9 +376,5 @@ class Overlay:
         return expanded
 
     def wheel_colors(self) -> list[tuple[float, float, float]]:
-        """The grip state of each wheel as a tint for the 3D wheels."""
-        out = []
-        for w_ in self.shown():
-            c = STATE_COLORS[w_.state]
-            out.append((0.4 + 0.6 * c[0], 0.4 + 0.6 * c[1], 0.4 + 0.6 * c[2]))
-        return out
+        """The grip state of each wheel as its colour (rgb) for the 3D wheels' rims, treads and rings."""
+        return [STATE_COLORS[w_.state][:3] for w_ in self.shown()]
