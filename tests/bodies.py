@@ -1,12 +1,26 @@
 """Cars for the stability tests whose bodies are a rigid body's (sim/model/checks.py check_inertia): a light,
-small-inertia body on the hatchback's suspension, whose dampers the kernel must hold at the usual substeps; and
+small-inertia body on the hatchback's suspension (its geometry off), whose dampers the kernel must hold at the
+usual substeps; and
 `unheld`, the kernel without that hold, for the tests of what it prevents."""
 import dataclasses
 
 import sim
 import sim.kernel.tables as T
 
-HATCH = sim.load_vehicle("hatchback")
+LINKAGE = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive", "anti_slope", "toe_deg", "camber_gain",
+           "camber_roll", "bump_steer")
+
+
+def without_linkage(car: sim.Vehicle) -> sim.Vehicle:
+    """`car` with every suspension-geometry parameter 0 (docs/physics.md §7.1): the seed's wheel on an axis, the
+    model the stability figures and the stop rules' tests were worked out on. The presets have geometry."""
+    for axle in ("front", "rear"):
+        for key in LINKAGE:
+            car = sim.with_value(car, f"{axle}_suspension.{key}", 0.0)
+    return car
+
+
+HATCH = without_linkage(sim.load_vehicle("hatchback"))
 
 
 def light_body(car: sim.Vehicle = HATCH, pitch: float = 10.0) -> sim.Vehicle:

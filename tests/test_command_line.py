@@ -60,15 +60,16 @@ def last_line(capsys) -> str:
 def test_test_all_ends_with_a_summary_and_counts_a_drive_failing_on_purpose_as_expected(monkeypatch, capsys):
     """`test all` over a small suite: every drive within its limits but the sine with dwell without stability
     control, which spins on purpose (expected, exit 0); a user's limit the braking cannot meet makes it a drive
-    outside its limits, named with the figure (exit 1)."""
+    outside its limits, named with the figure (exit 1). On the Boxster S: the hatchback understeers enough
+    to come back from that drive on its own (tests/test_esp.py)."""
     monkeypatch.setattr(sim.lab.cli, "SUITE", {name: SUITE[name] for name in SMALL})
-    assert drives_command(["all"]) == Exit.OK
-    assert last_line(capsys) == ("contactpatch test: hatchback: 3 drives, 2 within their limits, 1 outside as expected "
+    assert drives_command(["all", "--vehicle", "boxster_s"]) == Exit.OK
+    assert last_line(capsys) == ("contactpatch test: boxster_s: 3 drives, 2 within their limits, 1 outside as expected "
                                  "(sine-with-dwell-no-esp: spins without stability control), 0 outside their "
                                  "limits: exit status 0")
-    assert drives_command(["all", "--limit", "braking/stopping distance<=1"]) == Exit.FAILED
+    assert drives_command(["all", "--vehicle", "boxster_s", "--limit", "braking/stopping distance<=1"]) == Exit.FAILED
     line = last_line(capsys)
-    assert line.startswith("contactpatch test: hatchback: 3 drives, 1 within their limits, 1 outside as expected "
+    assert line.startswith("contactpatch test: boxster_s: 3 drives, 1 within their limits, 1 outside as expected "
                            "(sine-with-dwell-no-esp: spins without stability control), 1 outside their limits "
                            "(braking: stopping distance ")
     assert line.endswith(" m (limit <= 1)): exit status 1")

@@ -204,8 +204,12 @@ def test_relaxation_on_the_front_slows_the_step_steer_and_on_the_rear_quickens_i
     """Step steer at 20 m/s with 0.5 m of relaxation: on the front tires the turning force comes later, so
     the yaw rate needs longer to build up; on the rear tires the force that resists the yawing comes later,
     so the car turns in sooner and overshoots more (less yaw damping). The steady yaw-rate gain is the same
-    within 0.2 % either way: the lag changes how fast, not where to."""
+    within 0.2 % either way: the lag changes how fast, not where to. The hatchback's bump steer is off: its
+    roll understeer, which builds with the roll, shortens the response time on its own and hides most of the
+    front lag (0.008 s instead of over 0.02 s)."""
     car = sim.load_vehicle("hatchback")
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_suspension.bump_steer", 0.0)
     relaxed = lambda axle: sim.with_value(car, f"{axle}.relaxation_length", 0.5)  # noqa: E731
     base, front, rear = M.step_steer(car), M.step_steer(relaxed("front_tire")), M.step_steer(relaxed("rear_tire"))
     for r in (front, rear):

@@ -11,6 +11,7 @@ import pytest
 from bodies import LIGHT
 from bodies import LIGHT_PITCH
 from bodies import unheld
+from bodies import without_linkage
 
 import sim
 import sim.kernel.tables as T
@@ -46,8 +47,10 @@ def actual_limit(unstable, lo, hi, steps=7):
 
 
 def spring_car():
-    """The hatchback with feeble tires (so that the suspension is the stiff part) and a light front damper."""
-    car = HATCH
+    """The hatchback with feeble tires (so that the suspension is the stiff part) and a light front damper; its
+    suspension geometry off (the advisor takes the links' share at its largest, mu sqrt(T^2 + A^2), which
+    feeble tires never reach: with it the prediction is on the safe side, 35 % below)."""
+    car = without_linkage(HATCH)
     for axle in ("front", "rear"):
         car = with_value(car, f"{axle}_tire.model", "linear")
         car = with_value(car, f"{axle}_tire.ck", 1000.0)

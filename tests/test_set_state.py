@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from bodies import without_linkage
 
 import sim
 
@@ -33,7 +34,9 @@ def hand_momentum(car, q, w, wheel_spin, engine_omega):
 def test_a_car_set_spinning_in_the_air_keeps_the_angular_momentum_it_was_given(gear):
     # high above flat ground, tilted, tumbling about an axis that is no principal one, every wheel at a
     # speed of its own: no contact, and gravity has no torque about the centre of mass
-    car = sim.with_value(sim.load_vehicle("hatchback"), "front_suspension.camber_deg", -1.5)
+    # the geometry off: in the air the wheels hang at full droop, where the camber and toe curves would turn
+    # their axles away from hand_momentum's camber-only axle
+    car = sim.with_value(without_linkage(sim.load_vehicle("hatchback")), "front_suspension.camber_deg", -1.5)
     s = sim.Simulation(car, sim.World.flat(), dt=1 / 240, substeps=sim.DEFAULT_SUBSTEPS)
     s.reset(position=(0.0, 0.0, 200.0))
     s.set_switches(aero=False)          # downforce acts at the axles: a torque about the centre of mass

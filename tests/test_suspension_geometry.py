@@ -23,6 +23,17 @@ def variant(name: str, **values) -> sim.Vehicle:
     return car
 
 
+LINKAGE = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive", "anti_slope", "toe_deg", "camber_gain",
+           "camber_roll", "bump_steer")
+
+
+def neutral(name: str, **values) -> sim.Vehicle:
+    """The preset with the seed's wheel on an axis (every linkage parameter 0, docs/physics.md §7.1), then
+    `values`."""
+    zero = {f"{axle}_suspension__{key}": 0.0 for axle in ("front", "rear") for key in LINKAGE}
+    return variant(name, **{**zero, **values})
+
+
 def steady_state(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
     """(roll angle rad, front and rear lateral load transfer N) in a steady left turn at ay (m/s^2), by hand.
 
@@ -60,23 +71,46 @@ def steady_state(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
 
 def test_steady_circle_load_transfer_and_roll_gradient_match_the_steady_state_formulas():
     """At 0.4 g on the 40 m circle each axle's lateral load transfer and the roll gradient are the formulas'
-    within 3 %: both presets as shipped (roll centres on the ground), and variants with raised roll centres
+    within 3 %: both presets as shipped (their geometry: roll centres, bars, bump steer, docs/physics.md §7.1
+    "The presets"), the hatchback with its roll centres on the ground, and variants with other roll centres
     (with an anti-roll bar, with disc contacts)."""
     cars = [sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s"),
+            variant("hatchback", front_suspension__roll_centre=0.0, rear_suspension__roll_centre=0.0,
+                    front_suspension__roll_centre_slope=0.0),
             variant("hatchback", front_suspension__roll_centre=0.08, rear_suspension__roll_centre=0.15),
             variant("boxster_s", front_suspension__roll_centre=0.10, rear_suspension__roll_centre=0.20,
                     front_suspension__anti_roll=20000.0),
             variant("hatchback", front_suspension__roll_centre=0.08, rear_suspension__roll_centre=0.15,
                     front_suspension__query="disc", rear_suspension__query="disc")]
-    for car, r in zip(cars, M.steady_circle(cars)):
+    results = M.steady_circle(cars)
+    for car, r in zip(cars, results):
         ay = r.value("lateral acceleration")
         assert ay == pytest.approx(0.4, abs=0.005)
         phi, front, rear = steady_state(car, ay * G)
         assert r.value("roll gradient") == pytest.approx(math.degrees(phi) / ay, rel=0.03), car
         assert r.value("front lateral load transfer") == pytest.approx(front, rel=0.03), car
         assert r.value("rear lateral load transfer") == pytest.approx(rear, rel=0.03), car
-    raised = M.steady_circle(cars[2])
-    assert raised.value("roll gradient") < 0.8 * M.steady_circle(cars[0]).value("roll gradient")
+    # roll centres 0.08 / 0.15 m against the ground's
+    assert results[3].value("roll gradient") < 0.8 * results[2].value("roll gradient")
+
+
+def test_the_presets_bump_steer_adds_its_roll_steer_to_the_steering_on_a_circle():
+    """Roll steer (Gillespie ch. 6): a wheel in bump by z = w phi on the outside and in droop on the inside
+    toes by bump_steer z, so each axle steers by eps phi with eps = |bump_steer| w (deg per deg of roll, w in
+    m, bump_steer in deg/m, times pi / 180 for the roll in rad); toe-out in bump at the front steers it out of
+    the turn, toe-in at the rear steers the rear with the turn, and on a circle of fixed radius the driver adds
+    both: delta - delta_without = (eps_f + eps_r) phi. At 0.4 g on the 40 m circle, both presets against
+    themselves without bump steer, within 5 % (the roll itself is the same within 1 %)."""
+    cars = [sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s")]
+    cars += [variant(c.name, front_suspension__bump_steer=0.0, rear_suspension__bump_steer=0.0) for c in cars]
+    r = M.steady_circle(cars)
+    for i, car in enumerate(cars[:2]):
+        eps = sum(abs(sus.bump_steer) * axle.half_track * math.pi / 180.0
+                  for sus, axle in ((car.front_suspension, car.front_axle), (car.rear_suspension, car.rear_axle)))
+        roll = r[i].value("roll angle")
+        assert roll == pytest.approx(r[i + 2].value("roll angle"), rel=0.01)
+        added = r[i].value("road-wheel angle") - r[i + 2].value("road-wheel angle")
+        assert added == pytest.approx(eps * roll, rel=0.05), car.name
 
 
 def braking_and_driving_pitch(cars: list[sim.Vehicle]) -> tuple[np.ndarray, np.ndarray]:
@@ -107,11 +141,11 @@ def test_anti_dive_and_anti_squat_take_their_share_of_the_pitch_off_the_springs(
     Braking: 50 % at both axles halves it, 100 % leaves the little the nominal brake balance does not cover
     (rolling resistance, the wheels' spin-down). Driving a rear-driven car: 100 % anti-squat leaves the
     front's lift alone, half; the front's anti_drive does nothing on an undriven axle."""
-    base = sim.load_vehicle("hatchback")
-    cars = [base, variant("hatchback", front_suspension__anti_brake=50.0, rear_suspension__anti_brake=50.0),
-            variant("hatchback", front_suspension__anti_brake=100.0, rear_suspension__anti_brake=100.0),
-            variant("hatchback", rear_suspension__anti_drive=100.0),
-            variant("hatchback", rear_suspension__anti_drive=100.0, front_suspension__anti_drive=100.0)]
+    cars = [neutral("hatchback"),
+            neutral("hatchback", front_suspension__anti_brake=50.0, rear_suspension__anti_brake=50.0),
+            neutral("hatchback", front_suspension__anti_brake=100.0, rear_suspension__anti_brake=100.0),
+            neutral("hatchback", rear_suspension__anti_drive=100.0),
+            neutral("hatchback", rear_suspension__anti_drive=100.0, front_suspension__anti_drive=100.0)]
     braking, driving = braking_and_driving_pitch(cars)
     assert braking[0] > 1.5 and driving[0] < -1.5                 # nose down braking, up accelerating
     assert braking[1] / braking[0] == pytest.approx(0.5, abs=0.03)
@@ -198,12 +232,12 @@ def test_the_advisor_notes_links_whose_load_feeds_itself_and_the_kernel_holds_th
     roll centre with grip 1.5 (g = 1.27 > 1: the links would lift the car on their own) is noted, not
     refused, and held: a hard slalom stays finite with the watchdog quiet. Neutral geometry: no such item."""
     mu = 1.063 * (1.0 + 0.055)
-    car = variant("hatchback", front_suspension__roll_centre=0.08)
+    car = neutral("hatchback", front_suspension__roll_centre=0.08)
     items = {i.part: i for i in sim.stability(car, 1.0 / 240.0, 2).items}
     assert items["front suspension links' load"].margin == pytest.approx(1.0 / (mu * 0.08 / 0.75), rel=1e-9)
     assert "rear suspension links' load" not in items
-    assert not any("links" in i.part for i in sim.stability(sim.load_vehicle("hatchback"), 1.0 / 240.0, 2).items)
-    steep = variant("hatchback", front_suspension__roll_centre=0.6, rear_suspension__roll_centre=0.6,
+    assert not any("links" in i.part for i in sim.stability(neutral("hatchback"), 1.0 / 240.0, 2).items)
+    steep = neutral("hatchback", front_suspension__roll_centre=0.6, rear_suspension__roll_centre=0.6,
                     front_tire__grip=1.5, rear_tire__grip=1.5)
     report = sim.stability(steep, 1.0 / 240.0, 2)
     link = next(i for i in report.items if i.part == "front suspension links' load")
