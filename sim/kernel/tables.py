@@ -188,7 +188,9 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_UA,                                    # m/s^2: the body's acceleration at the wheel along -d, last substep
  WS_UPAIR,                                 # N: the axle's unsprung roll couple's share pressing this tire, last substep
  WS_UINIT,                                 # 1 once x_w is placed (0 after a reset: placed at the first substep)
- WS_N) = range(24)
+ WS_UAX, WS_UAY,                           # m/s^2: the wheel's acceleration along body x and y, last substep (the
+                                           # links pass the tire's force less m_u times it, §7.2)
+ WS_N) = range(26)
 
 # --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s
