@@ -161,3 +161,20 @@ def test_steady_circle_with_unsprung_mass_matches_the_formulas():
         assert r.value("roll gradient") == pytest.approx(math.degrees(phi) / ay, rel=0.03), car.name
         assert r.value("front lateral load transfer") == pytest.approx(front, rel=0.03), car.name
         assert r.value("rear lateral load transfer") == pytest.approx(rear, rel=0.03), car.name
+
+
+def test_the_advisor_knows_the_hop_and_notes_a_hop_the_step_cannot_resolve():
+    """The advisor's wheel-hop item: omega = sqrt((k_s + k_bar + k_t) / m_u) against the substep, resolved (ok)
+    while omega h <= 1; past it noted, not refused (the trapezoidal step is stable at any substep); none without
+    an unsprung mass."""
+    from sim.advisor import check
+    assert not [it for it in check(sim.load_vehicle("boxster_s"), 1 / 240, 2).items if "hop" in it.part]
+    car = with_wheels("boxster_s", 35.0, 280000.0)
+    omega = math.sqrt((car.front_suspension.k + car.front_suspension.anti_roll + 280000.0) / 35.0)
+    hop = [it for it in check(car, 1 / 240, 2).items if it.part == "front wheel hop"][0]
+    assert hop.stable and hop.h_max == pytest.approx(1.0 / omega)
+    assert hop.margin == pytest.approx(hop.required / (omega / 480.0))
+    light = with_wheels("boxster_s", 1.0, 2.0e6)
+    report = check(light, 1 / 240, 2)
+    hop = [it for it in report.items if it.part == "front wheel hop"][0]
+    assert not hop.stable and not hop.refuses and report.stable
