@@ -178,3 +178,12 @@ def test_the_advisor_knows_the_hop_and_notes_a_hop_the_step_cannot_resolve():
     report = check(light, 1 / 240, 2)
     hop = [it for it in report.items if it.part == "front wheel hop"][0]
     assert not hop.stable and not hop.refuses and report.stable
+
+
+def test_the_tuning_tooltip_says_which_body_the_chassis_mass_is():
+    from ui.tuning import sprung_note
+    assert "whole car" in sprung_note(sim.load_vehicle("hatchback"), "chassis.mass")
+    car = with_wheels("hatchback", 30.0)
+    assert "sprung part" in sprung_note(car, "chassis.inertia_roll")
+    assert f"{sim.load_vehicle('hatchback').chassis.mass:g} kg" in sprung_note(car, "chassis.mass")
+    assert sprung_note(car, "front_suspension.k") == ""
