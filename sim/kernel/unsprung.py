@@ -144,12 +144,12 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     g_d = gravity * d[2]                                          # gravity along -d: (0, 0, -g) . (-d)
     force = f_t * a - fs - f_link - wheel_state[v, i, WS_UPAIR] + m_u * (g_d - wheel_state[v, i, WS_UA])
     # trapezoidal step, linearised: the stiffness and damping the wheel feels on its axis
-    kk = k + k_bar + (stop_k if past > 0.0 else 0.0)
-    cc = c
+    k_tire, c_tire = 0.0, 0.0
     if f_t > 0.0:
-        kk += fade * k_t * a * a
-        cc += fade * c_t * a * a
-    x_new, v_new = trapezoid_step(x_w, v_w, force, kk, cc, m_u, h)
+        k_tire, c_tire = fade * k_t * a * a, fade * c_t * a * a
+    # the ground moves on under the tire during the substep (x_q at xdot_q): its half in the trapezoid's force
+    x_new, v_new = trapezoid_step(x_w, v_w, force + 0.5 * h * k_tire * x_dot_q,
+                                  k + k_bar + (stop_k if past > 0.0 else 0.0) + k_tire, c + c_tire, m_u, h)
     if x_new < x_lo:                                              # the travel's ends stop the wheel dead
         x_new, v_new = x_lo, max(0.0, v_new)
     elif x_new > x_hi:
@@ -162,9 +162,12 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     wheel_scratch[v, i, W_FS] = fs
     wheel_scratch[v, i, W_FZ] = f_t
     wheel_scratch[v, i, W_FZ_LINK] = f_link
-    # the body: the ground's push F_t n at Q less the wheel's own inertia along the axis, m_u x_w'' (-d)
-    inertia = m_u * (v_new - v_w) / h + wheel_state[v, i, WS_UPAIR]
-    set3w(wheel_scratch, v, i, W_FSX, add(scale(get3w(wheel_scratch, v, i, W_NX), f_t), scale(d, inertia)))
+    # the body: the ground's push F_t n at Q less, along the axis, the wheel's own inertia m_u x_w'' and the tire's
+    # change over the substep as the trapezoid took it (so the body receives the spring's mid-substep force, and
+    # the momentum the wheel gains is the ground's; §7.2)
+    dv = v_new - v_w
+    along = m_u * dv / h + wheel_state[v, i, WS_UPAIR] + 0.5 * (k_tire * (x_new - x_w - h * x_dot_q) + c_tire * dv)
+    set3w(wheel_scratch, v, i, W_FSX, add(scale(get3w(wheel_scratch, v, i, W_NX), f_t), scale(d, along)))
 
 
 @leaf
