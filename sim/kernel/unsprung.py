@@ -185,6 +185,25 @@ def unsprung_torque(v, wheel_params, pos, force, mass, wheel_scratch, gravity):
 
 
 @leaf
+def held_unsprung_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, gravity):
+    """`unsprung_torque` for the static-friction solve, whose body acceleration is not known before it: each wheel's
+    own acceleration from the last substep (WS_UAX, WS_UAY along body x and y, WS_UA up its axis, taken as body z),
+    sum (Q - p) x m_u (g - a_i) (N m, world). At rest 0 acceleration; on a turning platform its centripetal one."""
+    x_body = quat_axis_x(q)
+    y_body = quat_rotate(q, (0.0, 1.0, 0.0))
+    z_body = quat_rotate(q, (0.0, 0.0, 1.0))
+    tau = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        m_u = wheel_params[v, i, WP_MU]
+        if m_u > 0.0:
+            a_i = add(add(scale(x_body, wheel_state[v, i, WS_UAX]), scale(y_body, wheel_state[v, i, WS_UAY])),
+                      scale(z_body, wheel_state[v, i, WS_UA]))
+            g_minus_a = sub((0.0, 0.0, -gravity), a_i)
+            tau = add(tau, cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), scale(g_minus_a, m_u)))
+    return tau
+
+
+@leaf
 def unsprung_after(v, wheel_params, pos, q, vel0, w0, vel, w, wheel_state, wheel_scratch, gravity, h):
     """After the body's step: each massive wheel's carrier acceleration along -d (WS_UA, the body's at the wheel),
     along body x and y (WS_UAX, WS_UAY: the links pass the tire's force less m_u times it, §7.1's J), and the
