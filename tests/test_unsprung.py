@@ -198,3 +198,18 @@ def test_static_friction_holds_a_car_with_unsprung_mass_at_rest_and_on_the_turni
     car = with_wheels("hatchback", 30.0)
     assert rest_drift(car, 2) < 1e-3
     assert turntable_drift(car, 1) < 1e-3
+
+
+def test_a_preset_without_the_keys_loads_and_saves_them_only_when_set(tmp_path):
+    """Files written before the wheels' mass load with unsprung_mass 0 (the massless wheel); saving one adds the
+    new keys only once they leave their defaults, and the file loads back as the car."""
+    from sim.model import vehicle_toml
+    source = vehicle_toml.PRESET_DIR / "hatchback.toml"
+    car = sim.load_vehicle("hatchback")
+    assert car.front_suspension.unsprung_mass == 0.0 and car.rear_suspension.unsprung_mass == 0.0
+    sim.save_vehicle(sim.with_value(car, "front_tire.grip", 0.6), tmp_path / "a.toml", source=source)
+    assert "unsprung_mass" not in (tmp_path / "a.toml").read_text()
+    heavy = with_wheels("hatchback", 30.0)
+    sim.save_vehicle(heavy, tmp_path / "b.toml", source=source)
+    assert "unsprung_mass = 30" in (tmp_path / "b.toml").read_text()
+    assert sim.load_vehicle(tmp_path / "b.toml") == heavy
