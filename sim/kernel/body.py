@@ -296,7 +296,7 @@ def body_stage(v, vehicle_params, wheel_params, body, body_state, drive_state, w
     pos0, vel0, w0 = pos, vel, w
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
     if unsprung:                                                     # their carrier's acceleration, the roll couple
-        unsprung_after(v, wheel_params, pos0, q, vel0, w0, vel, w, wheel_state, wheel_scratch, gravity, h)
+        unsprung_after(v, wheel_params, pos0, q, vel0, vel, w, wheel_state, wheel_scratch, gravity, h)
     record_work(v, wheel_scratch, body_telemetry, pos0, vel0, w0, vel, w, f_hull, tau_hull, scale(d_h, -1.0 / h), h,
                 NO_SKIP)
     set3(body_state, v, BS_PX, pos)

@@ -204,13 +204,14 @@ def held_unsprung_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, gr
 
 
 @leaf
-def unsprung_after(v, wheel_params, pos, q, vel0, w0, vel, w, wheel_state, wheel_scratch, gravity, h):
-    """After the body's step: each massive wheel's carrier acceleration along -d (WS_UA, the body's at the wheel),
+def unsprung_after(v, wheel_params, pos, q, vel0, vel, w, wheel_state, wheel_scratch, gravity, h):
+    """After the body's step: each massive wheel's carrier acceleration along -d (WS_UA, the body's at the wheel:
+    its centre of mass's and the centripetal w x (w x r); the angular acceleration's alpha x r is left out: taken a
+    substep late it fed back through heavy wheels on the body's rotation and blew up in the parameter fuzz),
     along body x and y (WS_UAX, WS_UAY: the links pass the tire's force less m_u times it, §7.1's J), and the
     axle's roll couple of its wheels' weight and inertia about their contacts, carried by the two tires (WS_UPAIR,
     + presses the tire): P = -side c / track, c = sum ((C - Q) x m_u (g - a_wheel)) . x_body."""
     acc = scale(sub(vel, vel0), 1.0 / h)
-    alpha = scale(sub(w, w0), 1.0 / h)
     x_body = quat_axis_x(q)
     y_body = quat_rotate(q, (0.0, 1.0, 0.0))
     g = (0.0, 0.0, -gravity)
@@ -219,7 +220,7 @@ def unsprung_after(v, wheel_params, pos, q, vel0, w0, vel, w, wheel_state, wheel
         if m_u <= 0.0:
             continue
         rr = sub(get3w(wheel_scratch, v, i, W_CX), pos)
-        a_i = add(add(acc, cross(alpha, rr)), cross(w, cross(w, rr)))
+        a_i = add(acc, cross(w, cross(w, rr)))
         d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
         wheel_state[v, i, WS_UA] = -dot(a_i, d)
         wheel_state[v, i, WS_UAX] = dot(a_i, x_body)
@@ -231,7 +232,7 @@ def unsprung_after(v, wheel_params, pos, q, vel0, w0, vel, w, wheel_state, wheel
             c = 0.0
             for k in (i, j):
                 rk = sub(get3w(wheel_scratch, v, k, W_CX), pos)
-                a_k = add(add(acc, cross(alpha, rk)), cross(w, cross(w, rk)))
+                a_k = add(acc, cross(w, cross(w, rk)))
                 lever = sub(get3w(wheel_scratch, v, k, W_CX), get3w(wheel_scratch, v, k, W_QX))
                 c += dot(cross(lever, scale(sub(g, a_k), wheel_params[v, k, WP_MU])), x_body)
             pair = -wheel_params[v, i, WP_SIDE] * c / track
