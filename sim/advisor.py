@@ -27,10 +27,10 @@ own inertia and the body's mass shared by the n wheels on that update (the impli
 limit), and a limited-slip differential's coupling K (wL - wR), h K (2 / Iw) < 2.
 
 Not every unstable part blows up. Refused: tire curves that push the way the tire slides, suspension links
-whose load feeds itself (sim/advisor_links.py). Noted, not refused: springs that cannot hold the car (it sits
-deep on its bump stops or on its hull, both bounded). Held by the kernel to what the step integrates (noted,
-never refused): the suspension's springs, bars and dampers, the hull's penalty and friction damping, the 10 k
-bump stops. Bounded, noted: the tires near rest, the explicit wheel spin (the friction limit holds their
+whose load feeds itself (sim/advisor_links.py). Noted: springs that cannot hold the car (it sits deep on its
+bump stops or hull, both bounded), a wheel hop the step cannot resolve. Held by the kernel to what the step
+integrates (noted, never refused): the springs, bars and dampers, the hull's penalty and friction damping, the
+10 k bump stops. Bounded, noted: the tires near rest, the explicit wheel spin (the friction limit holds their
 force: a chatter of size about h mu g) and the limited-slip coupling (held by its torque cap)."""
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.advisor_links import link_items
 from sim.advisor_links import link_stiffening
+from sim.advisor_links import suspension_items
 from sim.kernel.collision import HULL_LOAD_CAP
 from sim.kernel.collision import held_penalty
 from sim.kernel.suspension import held_spring_scale
@@ -418,7 +418,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
             f"{k_h:.4g} and {c_h:.4g} at this substep: the stiffest penalty a {h * 1000:.3g} ms step integrates "
             f"stably for the {group} pressing",) if k_h < col.stiffness else ()
     items += support_items(car, gravity) + tire_curve_items(car, gravity) + \
-        link_items(car, surface_mu, Item, REQUIRED_MARGIN)
+        suspension_items(car, surface_mu, h, Item, REQUIRED_MARGIN)
     lam, group, mode = hull_friction_mode(car)
     c_t = min(col.friction_damping, FRICTION_CAP / (h * lam))       # what collision_stage uses at this h
     margin, _ = margin_of(h, 0.0, c_t * lam)

@@ -92,7 +92,8 @@ class Watchdog:
         w = self.table
         for v, car in enumerate(params):
             ch = car.chassis
-            w[v, watch.WT_MASS:watch.WT_IZZ + 1] = ch.mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw
+            mass = ch.mass + 2.0 * (car.front_suspension.unsprung_mass + car.rear_suspension.unsprung_mass)   # §7.2
+            w[v, watch.WT_MASS:watch.WT_IZZ + 1] = mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw
             w[v, watch.WT_RADIUS] = min(car.front_tire.radius, car.rear_tire.radius)
             w[v, watch.WT_RATE] = WATCH_POWER_FACTOR * max_power(car) + WATCH_POWER_SLACK
             w[v, watch.WT_SLACK] = ch.mass * self.gravity * WATCH_ENERGY_HEIGHT

@@ -1,4 +1,5 @@
-"""The kernels are plain Python: with NUMBA_DISABLE_JIT=1 the same code gives the same physics."""
+"""The kernels are plain Python: with NUMBA_DISABLE_JIT=1 the same code gives the same physics (a massless
+wheel and one with its own mass, docs/physics.md §7.2)."""
 import json
 import os
 import subprocess
@@ -11,7 +12,9 @@ SCRIPT = textwrap.dedent("""
     import json, numpy as np, sim
     car = sim.load_vehicle("hatchback")
     world = sim.load_world("proving_ground")
-    s = sim.Simulation(car, world, dt=1 / 240, substeps=2, n_vehicles=2)
+    wheels = sim.with_value(sim.with_value(car, "front_suspension.unsprung_mass", 30.0),
+                            "rear_suspension.unsprung_mass", 30.0)    # the second car's wheels have a mass
+    s = sim.Simulation([car, wheels], world, dt=1 / 240, substeps=2, n_vehicles=2)
     z = sim.rest_com_height(car)
     s.reset(position=[(0, 0, z), (25, 12.5, z)], yaw=[0.0, 1.57], speed=[6.0, 3.0])
     k = np.arange(120)

@@ -54,6 +54,7 @@ from sim.kernel.tables import VP_IYY
 from sim.kernel.tables import VP_IZZ
 from sim.kernel.tables import VP_LATERAL_THETA
 from sim.kernel.tables import VP_MASS
+from sim.kernel.tables import VP_MASS_U
 from sim.kernel.tables import VP_RHO
 from sim.kernel.tables import VP_UEX
 from sim.kernel.tables import VP_XF
@@ -73,6 +74,8 @@ from sim.kernel.tables import W_UX
 from sim.kernel.tables import W_VX
 from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WS_HX
+from sim.kernel.unsprung import unsprung_after
+from sim.kernel.unsprung import unsprung_torque
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -272,10 +275,12 @@ def spin_ledger(v, vehicle_params, wheel_params, q, drive_state, wheel_state, wh
 
 
 @stage
-def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
-               d_h, f_hull, tau_hull, h):
+def body_stage(v, vehicle_params, wheel_params, body, body_state, drive_state, wheel_state, wheel_scratch,
+               body_telemetry, gravity, d_h, f_hull, tau_hull, h):
     """Sum the external forces and torques, take the ledger's dH/h off the torque, integrate one
-    substep h (s) and commit the body state; record the named forces and the angular momenta."""
+    substep h (s) and commit the body state; record the named forces and the angular momenta. With wheels of
+    their own mass (VP_MASS_U > 0, §7.2) their weight and inertia act at their contacts, and their carrier's
+    acceleration and roll couple are kept for the next substep (sim/kernel/unsprung.py)."""
     pos, q, vel, w = body
     mass = vehicle_params[v, VP_MASS]
     inertia = inertia_of(vehicle_params, v)
@@ -285,8 +290,13 @@ def body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wh
     theta = vehicle_params[v, VP_LATERAL_THETA]
     if theta > 0.0:                                                  # the tires' lateral force mid-substep
         force, tau, f_tire_implicit = lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h)
+    unsprung = vehicle_params[v, VP_MASS_U] > 0.0
+    if unsprung:                                                     # the wheels' weight and inertia at their contacts
+        tau = add(tau, unsprung_torque(v, wheel_params, pos, force, mass, wheel_scratch, gravity))
     pos0, vel0, w0 = pos, vel, w
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
+    if unsprung:                                                     # their carrier's acceleration, the roll couple
+        unsprung_after(v, wheel_params, pos0, q, vel0, vel, w, wheel_state, wheel_scratch, gravity, h)
     record_work(v, wheel_scratch, body_telemetry, pos0, vel0, w0, vel, w, f_hull, tau_hull, scale(d_h, -1.0 / h), h,
                 NO_SKIP)
     set3(body_state, v, BS_PX, pos)

@@ -36,6 +36,7 @@ from sim.kernel.tables import WP_CAMBER_GAIN
 from sim.kernel.tables import WP_CAMBER_ROLL
 from sim.kernel.tables import WP_GEO
 from sim.kernel.tables import WP_L_STATIC
+from sim.kernel.tables import WP_MU
 from sim.kernel.tables import WP_PARTNER
 from sim.kernel.tables import WP_RC_TAN
 from sim.kernel.tables import WP_RC_TAN_SLOPE
@@ -43,6 +44,8 @@ from sim.kernel.tables import WP_SIDE
 from sim.kernel.tables import WP_TOE
 from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_TRAVEL
+from sim.kernel.tables import WS_UAX
+from sim.kernel.tables import WS_UAY
 from sim.kernel.vec import get3w
 from sim.kernel.vec import quat_rotate_inv
 
@@ -131,6 +134,9 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
         fz = wheel_scratch[v, i, W_FZ]
         if wheel_scratch[v, i, W_GROUNDED] != 0.0 and fz > 0.0:
             f = quat_rotate_inv(q, get3w(wheel_scratch, v, i, W_FTX))         # the tire force, body frame
+            m_u = wheel_params[v, i, WP_MU]
+            if m_u > 0.0:                                # less what the wheel's own mass takes (§7.2)
+                f = (f[0] - m_u * wheel_state[v, i, WS_UAX], f[1] - m_u * wheel_state[v, i, WS_UAY], f[2])
             t_x = quat_rotate_inv(q, get3w(wheel_scratch, v, i, W_TX))[0]
             f_brake = -wheel_scratch[v, i, W_T_BRAKE] / wheel_scratch[v, i, W_RHO] * t_x
             jack = link_load(line_at(wheel_params[v, i, WP_RC_TAN], wheel_params[v, i, WP_RC_TAN_SLOPE], z),

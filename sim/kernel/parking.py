@@ -43,6 +43,7 @@ from sim.kernel.tables import NW
 from sim.kernel.tables import VP_HOLD_SOLVER
 from sim.kernel.tables import VP_HOLD_STOP
 from sim.kernel.tables import VP_MASS
+from sim.kernel.tables import VP_MASS_U
 from sim.kernel.tables import W_BX
 from sim.kernel.tables import W_FRX
 from sim.kernel.tables import W_FTX
@@ -71,6 +72,7 @@ from sim.kernel.tables import WP_ROLLING_ON
 from sim.kernel.tables import WS_HX
 from sim.kernel.tables import WS_LOCKED
 from sim.kernel.tables import WS_OMEGA
+from sim.kernel.unsprung import held_unsprung_torque
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -287,13 +289,16 @@ def find_candidates(v, wheel_state, wheel_scratch):
 
 
 @kernel
-def free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand, d_h_lock, h):
+def free_velocity(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, f_hull, tau_hull, cand,
+                  d_h_lock, h):
     """The body's velocity and angular velocity (world) at the end of the substep with every force but
     the candidates' tire forces, and the ledger with the candidates stopped (d_h_lock)."""
     pos, q, vel, w = body
     mass = vehicle_params[v, VP_MASS]
     inertia = inertia_of(vehicle_params, v)
     force, tau, _ = wrench(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand)
+    if vehicle_params[v, VP_MASS_U] > 0.0:          # the wheels' weight and inertia at their contacts (§7.2)
+        tau = add(tau, held_unsprung_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, gravity))
     tau = madd(tau, d_h_lock, -1.0 / h)
     v_free = madd(vel, force, h / mass)
     w_free = world_inertia_solve(q, inertia, madd(world_inertia_apply(q, inertia, w), tau, h))
@@ -419,8 +424,8 @@ def hold_candidates(v, vehicle_params, wheel_params, body, wheel_state, wheel_sc
         for i in range(NW):
             if cand[i]:
                 d_h_lock = sub(d_h_lock, get3w(wheel_state, v, i, WS_HX))
-        v_free, w_free = free_velocity(v, vehicle_params, body, wheel_scratch, gravity, f_hull, tau_hull, cand,
-                                       d_h_lock, h)
+        v_free, w_free = free_velocity(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity,
+                                       f_hull, tau_hull, cand, d_h_lock, h)
         if not build_coupling(v, vehicle_params, wheel_params, body, wheel_scratch, cand, v_free, w_free, h, k_mat, c,
                               lo, hi, budget, boxes, n_planes, t):
             if not cand.any():

@@ -97,7 +97,7 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     steering_stage(v, vehicle_params, wheel_params, steer_targets, wheel_state, wheel_scratch, h)   # rate limit
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
-    suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)   # xdot, Fs, Fz (+ anti-roll)
+    suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, gravity, h)   # xdot, Fs, Fz (+ bar, §7.2)
     tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h)     # slip, raw force, combined limit
     brake_stage(v, vehicle_params, wheel_params, controls, wheel_state, wheel_scratch, h)   # brakes, ABS
     v_forward = forward_speed(q, vel)
@@ -117,8 +117,8 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
                                        hf_z, surf_mu, t, box_mask, hf_mask, h)   # body hull against the ground
     d_h = parking_stage(v, vehicle_params, wheel_params, body, wheel_state, wheel_scratch, gravity, d_h, f_hull,
                         tau_hull, h, boxes, planes.shape[0], t)          # static friction for still wheels
-    body_stage(v, vehicle_params, body, body_state, drive_state, wheel_state, wheel_scratch, body_telemetry, gravity,
-               d_h, f_hull, tau_hull, h)                                 # forces, ledger torque, integrate
+    body_stage(v, vehicle_params, wheel_params, body, body_state, drive_state, wheel_state, wheel_scratch,
+               body_telemetry, gravity, d_h, f_hull, tau_hull, h)        # forces, ledger torque, integrate
     link_stage(v, wheel_params, q, wheel_state, wheel_scratch)          # geometry: travel, the links' next load
 
 

@@ -44,6 +44,7 @@ from sim.kernel.tables import WP_DX
 from sim.kernel.tables import WP_GEO
 from sim.kernel.tables import WP_K
 from sim.kernel.tables import WP_LMIN
+from sim.kernel.tables import WP_MU
 from sim.kernel.tables import WP_PARTNER
 from sim.kernel.tables import WP_PRELOAD
 from sim.kernel.tables import WP_QUERY
@@ -58,6 +59,7 @@ from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_NX
 from sim.kernel.tables import WS_SHAPE
 from sim.kernel.tables import WS_STEER
+from sim.kernel.unsprung import unsprung_wheel
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -194,10 +196,37 @@ def axis_push(f, n, v_q):
     return f
 
 
+@leaf
+def ground_rate(v, i, wheel_params, body, wheel_state, wheel_scratch, z_body, steer_rate, inv_h):
+    """xdot = (rEffDot - nDot.(C-Q) - vn) / a for grounded wheel i (m/s): the compression rate a massless wheel
+    on the ground has; steer_rate: its road-wheel angle's rate (rad/s), inv_h = 1 / substep (1/s)."""
+    pos, q, vel, w = body
+    c = get3w(wheel_scratch, v, i, W_CX)
+    qc = get3w(wheel_scratch, v, i, W_QX)
+    n = get3w(wheel_scratch, v, i, W_NX)
+    u = get3w(wheel_scratch, v, i, W_UX)
+    vg = get3w(wheel_scratch, v, i, W_VGX)
+    # vn: wheel centre velocity from body motion (length frozen) minus ground velocity at Q, along n
+    vn = dot(n, sub(add(vel, cross(w, sub(c, pos))), vg))
+    # nDot from the contact plane's history; reset (zero) when the contact shape changed
+    n_dot = (0.0, 0.0, 0.0)
+    if wheel_state[v, i, WS_SHAPE] == wheel_scratch[v, i, W_SHAPE]:
+        n_dot = scale(sub(n, get3w(wheel_state, v, i, WS_NX)), inv_h)
+    r_eff_dot = 0.0
+    if int(wheel_params[v, i, WP_QUERY]) == QUERY_DISC:
+        # uDot from body rotation and steering about the body's z axis
+        u_dot = add(cross(w, u), scale(cross(z_body, u), steer_rate))
+        nu = dot(n, u)
+        r_eff_dot = r_eff_rate(wheel_params[v, i, WP_R], nu, dot(n_dot, u) + dot(n, u_dot))
+    # xdot = (rEffDot - nDot.(C-Q) - vn) / a
+    return compression_rate(wheel_scratch[v, i, W_INV_A], vn, r_eff_dot, n_dot, c, qc)
+
+
 @stage
-def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
+def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, gravity, h):
     """Compression rate, suspension force Fs, load Fz = Fs a and the force on the body for each wheel; the anti-roll
-    bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); h: substep (s).
+    bar couples the two wheels of an axle. body: the frozen (pos, q, vel, w); gravity (m/s^2); h: substep (s).
+    A wheel with its own mass (WP_MU > 0) is sim/kernel/unsprung.py's.
     Reads the contact columns and this substep's road-wheel angle; writes W_XDOT, W_FS, W_FZ, W_FSX."""
     pos, q, vel, w = body
     z_body = quat_axis_z(q)
@@ -208,32 +237,26 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
     for i in range(NW):
         steer_rate = (wheel_scratch[v, i, W_STEER] - wheel_state[v, i, WS_STEER]) * inv_h
         wheel_scratch[v, i, W_FZ_LINK] = 0.0
-        if wheel_scratch[v, i, W_GROUNDED] == 0.0:
+        grounded = wheel_scratch[v, i, W_GROUNDED] != 0.0
+        if wheel_params[v, i, WP_MU] > 0.0:                       # the wheel's own mass (§7.2)
+            x_dot_q, fade = 0.0, 0.0
+            if grounded:
+                x_dot_q = ground_rate(v, i, wheel_params, body, wheel_state, wheel_scratch, z_body, steer_rate, inv_h)
+                fade = support_fade(wheel_scratch[v, i, W_S], wheel_scratch[v, i, W_A], wheel_params[v, i, WP_R])
+            unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
+                           fade, gravity, h)
+            continue
+        if not grounded:
             wheel_scratch[v, i, W_XDOT] = 0.0
             wheel_scratch[v, i, W_FS] = 0.0
             wheel_scratch[v, i, W_FZ] = 0.0
             set3w(wheel_scratch, v, i, W_FSX, (0.0, 0.0, 0.0))
             continue
         a = wheel_scratch[v, i, W_A]
-        c = get3w(wheel_scratch, v, i, W_CX)
         qc = get3w(wheel_scratch, v, i, W_QX)
         n = get3w(wheel_scratch, v, i, W_NX)
-        u = get3w(wheel_scratch, v, i, W_UX)
         vg = get3w(wheel_scratch, v, i, W_VGX)
-        # vn: wheel centre velocity from body motion (length frozen) minus ground velocity at Q, along n
-        vn = dot(n, sub(add(vel, cross(w, sub(c, pos))), vg))
-        # nDot from the contact plane's history; reset (zero) when the contact shape changed
-        n_dot = (0.0, 0.0, 0.0)
-        if wheel_state[v, i, WS_SHAPE] == wheel_scratch[v, i, W_SHAPE]:
-            n_dot = scale(sub(n, get3w(wheel_state, v, i, WS_NX)), inv_h)
-        r_eff_dot = 0.0
-        if int(wheel_params[v, i, WP_QUERY]) == QUERY_DISC:
-            # uDot from body rotation and steering about the body's z axis
-            u_dot = add(cross(w, u), scale(cross(z_body, u), steer_rate))
-            nu = dot(n, u)
-            r_eff_dot = r_eff_rate(wheel_params[v, i, WP_R], nu, dot(n_dot, u) + dot(n, u_dot))
-        # xdot = (rEffDot - nDot.(C-Q) - vn) / a
-        x_dot = compression_rate(wheel_scratch[v, i, W_INV_A], vn, r_eff_dot, n_dot, c, qc)
+        x_dot = ground_rate(v, i, wheel_params, body, wheel_state, wheel_scratch, z_body, steer_rate, inv_h)
         j = int(wheel_params[v, i, WP_PARTNER])
         # k_bar (x_i - x_j), held with the springs
         f_bar = k_share * wheel_params[v, i, WP_ARB] * (wheel_scratch[v, i, W_X] - wheel_scratch[v, j, W_X])

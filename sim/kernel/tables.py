@@ -77,7 +77,9 @@ MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "p
  VP_HULL_HX, VP_HULL_HY, VP_HULL_HZ,       # m: its half extents (sim/kernel/collision.py clear_of_planes)
  VP_HULL_SIZE,                             # m: sum of |x| + |y| + |z| over the hull points (their rounding's size)
  VP_HULL_RADIUS,                           # m: the farthest hull point from the centre of mass (widened a little)
- VP_SCALARS) = range(82)
+ VP_MASS_U,                                # kg: the four wheels' unsprung mass (0: massless wheels; VP_MASS is then
+                                           # the sprung part; sim/kernel/unsprung.py, docs/physics.md §7.2)
+ VP_SCALARS) = range(83)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -136,7 +138,9 @@ VP_N = VP_RATIO + MAX_GEARS
                                            # and per m of the travel ahead of the other wheel of the axle
  WP_TOE, WP_BUMP_STEER,                    # rad, rad/m: the wheel's turn about body z (toe, side-signed), per m
  WP_PATH_REACH,                            # m: the farthest the wheel's path takes it from under its anchor
- WP_N) = range(123)
+ # the wheel's own mass (sim/kernel/unsprung.py, docs/physics.md §7.2); WP_MU 0: the massless wheel, bit for bit
+ WP_MU, WP_KT, WP_CT,                      # kg unsprung mass, N/m the tire's vertical stiffness, N s/m its damping
+ WP_N) = range(126)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -179,7 +183,14 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_SX, WS_SY,                             # avs tire: the longitudinal and lateral slips following their targets
  WS_TRAVEL,                                # m: the last substep's bump travel z = l_static - l (geometry, §7.1)
  WS_LINK_SHARE,                            # -: the share of the load the links carry, from the last substep (§7.1)
- WS_N) = range(19)
+ # the wheel's own mass (§7.2; all 0 and unused for a massless wheel)
+ WS_XW, WS_VW,                             # m, m/s: the wheel's compression along its axis (x_w = l0 - l_w), its rate
+ WS_UA,                                    # m/s^2: the body's acceleration at the wheel along -d, last substep
+ WS_UPAIR,                                 # N: the axle's unsprung roll couple's share pressing this tire, last substep
+ WS_UINIT,                                 # 1 once x_w is placed (0 after a reset: placed at the first substep)
+ WS_UAX, WS_UAY,                           # m/s^2: the wheel's acceleration along body x and y, last substep (the
+                                           # links pass the tire's force less m_u times it, §7.2)
+ WS_N) = range(26)
 
 # --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s

@@ -202,6 +202,11 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
         wheel[T.WP_SHARE] = 0.5 * (front_share if front else 1.0 - front_share)
         wheel[T.WP_PARTNER] = i + 1 if left else i - 1
         pack_links(link_numbers(car, i, gravity), wheel)
+        if sus.unsprung_mass > 0.0:                           # the wheel's own mass (docs/physics.md §7.2)
+            wheel[T.WP_MU], wheel[T.WP_KT], wheel[T.WP_CT] = sus.unsprung_mass, sus.tire_k, sus.tire_c
+            row[T.VP_MASS_U] += sus.unsprung_mass
+            row[T.VP_MASS] += sus.unsprung_mass                # the body's translation carries the wheels
+            row[T.VP_IZZ] += sus.unsprung_mass * (geometry.anchor[i][0] ** 2 + geometry.anchor[i][1] ** 2)   # they yaw
     row[T.VP_REACH] = vehicle_reach(wheel_rows, hull_rows)
 
 

@@ -48,15 +48,17 @@ def field_used(group: type, model: str, name: str) -> bool:
 @dataclass(frozen=True)
 class Chassis:
     """The sprung body as one rigid body."""
-    mass: float = num(1200.0, "kg", 100.0, 5000.0, "total mass of the car (body, wheels, driver); from a kart to a "
-                      "heavy SUV (a truck is not a car, its springs and tires are another range)")
+    mass: float = num(1200.0, "kg", 100.0, 5000.0, "mass of the car (body, wheels, driver) less the wheels' "
+                      "unsprung_mass: with that 0 (massless wheels) the total, else the sprung part; from a kart to "
+                      "a heavy SUV (a truck is not a car, its springs and tires are another range)")
     com_x: float = num(0.15, "m", -5.0, 5.0, "centre of mass ahead of the reference point")
     com_y: float = num(0.0, "m", -0.5, 0.5, "centre of mass left of the centre line")
     com_z: float = num(-0.10, "m", -1.0, 1.0, "centre of mass above the suspension anchors")
     inertia_roll: float = num(450.0, "kg m^2", 10.0, 20000.0, "principal moment about the vehicle x axis; the "
                               "three moments must be a rigid body's of this mass inside the body's box")
     inertia_pitch: float = num(1800.0, "kg m^2", 10.0, 50000.0, "principal moment about the vehicle y axis")
-    inertia_yaw: float = num(2000.0, "kg m^2", 10.0, 50000.0, "principal moment about the vehicle z axis")
+    inertia_yaw: float = num(2000.0, "kg m^2", 10.0, 50000.0, "principal moment about the vehicle z axis (all "
+                             "three the sprung body's: wheels with an unsprung_mass add their own yaw moment)")
     length: float = num(4.0, "m", 1.0, 8.0, "body length (drawing and collision hull)")
     width: float = num(1.75, "m", 0.8, 3.0, "body width (drawing and collision hull)")
     height: float = num(1.25, "m", 0.5, 3.0, "body height from floor to roof (drawing and collision hull)")
@@ -116,6 +118,16 @@ class Suspension:
                              "rigid axle, whose wheels stay square to the road", since="geometry")
     bump_steer: float = num(0.0, "deg/m", -50.0, 50.0, "toe change per m of bump travel; positive turns the "
                             "wheel toward toe-in as it rises", since="geometry")
+    # the wheel's own mass (docs/physics.md §7.2); 0 is the seed's massless wheel, bit for bit
+    unsprung_mass: float = num(0.0, "kg", 0.0, 150.0, "each wheel's own mass (wheel, tire, brake, hub, about half "
+                               "the links) moving along the suspension axis between the spring and the tire; "
+                               "chassis.mass is then the sprung part (road cars about 15 to 50 per wheel; 0: a "
+                               "massless wheel, the tire as stiff as the ground)", since="unsprung")
+    tire_k: float = num(250000.0, "N/m", 20000.0, 2000000.0, "the tire's vertical stiffness between the wheel and "
+                        "the ground (used with an unsprung_mass; road tires 180e3 to 300e3, race slicks to 5e5)",
+                        since="unsprung")
+    tire_c: float = num(150.0, "N s/m", 0.0, 10000.0, "the tire's vertical damping (used with an unsprung_mass; "
+                        "about 100 to 500)", since="unsprung")
     query: str = text("sphere", ("ray", "sphere", "disc"),
                       "contact query: ray (local plane), sphere sweep, or wheel-shaped disc")
     force_along: str = text("normal", ("normal", "axis"),

@@ -267,7 +267,8 @@ def add_keeping_layout(tbl, f: dataclasses.Field, value: Any) -> None:
 def templated_toml(v: Vehicle, template: str, base: Vehicle | None, stem: str) -> str:
     """The text of `template` (a vehicle file) with the values of `v`: its comments, key order and layout
     stay; a value that differs is replaced in place; a key the file lacks is added at the end of its
-    table (for a file with a `base`, only when `v` differs from that base). `stem` is the saved file's
+    table (for a file with a `base`, only when `v` differs from that base; a key added after the first files,
+    `since`, only when it is not at its default, which a file without it loads as). `stem` is the saved file's
     name without .toml: a file without `name = ...` gets one only when the name differs from it."""
     doc = tomlkit.parse(template)
     if doc.get("name", stem) != v.name:
@@ -285,7 +286,8 @@ def templated_toml(v: Vehicle, template: str, base: Vehicle | None, stem: str) -
             if f.name in tbl:
                 if not same_value(tbl[f.name].unwrap(), value):
                     set_keeping_layout(tbl, f.name, value)
-            elif start is None or getattr(start, f.name) != value:
+            elif (start is None or getattr(start, f.name) != value) and \
+                    not (f.metadata.get("since") and value == f.default):   # a later key at its default: as loaded
                 add_keeping_layout(tbl, f, value)
     return doc.as_string()
 

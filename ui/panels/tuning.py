@@ -22,6 +22,7 @@ from ui.tuning import config_presets
 from ui.tuning import home_short
 from ui.tuning import same_file
 from ui.tuning import short_number
+from ui.tuning import sprung_note
 from ui.tuning import typed_number
 from ui.widgets import AMBER
 from ui.widgets import GREEN
@@ -225,7 +226,8 @@ class TuningPanel:
                 imgui.text_colored(margin_color(margin), f"{margin:.2f}")         # its margin, in the tooltip too
                 hovered |= imgui.is_item_hovered()
             if hovered:
-                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {checks.describe_allowed(f)}"
+                tip = f"{f.name}: {m['doc']} ({m['unit']})\nallowed: {checks.describe_allowed(f)}" + \
+                    sprung_note(self.tuning.params, path)
                 if path in advisor.PARAMETERS:
                     tip += "\n" + self.tuning.range_tip(path, m["unit"])
                 imgui.set_tooltip(tip + "\nright-click: sweep this (a test drive over a range of it)")

@@ -1,0 +1,215 @@
+"""The wheel's own mass (issue 30 item 3, docs/physics.md §7.2): wheel hop at sqrt((k_s + k_t) / m_u), a wheel
+leaving the ground over a step, the steady-circle roll and load transfer of the standard formulas with the
+unsprung mass at its own height and the tires in series with the springs. With unsprung_mass 0 the state hashes
+are unchanged (tests/test_state_hash.py)."""
+import math
+
+import numpy as np
+import pytest
+
+import sim
+import sim.lab.drives as M
+from sim.kernel.units import GRAVITY as G
+from sim.kernel.unsprung import trapezoid_frequency
+from sim.kernel.unsprung import trapezoid_step
+from sim.model.geometry import rest_com_height
+from sim.model.geometry import ride_com_height
+
+
+def with_wheels(name: str, m_u: float, k_t: float = 250000.0, c_t: float = 0.0, **values) -> sim.Vehicle:
+    """The preset with wheels of m_u kg each and tires of k_t N/m, the chassis lighter by the four wheels (the
+    same car, its mass now split into sprung and unsprung), and any other `values` (path with __ for .)."""
+    car = sim.load_vehicle(name)
+    for axle in ("front", "rear"):
+        for key, value in (("unsprung_mass", m_u), ("tire_k", k_t), ("tire_c", c_t)):
+            car = sim.with_value(car, f"{axle}_suspension.{key}", value)
+    car = sim.with_value(car, "chassis.mass", car.chassis.mass - 4.0 * m_u)
+    for path, value in values.items():
+        car = sim.with_value(car, path.replace("__", "."), value)
+    return car
+
+
+def step_world(x0: float, height: float = 0.05) -> sim.World:
+    """Flat ground with a step `height` m up at x = x0, across the whole way."""
+    box = sim.Box("asphalt", (x0 + 100.0, 0.0, height - 0.5), (200.0, 40.0, 1.0))
+    return sim.World("step", [sim.Surface("asphalt", 1.0)], planes=[sim.Plane("asphalt")], boxes=[box])
+
+
+def damped_sine(x: np.ndarray, dt: float) -> tuple[float, float]:
+    """(omega_d, sigma) of x = A e^(-sigma t) cos(omega_d t + phi) + a cubic (the body's slow motion), by least
+    squares over a grid: omega_d to 0.05 rad/s, sigma to 0.5 1/s."""
+    t = np.arange(len(x)) * dt
+    poly = np.stack([np.ones_like(t), t, t * t, t ** 3], axis=1)
+
+    def misfit(om, sg):
+        e = np.exp(-sg * t)
+        basis = np.concatenate([np.stack([e * np.cos(om * t), e * np.sin(om * t)], axis=1), poly], axis=1)
+        coef = np.linalg.lstsq(basis, x, rcond=None)[0]
+        return float(np.sum((basis @ coef - x) ** 2))
+
+    grid = [(misfit(om, sg), om, sg) for om in np.arange(30.0, 300.0, 1.0) for sg in np.arange(0.0, 60.0, 2.0)]
+    _, om0, sg0 = min(grid)
+    fine = [(misfit(om, sg), om, sg) for om in np.arange(om0 - 1.0, om0 + 1.0, 0.05)
+            for sg in np.arange(max(0.0, sg0 - 2.0), sg0 + 2.0, 0.5)]
+    _, om, sg = min(fine)
+    return om, sg
+
+
+@pytest.mark.parametrize("name, m_u, k_t", [("hatchback", 25.0, 250000.0), ("boxster_s", 35.0, 280000.0)])
+def test_a_wheel_driven_onto_a_step_hops_at_the_quarter_cars_frequency(name, m_u, k_t):
+    """At 20 m/s onto a 0.05 m step (2 substeps of 1/480 s): a rear wheel's travel rings at sqrt((k_s + k_t) / m_u)
+    within 5 % once its tire is back on the ground (lightly damped, 500 N s/m, so that it rings), and a wheel
+    leaves the ground on the way (its load 0)."""
+    car = with_wheels(name, m_u, k_t, front_suspension__c=500.0, rear_suspension__c=500.0)
+    dt = 1.0 / 240.0
+    s = sim.Simulation(car, step_world(80.0), dt=dt, substeps=sim.DEFAULT_SUBSTEPS)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)), speed=20.0)
+    travel, load = [], []
+    for _ in range(int(4.8 / dt)):
+        s.step(sim.Controls(throttle=0.3))
+        travel.append(s.telemetry.x.copy())
+        load.append(s.telemetry.Fz.copy())
+    travel, load = np.array(travel), np.array(load)
+    assert s.finite()
+    left_ground = False
+    for wheel in range(4):
+        hit = next(k for k in range(int(2.0 / dt), len(load)) if load[k, wheel] - load[k - 1, wheel] > 2000.0)
+        off = [k for k in range(hit, hit + 60) if load[k, wheel] == 0.0]
+        left_ground = left_ground or bool(off)
+        if wheel == 2:          # a rear wheel: nothing hits the car after it (a front's ring meets the rear's hit)
+            start = (off[-1] if off else hit) + 3
+            om, sg = damped_sine(travel[start:start + int(0.3 / dt), wheel], dt)
+            formula = math.sqrt((car.rear_suspension.k + k_t) / m_u)
+            assert math.hypot(om, sg) == pytest.approx(formula, rel=0.05), (om, sg, formula)
+            assert 2.0 * math.pi / formula > 5 * dt                   # resolved: over five samples a period
+    assert left_ground
+
+
+def test_the_trapezoidal_step_keeps_an_undamped_wheels_amplitude_at_any_substep():
+    """The wheel's own coordinate by the trapezoidal rule: an undamped oscillator keeps its energy and runs at
+    2 atan(omega h / 2) / h (docs/physics.md §7.2), even at omega h = 10 (where an explicit step blows up)."""
+    for omega_h in (0.2, 1.0, 10.0):
+        h, m = 1.0 / 480.0, 25.0
+        k = m * (omega_h / h) ** 2
+        x, v = 0.01, 0.0
+        xs = []
+        for _ in range(2000):
+            x, v = trapezoid_step(x, v, -k * x, k, 0.0, m, h)
+            xs.append(x)
+        energy = 0.5 * k * x * x + 0.5 * m * v * v
+        assert energy == pytest.approx(0.5 * k * 0.01 ** 2, rel=1e-9)
+        if omega_h > 1.0:
+            continue                                  # a sampled sign no longer counts its turns
+        turns = np.count_nonzero(np.diff(np.sign(xs)) != 0)
+        assert turns / 2 / (2000 * h) == pytest.approx(trapezoid_frequency(omega_h / h, h) / (2 * math.pi), rel=0.01)
+
+
+def steady_state_unsprung(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
+    """(body roll rad, front and rear lateral load transfer N) in a steady left turn at ay (m/s^2), by hand,
+    tests/test_suspension_geometry.py's steady_state with the wheels' own mass and the tires' compliance:
+    - the sprung mass m_s at its height h_s (static ride, the tires deflected by their static load / k_t) turns
+      its axle's share F_s = m_s ay b / L (front) about the roll axis: the springs and the bar carry
+      K_s phi_s of it (K_s = t^2 (k / 2 + k_bar)), the links F_s h_rc;
+    - the unsprung masses' own lateral force 2 m_u ay at the wheel centres' height r_u goes straight to the
+      tires (Milliken RCVD ch. 18): M_u = 2 m_u ay r_u;
+    - each axle's tires carry the whole moment dFz t = K_s phi_s + F_s h_rc + M_u, with a roll stiffness of
+      their own K_t = t^2 k_t / 2: phi = phi_s + dFz t / K_t on both axles (the body is rigid; the springs in
+      series with the tires);
+    - the sprung body's balance: K_s,f phi_s,f + K_s,r phi_s,r = m_s ay (h_s - h_ra) + ay sum Iw / r +
+      m_s g (h_s - h_ra - r) phi (the spin momentum and the weight's lever, as without the wheels' mass)."""
+    m, L = car.chassis.mass, car.wheelbase
+    a, b = car.front_axle.x - car.chassis.com_x, car.chassis.com_x - car.rear_axle.x
+    axles = []
+    for axle, sus, tire, share in ((car.front_axle, car.front_suspension, car.front_tire, b / L),
+                                   (car.rear_axle, car.rear_suspension, car.rear_tire, a / L)):
+        t = 2.0 * axle.half_track
+        deflection = (m * G * share / 2.0 + sus.unsprung_mass * G) / sus.tire_k
+        axles.append(dict(t=t, ks=t * t * (sus.k / 2.0 + sus.anti_roll), kt=t * t * sus.tire_k / 2.0,
+                          hrc=sus.roll_centre, fs=m * ay * share, defl=deflection,
+                          mu=2.0 * sus.unsprung_mass * ay * (tire.radius - deflection), tire=tire))
+    f, r = axles
+    h = ride_com_height(car) - (b * f["defl"] + a * r["defl"]) / L
+    h_ra = (b * f["hrc"] + a * r["hrc"]) / L
+    lever = h - h_ra - (b * f["tire"].radius + a * r["tire"].radius) / L
+    spin = 2.0 * (f["tire"].wheel_inertia / f["tire"].radius + r["tire"].wheel_inertia / r["tire"].radius) * ay
+    # unknowns (phi, phi_s,f, phi_s,r): phi = phi_s + (K_s phi_s + F_s h_rc + M_u) / K_t per axle, and the body
+    rows, rhs = [], []
+    for k, x in enumerate(axles):
+        row = [1.0, 0.0, 0.0]
+        row[1 + k] = -(1.0 + x["ks"] / x["kt"])
+        rows.append(row)
+        rhs.append((x["fs"] * x["hrc"] + x["mu"]) / x["kt"])
+    rows.append([-m * G * lever, f["ks"], r["ks"]])
+    rhs.append(m * ay * (h - h_ra) + spin)
+    phi, phi_f, phi_r = np.linalg.solve(np.array(rows), np.array(rhs))
+    return phi, tuple((x["ks"] * p + x["fs"] * x["hrc"] + x["mu"]) / x["t"] for x, p in zip(axles, (phi_f, phi_r)))
+
+
+def test_steady_circle_with_unsprung_mass_matches_the_formulas():
+    """At 0.4 g on the 40 m circle, with wheels of their own mass (the same total mass), each axle's lateral
+    load transfer and the roll gradient are the formulas' (sprung mass through the roll centres and the roll
+    stiffness split with the tires in series, unsprung mass at its own height) within 3 %."""
+    cars = [with_wheels("hatchback", 30.0),
+            with_wheels("boxster_s", 40.0, 280000.0, front_suspension__roll_centre=0.10,
+                        rear_suspension__roll_centre=0.20, front_suspension__anti_roll=20000.0),
+            with_wheels("hatchback", 45.0, 150000.0, front_suspension__roll_centre=0.08,
+                        rear_suspension__roll_centre=0.15)]
+    for car, r in zip(cars, M.steady_circle(cars)):
+        ay = r.value("lateral acceleration")
+        assert ay == pytest.approx(0.4, abs=0.005)
+        phi, (front, rear) = steady_state_unsprung(car, ay * G)
+        assert r.value("roll gradient") == pytest.approx(math.degrees(phi) / ay, rel=0.03), car.name
+        assert r.value("front lateral load transfer") == pytest.approx(front, rel=0.03), car.name
+        assert r.value("rear lateral load transfer") == pytest.approx(rear, rel=0.03), car.name
+
+
+def test_the_advisor_knows_the_hop_and_notes_a_hop_the_step_cannot_resolve():
+    """The advisor's wheel-hop item: omega = sqrt((k_s + k_bar + k_t) / m_u) against the substep, resolved (ok)
+    while omega h <= 1; past it noted, not refused (the trapezoidal step is stable at any substep); none without
+    an unsprung mass."""
+    from sim.advisor import check
+    assert not [it for it in check(sim.load_vehicle("boxster_s"), 1 / 240, 2).items if "hop" in it.part]
+    car = with_wheels("boxster_s", 35.0, 280000.0)
+    omega = math.sqrt((car.front_suspension.k + car.front_suspension.anti_roll + 280000.0) / 35.0)
+    hop = [it for it in check(car, 1 / 240, 2).items if it.part == "front wheel hop"][0]
+    assert hop.stable and hop.h_max == pytest.approx(1.0 / omega)
+    assert hop.margin == pytest.approx(hop.required / (omega / 480.0))
+    light = with_wheels("boxster_s", 1.0, 2.0e6)
+    report = check(light, 1 / 240, 2)
+    hop = [it for it in report.items if it.part == "front wheel hop"][0]
+    assert not hop.stable and not hop.refuses and report.stable
+
+
+def test_the_tuning_tooltip_says_which_body_the_chassis_mass_is():
+    from ui.tuning import sprung_note
+    assert "whole car" in sprung_note(sim.load_vehicle("hatchback"), "chassis.mass")
+    car = with_wheels("hatchback", 30.0)
+    assert "sprung part" in sprung_note(car, "chassis.inertia_roll")
+    assert f"{sim.load_vehicle('hatchback').chassis.mass:g} kg" in sprung_note(car, "chassis.mass")
+    assert sprung_note(car, "front_suspension.k") == ""
+
+
+def test_static_friction_holds_a_car_with_unsprung_mass_at_rest_and_on_the_turning_platform():
+    """The validation table's static-friction rows with 30 kg wheels: at rest on flat ground 60 s and braked on the
+    turning platform 60 s at 1 substep, each under 1 mm (the held solve counts the wheels' weight and inertia at
+    their contacts; without it the car crept 6 mm and 1.5 mm)."""
+    from sim.lab.validation import rest_drift
+    from sim.lab.validation import turntable_drift
+    car = with_wheels("hatchback", 30.0)
+    assert rest_drift(car, 2) < 1e-3
+    assert turntable_drift(car, 1) < 1e-3
+
+
+def test_a_preset_without_the_keys_loads_and_saves_them_only_when_set(tmp_path):
+    """Files written before the wheels' mass load with unsprung_mass 0 (the massless wheel); saving one adds the
+    new keys only once they leave their defaults, and the file loads back as the car."""
+    from sim.model import vehicle_toml
+    source = vehicle_toml.PRESET_DIR / "hatchback.toml"
+    car = sim.load_vehicle("hatchback")
+    assert car.front_suspension.unsprung_mass == 0.0 and car.rear_suspension.unsprung_mass == 0.0
+    sim.save_vehicle(sim.with_value(car, "front_tire.grip", 0.6), tmp_path / "a.toml", source=source)
+    assert "unsprung_mass" not in (tmp_path / "a.toml").read_text()
+    heavy = with_wheels("hatchback", 30.0)
+    sim.save_vehicle(heavy, tmp_path / "b.toml", source=source)
+    assert "unsprung_mass = 30" in (tmp_path / "b.toml").read_text()
+    assert sim.load_vehicle(tmp_path / "b.toml") == heavy
