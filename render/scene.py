@@ -21,6 +21,7 @@ from render.mathx import quat_matrix
 from render.mathx import rot_axis
 from render.mathx import scale
 from render.mathx import translate
+from render.track import track_mesh
 
 SKY = (0.62, 0.74, 0.88)
 GHOST = (0.55, 0.8, 1.0)          # the reference run's translucent car
@@ -154,19 +155,20 @@ class Mesh:
         self.vbo.release()
 
 
-class FieldMesh:
-    """A heightfield drawn in tiles: a tile out of view is skipped, and a far one is drawn with every
-    second or fourth row and column (docs: issue 11; 57k triangles cost llvmpipe 6 ms a frame). The tiles
-    in view go to the renderer as one indirect draw (one command per tile, one call)."""
+class TiledMesh:
+    """A static mesh drawn in tiles: a tile out of view is skipped, and a far one may be drawn with fewer
+    triangles (runs[t][lod], lod 0 near .. 2 far); the tiles in view go to the renderer as one indirect
+    draw (one command per tile, one call). `grid`: the ground grid painted on it."""
 
     LOD_DISTANCES = (10.0, 25.0)       # m: full detail nearer than the first, a quarter of it beyond the second
 
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, h, color):
-        vertices, indices, self.runs, self.boxes = meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color)
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, vertices, indices, runs, boxes,
+                 grid: bool = True):
+        self.runs, self.boxes = runs, boxes
         self.vbo = ctx.buffer(vertices.tobytes())
         self.ibo = ctx.buffer(indices.tobytes())
         self.inst = Instances(ctx, prog, self.vbo, self.ibo)
-        self.inst.write(instance(np.eye(4), grid=True))          # drawn where it is, in its own colours, gridded
+        self.inst.write(instance(np.eye(4), grid=grid))          # drawn where it is, in its own colours
         self.commands = ctx.buffer(reserve=20 * max(len(self.boxes), 1), dynamic=True)
         corners = np.array([[(lo if (k >> a) & 1 == 0 else hi)[a] for a in range(3)] + [1.0]
                             for lo, hi in self.boxes for k in range(8)])
@@ -191,6 +193,14 @@ class FieldMesh:
             self.commands.orphan(self.commands.size)
             self.commands.write(data)
             self.inst.vao.render_indirect(self.commands, moderngl.TRIANGLES, count=len(commands))
+
+
+class FieldMesh(TiledMesh):
+    """A heightfield drawn in tiles, a far one with every second or fourth row and column (docs: issue 11;
+    57k triangles cost llvmpipe 6 ms a frame)."""
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, h, color):
+        super().__init__(ctx, prog, *meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color))
 
 
 class SceneRenderer:
@@ -218,7 +228,9 @@ class SceneRenderer:
         self.ground = np.array(ground, dtype="f4").reshape(-1, INSTANCE_FLOATS)
         self.box_colors = [world.surfaces[world.surface_index[b.surface]].color for b in world.boxes]
         self.fields = [FieldMesh(ctx, self.prog, h, world.surfaces[world.surface_index[h.surface]].color)
-                       for h in world.heightfields]
+                       for h in world.heightfields if h.drawn]
+        # a circuit's road, kerbs, traps and lines (its ground's other layers are not drawn)
+        self.track = None if world.track is None else TiledMesh(ctx, self.prog, *track_mesh(world), grid=False)
         marks = [meshes.ring(m.center, m.radius, m.width, 0.012, m.color) if m.kind == "circle"
                  else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
@@ -264,6 +276,8 @@ class SceneRenderer:
                 row = instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i], grid=True)
             boxes.append(row)
         self.cube.draw("boxes", boxes)
+        if self.track is not None:
+            self.track.draw(vp, np.asarray(eye, float))
         for field in self.fields:
             field.draw(vp, np.asarray(eye, float))
         if self.markings is not None:                # painted 12 mm above the pad

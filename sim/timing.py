@@ -28,6 +28,7 @@ import numpy as np
 from sim.model.track import Track
 
 LINE_WINDOW = 30.0        # m of station either side of a line within which a crossing counts
+STEP_WINDOW = 12.0        # m either side of the last station searched for the car's station after a step
 
 
 @dataclass
@@ -65,11 +66,13 @@ class LapTimer:
         self.track = track
         self.on_track = frozenset(int(i) for i in on_track)
         self.setup = setup
-        self.lines = [track.line(s, 0.0) for s in track.sectors]
+        # each line's centre (x, y) and the track's direction there, as plain floats (they are read every step)
+        self.lines = [(float(c[0]), float(c[1]), float(d[0]), float(d[1]))
+                      for c, d in (track.line(s, 0.0) for s in track.sectors)]
         self.laps: list[Lap] = []              # completed laps, oldest first
         self.current: Lap | None = None        # the lap being driven (None: not timed, e.g. the out lap)
         self.next_line = 0                     # the line the lap in progress crosses next (0: the finish)
-        self._p: np.ndarray | None = None      # the last step's position (x, y) and time
+        self._p: tuple | None = None           # the last step's position (x, y) and time
         self._t = 0.0
         self.station: float | None = None      # the car's station at the last step (m)
 
@@ -113,10 +116,11 @@ class LapTimer:
         surface index under each wheel (-1 airborne). Returns what happened, in order: ("sector", lap, k)
         when sector k (0-based) of `lap` was completed, ("lap", lap) when a lap was, ("start", lap) when one
         began."""
-        p = np.array(position[:2], dtype=float)
-        hint = None if self.station is None else [self.station]
-        s, _, _ = self.track.project(p, hint=hint)
-        self.station = float(s)
+        p = (float(position[0]), float(position[1]))
+        if self.station is None:
+            self.station, _, _ = self.track.project(np.array(p))
+        else:                                   # a step moves a car far less than the window
+            self.station, _, _ = self.track.follow(p[0], p[1], self.station, STEP_WINDOW)
         events = []
         if self._p is not None:
             events = self._crossings(self._p, self._t, p, time)
@@ -135,10 +139,11 @@ class LapTimer:
         self._p, self._t = p, time
         return events
 
-    def _crossings(self, p0: np.ndarray, t0: float, p1: np.ndarray, t1: float) -> list[tuple]:
+    def _crossings(self, p0, t0: float, p1, t1: float) -> list[tuple]:
         events = []
-        for k, (c, tangent) in enumerate(self.lines):
-            d0, d1 = float(np.dot(p0 - c, tangent)), float(np.dot(p1 - c, tangent))
+        for k, (cx, cy, tx, ty) in enumerate(self.lines):
+            d0 = (p0[0] - cx) * tx + (p0[1] - cy) * ty
+            d1 = (p1[0] - cx) * tx + (p1[1] - cy) * ty
             ahead = (self.station - self.track.sectors[k] + self.track.length / 2) % self.track.length \
                 - self.track.length / 2
             if abs(ahead) > LINE_WINDOW or d0 == d1:

@@ -236,7 +236,8 @@ class Overlay:
         ib.dock_builder_set_node_size(root, (w, h))
         left_w, right_w, bottom_h = (320.0, 410.0, 240.0) if kind == "compact" else (420.0, 520.0, 300.0)
         left_w, right_w = min(left_w, 0.33 * w), min(right_w, 0.33 * w)  # a small window keeps a 3D view
-        bottom_h, time_h = min(bottom_h, 0.35 * h), min(150.0, 0.35 * h)
+        # on a circuit the Time panel has the lap table too
+        bottom_h, time_h = min(bottom_h, 0.35 * h), min(150.0 if self.session.world.track is None else 250.0, 0.35 * h)
         _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
         _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
         _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)

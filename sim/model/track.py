@@ -155,6 +155,9 @@ class Track:
         single = p.ndim == 1
         p = p.reshape(-1, 2)
         m = len(self.s)
+        if hint is not None and len(p) == 1:                  # one car: walk from its hint
+            s, l, d = self.follow(float(p[0, 0]), float(p[0, 1]), float(np.ravel(hint)[0]), window)
+            return (s, l, d) if single else (np.array([s]), np.array([l]), np.array([d]))
         if hint is None:
             cand = np.broadcast_to(np.arange(m), (len(p), m))
         else:
@@ -166,13 +169,46 @@ class Track:
             return float(s[0]), float(l[0]), float(d[0])
         return s, l, d
 
-    def _nearest(self, p: np.ndarray, cand: np.ndarray):
+    def follow(self, x: float, y: float, hint: float, window: float = HINT_WINDOW) -> tuple[float, float, float]:
+        """`project` of one point from a hint, in plain floats: from the hint's segment, step to a neighbouring
+        segment while it is nearer (at most `window` metres): the nearest point of the line near the hint,
+        found in a few steps when the point moved a little since."""
+        lists = self.__dict__.get("_lists")
+        if lists is None:
+            lists = tuple(v.tolist() for v in self._segment_table())
+            object.__setattr__(self, "_lists", lists)
+        ax, ay, abx, aby, inv = lists
+        m = len(ax)
+
+        def foot(i):                    # (squared distance, t) to segment i
+            t = min(max(((x - ax[i]) * abx[i] + (y - ay[i]) * aby[i]) * inv[i], 0.0), 1.0)
+            ex, ey = x - ax[i] - t * abx[i], y - ay[i] - t * aby[i]
+            return ex * ex + ey * ey, t
+        i = int(hint % self.length / self.ds) % m
+        d2, t = foot(i)
+        for _ in range(int(window / self.ds) + 1):   # down the distance to the neighbouring segments
+            back, ahead = foot((i - 1) % m), foot((i + 1) % m)
+            if back[0] < d2 and back[0] <= ahead[0]:
+                i, (d2, t) = (i - 1) % m, back
+            elif ahead[0] < d2:
+                i, (d2, t) = (i + 1) % m, ahead
+            else:
+                break
+        d = math.sqrt(d2)
+        cross = abx[i] * (y - ay[i]) - aby[i] * (x - ax[i])
+        return (i + t) * self.ds % self.length, d if cross >= 0.0 else -d, d
+
+    def _segment_table(self):
+        """Each segment's start x, y, direction x, y and 1 / its squared length (M,) each, made once."""
         seg = self.__dict__.get("_segments")
-        if seg is None:                        # each segment's start, direction and squared length, once
+        if seg is None:
             ab = np.roll(self.xy, -1, axis=0) - self.xy
             seg = (self.xy[:, 0], self.xy[:, 1], ab[:, 0], ab[:, 1], 1.0 / np.maximum((ab * ab).sum(1), 1e-12))
             object.__setattr__(self, "_segments", seg)
-        ax, ay, abx, aby, inv = (v[cand] for v in seg)                 # (N, K) each
+        return seg
+
+    def _nearest(self, p: np.ndarray, cand: np.ndarray):
+        ax, ay, abx, aby, inv = (v[cand] for v in self._segment_table())          # (N, K) each
         apx, apy = p[:, 0:1] - ax, p[:, 1:2] - ay
         t = np.clip((apx * abx + apy * aby) * inv, 0.0, 1.0)
         ex, ey = apx - t * abx, apy - t * aby

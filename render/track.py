@@ -1,0 +1,135 @@
+"""A circuit's surface for drawing: the road, its edge lines, the kerbs' red and white blocks, the gravel traps,
+the start/finish line's chequers and the sector lines, as one triangle mesh in chunks along the lap.
+
+The physics' layers of the ground (sim/model/track_ground.py) are not drawn as heightfields: each vertex here
+takes the height of the ground the wheels meet there (the highest layer, bilinear as the query reads it),
+LIFT above it, so what is drawn is where the car drives.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.model.track_ground import gravel_taper
+
+LIFT = 0.02            # m above the ground (the run-off field is drawn 3 mm up)
+PAINT = 0.006          # m: lines painted on the road sit this much higher again
+STEP = 1.0             # m between the mesh's cross-sections
+CHUNK = 60.0           # m of lap per chunk (culled as one)
+EDGE_LINE = 0.15       # m: the white line along each edge of the road
+KERB_BLOCK = 2.0       # m: the length of each red or white block of a kerb
+ROAD = (0.30, 0.31, 0.33)
+LINE = (0.92, 0.92, 0.88)
+KERB = ((0.82, 0.16, 0.14), (0.93, 0.93, 0.90))
+SECTOR = (0.98, 0.80, 0.15)
+
+
+def ground_heights(world, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The height of the highest heightfield layer (and plane) under each point (x, y): what the wheels meet."""
+    z = np.full(np.shape(x), -np.inf)
+    for p in world.planes:
+        n = np.asarray(p.normal, float) / np.linalg.norm(p.normal)
+        z = np.maximum(z, p.point[2] - (n[0] * (x - p.point[0]) + n[1] * (y - p.point[1])) / n[2])
+    for h in world.heightfields:
+        hz = np.asarray(h.heights, float)
+        nx, ny = hz.shape
+        fx, fy = (x - h.origin[0]) / h.spacing[0], (y - h.origin[1]) / h.spacing[1]
+        inside = (fx >= 0) & (fy >= 0) & (fx <= nx - 1) & (fy <= ny - 1)
+        i = np.clip(np.floor(fx).astype(int), 0, nx - 2)
+        j = np.clip(np.floor(fy).astype(int), 0, ny - 2)
+        u, v = np.clip(fx - i, 0, 1), np.clip(fy - j, 0, 1)
+        zz = (hz[i, j] * (1 - u) * (1 - v) + hz[i + 1, j] * u * (1 - v) + hz[i, j + 1] * (1 - u) * v
+              + hz[i + 1, j + 1] * u * v) + h.origin[2]
+        z = np.where(inside, np.maximum(z, zz), z)
+    return z
+
+
+class _Builder:
+    """Quads (4 corners (3,), a colour) collected per chunk, flat-shaded."""
+
+    def __init__(self):
+        self.chunks: dict[int, list[np.ndarray]] = {}
+
+    def strip(self, chunk: np.ndarray, a: np.ndarray, b: np.ndarray, colors: np.ndarray) -> None:
+        """Quads between two polylines a, b (K, 3) along the lap: quad k spans a[k], a[k+1], b[k+1], b[k],
+        coloured colors[k] (K-1, 3), in the chunk of chunk[k]."""
+        p0, p1, p2, p3 = a[:-1], a[1:], b[1:], b[:-1]
+        n = np.cross(p1 - p0, p3 - p0)
+        n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+        n *= np.where(n[:, 2:3] < 0.0, -1.0, 1.0)                     # facing up
+        tris = np.stack([p0, p1, p2, p0, p2, p3], axis=1)              # (K-1, 6, 3)
+        rows = np.concatenate([tris, np.repeat(n[:, None], 6, 1), np.repeat(colors[:, None], 6, 1)], axis=2)
+        for c in np.unique(chunk):
+            self.chunks.setdefault(int(c), []).append(rows[chunk == c].reshape(-1, 9))
+
+    def mesh(self):
+        """(vertices (V, 9) f4, indices (V,) u4, runs, boxes) as render.scene.TiledMesh takes them."""
+        verts, runs, boxes, first = [], [], [], 0
+        for c in sorted(self.chunks):
+            v = np.concatenate(self.chunks[c])
+            verts.append(v)
+            runs.append([(first, len(v))] * 3)
+            boxes.append((v[:, :3].min(axis=0), v[:, :3].max(axis=0)))
+            first += len(v)
+        vertices = np.concatenate(verts).astype("f4")
+        return vertices, np.arange(len(vertices), dtype="u4"), runs, boxes
+
+
+def track_mesh(world):
+    """The mesh of `world.track` (see the module's docstring)."""
+    t = world.track
+    s = np.arange(0.0, t.length + STEP / 2, STEP)
+    s[-1] = t.length
+    chunk = np.minimum((s[:-1] / CHUNK).astype(int), int(t.length // CHUNK))
+    b = _Builder()
+    el, er = t.at(s, "width_left"), t.at(s, "width_right")
+
+    def edge(l, paint=0.0):
+        p = t.point(s, l)
+        p[:, 2] = ground_heights(world, p[:, 0], p[:, 1]) + LIFT + paint
+        return p
+
+    def fill(color):
+        return np.tile(np.asarray(color, float), (len(s) - 1, 1))
+    # the road in four strips (its edge lines painted on the outer two)
+    cuts = [-er, -er + EDGE_LINE, np.zeros_like(s), el - EDGE_LINE, el]
+    rows = [edge(c) for c in cuts]
+    for k, color in enumerate((LINE, ROAD, ROAD, LINE)):
+        b.strip(chunk, rows[k], rows[k + 1], fill(color))
+    # kerbs: the band outside each edge, on the kerbed stretches, in blocks; their crown follows the ground
+    block = (np.floor(s[:-1] / KERB_BLOCK).astype(int) % 2)[:, None]
+    blocks = np.where(block == 0, np.asarray(KERB[0]), np.asarray(KERB[1]))
+    for lo, hi in t.kerbs:
+        m = (s >= lo) & (s <= hi)
+        k = np.flatnonzero(m)
+        for side, e in ((1.0, el), (-1.0, er)):
+            across = [edge(side * (e + f * t.kerb_width)) for f in np.linspace(0.0, 1.0, 5)]
+            for a, c in zip(across[:-1], across[1:]):
+                b.strip(chunk[k[:-1]], a[k], c[k], blocks[k[:-1]])
+    # gravel traps beyond the kerb band, narrowing at their ends as the physics' layer does
+    for lo, hi, side in t.gravel:
+        m = (s >= lo) & (s <= hi)
+        k = np.flatnonzero(m)
+        width = gravel_taper(s, lo, hi) * t.gravel_width
+        colour = np.asarray(world.surfaces[world.surface_index[t.surfaces["gravel"]]].color, float)
+        for sd, e in ((1.0, el), (-1.0, er)):
+            if side and side != sd:
+                continue
+            inner, outer = edge(sd * (e + t.kerb_width), -0.004), edge(sd * (e + t.kerb_width + width), -0.004)
+            b.strip(chunk[k[:-1]], inner[k], outer[k], np.tile(colour, (len(k) - 1, 1)))
+    # the start/finish line: two rows of chequers 0.75 m long; a sector line: a yellow band 0.4 m long
+    for n, s_line in enumerate(t.sectors):
+        length, squares = (1.5, 2) if n == 0 else (0.4, 1)
+        ls = np.linspace(-float(t.at(s_line, "width_right")), float(t.at(s_line, "width_left")), 17 if n == 0 else 2)
+        for q in range(squares):
+            a = s_line - length / 2 + q * length / squares
+            ring = np.array([a, a + length / squares])
+            corners = [np.column_stack([t.point(ring, l)[:, :2]]) for l in ls]
+            pts = [np.column_stack([c, ground_heights(world, c[:, 0], c[:, 1]) + LIFT + PAINT]) for c in corners]
+            cols = np.array([(LINE if (i + q) % 2 == 0 else (0.08, 0.08, 0.09)) if n == 0 else SECTOR
+                             for i in range(len(ls) - 1)], float)
+            which = np.full(len(ls) - 1, chunk[min(int(s_line / STEP), len(chunk) - 1)])
+            first = np.stack([p[0] for p in pts])
+            second = np.stack([p[1] for p in pts])
+            b.strip(which, first, second, cols)
+    return b.mesh()
+
