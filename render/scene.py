@@ -197,10 +197,32 @@ class TiledMesh:
 
 class FieldMesh(TiledMesh):
     """A heightfield drawn in tiles, a far one with every second or fourth row and column (docs: issue 11;
-    57k triangles cost llvmpipe 6 ms a frame)."""
+    57k triangles cost llvmpipe 6 ms a frame). A large field (a circuit's run-off) has tiles twice as wide
+    (each tile in view is a command of the one draw, and llvmpipe pays for each: about 10 us) and coarser far
+    levels (its grass is smooth)."""
+
+    LARGE = 250_000             # grid points from which a field's tiles are twice as wide
 
     def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, h, color):
-        super().__init__(ctx, prog, *meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color))
+        large = np.asarray(h.heights).size >= self.LARGE
+        super().__init__(ctx, prog, *meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color,
+                                                             tile=80 if large else 40,
+                                                             steps=(2, 8, 20) if large else (2, 4, 8)))
+
+
+def rim_frame(world, plane, color, size: float = 4000.0) -> list[np.ndarray]:
+    """A circuit's rim plane as four strips around its drawn ground (the run-off field): the plane under the
+    field would cost llvmpipe a depth test per pixel of it for nothing (about 2 ms a frame at 1280x720)."""
+    h = next(f for f in world.heightfields if f.drawn)
+    nx, ny = np.asarray(h.heights).shape
+    x0, y0 = h.origin[0], h.origin[1]
+    x1, y1 = x0 + (nx - 1) * h.spacing[0], y0 + (ny - 1) * h.spacing[1]
+    lo, hi = -size / 2.0, size / 2.0
+    out = []
+    for a, b, c, d in ((lo, x0, lo, hi), (x1, hi, lo, hi), (x0, x1, lo, y0), (x0, x1, y1, hi)):
+        m = translate(((a + b) / 2.0, (c + d) / 2.0, plane.point[2])) @ scale(((b - a) / size, (d - c) / size, 1.0))
+        out.append(instance(m, color, grid=True))
+    return out
 
 
 class SceneRenderer:
@@ -224,7 +246,10 @@ class SceneRenderer:
             x /= np.linalg.norm(x)
             m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
             m[:3, 3] = p.point
-            ground.append(instance(m, color, grid=True))
+            if world.track is not None and p.name == "rim":
+                ground += rim_frame(world, p, color)
+            else:
+                ground.append(instance(m, color, grid=True))
         self.ground = np.array(ground, dtype="f4").reshape(-1, INSTANCE_FLOATS)
         self.box_colors = [world.surfaces[world.surface_index[b.surface]].color for b in world.boxes]
         self.fields = [FieldMesh(ctx, self.prog, h, world.surfaces[world.surface_index[h.surface]].color)

@@ -44,7 +44,7 @@ def ground_heights(world, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 class _Builder:
-    """Quads (4 corners (3,), a colour) collected per chunk, flat-shaded."""
+    """Quads (4 corners (3,), a colour) collected per chunk, flat-shaded, indexed (4 vertices a quad)."""
 
     def __init__(self):
         self.chunks: dict[int, list[np.ndarray]] = {}
@@ -56,28 +56,48 @@ class _Builder:
         n = np.cross(p1 - p0, p3 - p0)
         n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
         n *= np.where(n[:, 2:3] < 0.0, -1.0, 1.0)                     # facing up
-        tris = np.stack([p0, p1, p2, p0, p2, p3], axis=1)              # (K-1, 6, 3)
-        rows = np.concatenate([tris, np.repeat(n[:, None], 6, 1), np.repeat(colors[:, None], 6, 1)], axis=2)
+        quads = np.stack([p0, p1, p2, p3], axis=1)                     # (K-1, 4, 3)
+        rows = np.concatenate([quads, np.repeat(n[:, None], 4, 1), np.repeat(colors[:, None], 4, 1)], axis=2)
         for c in np.unique(chunk):
             self.chunks.setdefault(int(c), []).append(rows[chunk == c].reshape(-1, 9))
 
-    def mesh(self):
-        """(vertices (V, 9) f4, indices (V,) u4, runs, boxes) as render.scene.TiledMesh takes them."""
-        verts, runs, boxes, first = [], [], [], 0
-        for c in sorted(self.chunks):
-            v = np.concatenate(self.chunks[c])
-            verts.append(v)
-            runs.append([(first, len(v))] * 3)
-            boxes.append((v[:, :3].min(axis=0), v[:, :3].max(axis=0)))
-            first += len(v)
-        vertices = np.concatenate(verts).astype("f4")
-        return vertices, np.arange(len(vertices), dtype="u4"), runs, boxes
+    def chunk(self, c: int) -> np.ndarray:
+        return np.concatenate(self.chunks[c]) if c in self.chunks else np.zeros((0, 9))
+
+
+QUAD = np.array([0, 1, 2, 0, 2, 3], dtype="u4")
 
 
 def track_mesh(world):
-    """The mesh of `world.track` (see the module's docstring)."""
+    """(vertices (V, 9) f4, indices u4, runs, boxes) of `world.track`, as render.scene.TiledMesh takes them:
+    per chunk of the lap, every metre with the edge lines and kerb blocks near the camera, every
+    FAR_STEP metres without the lines far from it."""
+    near, far = _build(world, STEP, True), _build(world, FAR_STEP, False)
+    verts, idx, runs, boxes = [], [], [], []
+    count = 0
+    for c in sorted(near.chunks):
+        run = []
+        for b in (near, far):
+            v = b.chunk(c)
+            quads = len(v) // 4
+            run.append((sum(len(i) for i in idx), 6 * quads))
+            idx.append((QUAD[None, :] + 4 * np.arange(quads, dtype="u4")[:, None]).reshape(-1) + count)
+            verts.append(v)
+            count += len(v)
+            if b is near:
+                boxes.append((v[:, :3].min(axis=0), v[:, :3].max(axis=0)))
+        runs.append([run[0], run[0], run[1]])
+    return np.concatenate(verts).astype("f4"), np.concatenate(idx).astype("u4"), runs, boxes
+
+
+FAR_STEP = 4.0         # m between the cross-sections of the far chunks
+
+
+def _build(world, step: float, detail: bool) -> _Builder:
+    """The quads of the track with cross-sections every `step` metres; `detail`: the edge lines and the kerbs'
+    crown (else the road in one strip and the kerbs flat)."""
     t = world.track
-    s = np.arange(0.0, t.length + STEP / 2, STEP)
+    s = np.arange(0.0, t.length + step / 2, step)
     s[-1] = t.length
     chunk = np.minimum((s[:-1] / CHUNK).astype(int), int(t.length // CHUNK))
     b = _Builder()
@@ -90,27 +110,30 @@ def track_mesh(world):
 
     def fill(color):
         return np.tile(np.asarray(color, float), (len(s) - 1, 1))
-    # the road in four strips (its edge lines painted on the outer two)
-    cuts = [-er, -er + EDGE_LINE, np.zeros_like(s), el - EDGE_LINE, el]
+    # the road in four strips (its edge lines painted on the outer two), or one far away
+    cuts = [-er, -er + EDGE_LINE, np.zeros_like(s), el - EDGE_LINE, el] if detail else [-er, el]
+    colors = (LINE, ROAD, ROAD, LINE) if detail else (ROAD,)
     rows = [edge(c) for c in cuts]
-    for k, color in enumerate((LINE, ROAD, ROAD, LINE)):
+    for k, color in enumerate(colors):
         b.strip(chunk, rows[k], rows[k + 1], fill(color))
     # kerbs: the band outside each edge, on the kerbed stretches, in blocks; their crown follows the ground
     block = (np.floor(s[:-1] / KERB_BLOCK).astype(int) % 2)[:, None]
     blocks = np.where(block == 0, np.asarray(KERB[0]), np.asarray(KERB[1]))
     for lo, hi in t.kerbs:
-        m = (s >= lo) & (s <= hi)
-        k = np.flatnonzero(m)
+        k = np.flatnonzero((s >= lo) & (s <= hi))
+        if len(k) < 2:
+            continue
         for side, e in ((1.0, el), (-1.0, er)):
-            across = [edge(side * (e + f * t.kerb_width)) for f in np.linspace(0.0, 1.0, 5)]
+            across = [edge(side * (e + f * t.kerb_width)) for f in np.linspace(0.0, 1.0, 5 if detail else 2)]
             for a, c in zip(across[:-1], across[1:]):
                 b.strip(chunk[k[:-1]], a[k], c[k], blocks[k[:-1]])
     # gravel traps beyond the kerb band, narrowing at their ends as the physics' layer does
+    colour = np.asarray(world.surfaces[world.surface_index[t.surfaces["gravel"]]].color, float)
     for lo, hi, side in t.gravel:
-        m = (s >= lo) & (s <= hi)
-        k = np.flatnonzero(m)
+        k = np.flatnonzero((s >= lo) & (s <= hi))
+        if len(k) < 2:
+            continue
         width = gravel_taper(s, lo, hi) * t.gravel_width
-        colour = np.asarray(world.surfaces[world.surface_index[t.surfaces["gravel"]]].color, float)
         for sd, e in ((1.0, el), (-1.0, er)):
             if side and side != sd:
                 continue
@@ -119,17 +142,17 @@ def track_mesh(world):
     # the start/finish line: two rows of chequers 0.75 m long; a sector line: a yellow band 0.4 m long
     for n, s_line in enumerate(t.sectors):
         length, squares = (1.5, 2) if n == 0 else (0.4, 1)
-        ls = np.linspace(-float(t.at(s_line, "width_right")), float(t.at(s_line, "width_left")), 17 if n == 0 else 2)
+        ls = np.linspace(-float(t.at(s_line, "width_right")), float(t.at(s_line, "width_left")),
+                         (17 if detail else 5) if n == 0 else 2)
         for q in range(squares):
             a = s_line - length / 2 + q * length / squares
-            ring = np.array([a, a + length / squares])
-            corners = [np.column_stack([t.point(ring, l)[:, :2]]) for l in ls]
-            pts = [np.column_stack([c, ground_heights(world, c[:, 0], c[:, 1]) + LIFT + PAINT]) for c in corners]
+            pair = np.array([a, a + length / squares])
+            pts = []
+            for l in ls:
+                xy = t.point(pair, l)[:, :2]
+                pts.append(np.column_stack([xy, ground_heights(world, xy[:, 0], xy[:, 1]) + LIFT + PAINT]))
             cols = np.array([(LINE if (i + q) % 2 == 0 else (0.08, 0.08, 0.09)) if n == 0 else SECTOR
                              for i in range(len(ls) - 1)], float)
-            which = np.full(len(ls) - 1, chunk[min(int(s_line / STEP), len(chunk) - 1)])
-            first = np.stack([p[0] for p in pts])
-            second = np.stack([p[1] for p in pts])
-            b.strip(which, first, second, cols)
-    return b.mesh()
-
+            which = np.full(len(ls) - 1, chunk[min(int(s_line / step), len(chunk) - 1)])
+            b.strip(which, np.stack([p[0] for p in pts]), np.stack([p[1] for p in pts]), cols)
+    return b

@@ -4,9 +4,16 @@ One smooth design surface S(x, y) carries the road (its height z(s) and banking 
 kerbs' edge, and the run-off, which leaves the road's banked plane and blends into a gentle terrain (the
 centre line's heights, smoothed) within BLEND metres. Each surface (road, run-off, a kerbed stretch, a
 gravel trap) gets a heightfield of its own that is S inside its region and sinks below S outside it, by
-LAYER_SLOPE times the distance to the region (at most LAYER_DEPTH):
+LAYER_SLOPE per metre of distance d to the region over its first two grid cells (a clean crossing at the
+region's edge), then faster (LAYER_CURVE), at most LAYER_DEPTH:
 
-    field_k(x, y) = S(x, y) [+ the kerb's crown] - min(LAYER_SLOPE d_k(x, y), LAYER_DEPTH)
+    field_k(x, y) = S(x, y) [+ the kerb's crown] - sink(d_k(x, y))
+    sink(d) = min(LAYER_SLOPE d + LAYER_CURVE max(d - 2 spacing, 0)^2, LAYER_DEPTH)
+
+A layer a wheel does not stand on is then soon out of the query's reach (about 2 m below the suspension's
+top), and its ray ends after the march without bisecting (a layer within reach costs 40 more heightfield
+lookups a wheel a substep). It never presents a tangent plane that a sphere or disc of radius r meets first:
+that needs sink(d) < r (sqrt(1 + sink'(d)^2) - 1), false for r up to 0.5 m.
 
 A wheel's query takes the surface it meets first, the highest (sim/kernel/query.py), so each place is
 covered by its own surface and the ground is S everywhere (the road and run-off grids share their
@@ -29,15 +36,19 @@ from sim.model.world import MAX_HEIGHTFIELD_POINTS
 from sim.model.world import Heightfield
 from sim.model.world import Surface
 
-LAYER_SLOPE = 0.05        # m per m: how fast a surface's layer sinks outside its region
-LAYER_DEPTH = 1.0         # m: the deepest a layer sinks under the ground
+LAYER_SLOPE = 0.05        # m per m: how fast a surface's layer sinks outside its region (at first)
+LAYER_CURVE = 0.5         # 1/m: how much faster it sinks from two grid cells outside its region
+LAYER_DEPTH = 4.0         # m: the deepest a layer sinks under the ground
 FORMATION = 2.0           # m beyond the kerbs over which the road's banked plane carries on
 BLEND = 20.0              # m over which the run-off then blends into the terrain
 TERRAIN_SIGMA = 30.0      # m: the width of the Gaussian that smooths the centre line's heights into terrain
 RIM = 30.0                # m at the edge of the ground over which the terrain comes down to the rim plane
 RIM_DROP = 0.5            # m: the rim plane lies this far below the lowest point of the centre line
 KERB_SPACING = 0.25       # m: the kerbs' grid
-KERB_CHUNK = 50.0         # m of kerb per heightfield (a long curved kerb in one field would span a huge box)
+KERB_CHUNK = 25.0         # m of kerb per heightfield (a long curved kerb in one field would span a large box, and
+#                           a wheel's query tests every heightfield whose box it is over)
+MAX_FIELDS = 60           # a circuit's kerbs are cut longer where more heightfields would pass this (the broad
+#                           phase tests the first 63 of a world only when the car is over them)
 KERB_TAPER = 3.0          # m over which a kerb's crown rises at the start of a kerbed stretch and falls at its end
 TILE = 32.0               # m: the grid is matched to the centre line tile by tile
 COARSE = 8                # stations per segment of the coarse line a tile is first matched against
@@ -134,8 +145,9 @@ class Ground:
     through it (its distance is |l| plus the band's inner edge there), and gravel traps widen and narrow
     over GRAVEL_TAPER at their ends."""
 
-    def __init__(self, track: Track, height, x: np.ndarray, y: np.ndarray, reach: float):
+    def __init__(self, track: Track, height, x: np.ndarray, y: np.ndarray, reach: float, spacing: float):
         self.track = track
+        self.spacing = spacing                                       # m, of the grid x, y lie on
         self.s, self.l, self.d = grid_stations(track, x, y, reach)
         self.near = np.isfinite(self.d)
         s, l = self.s, self.l
@@ -176,10 +188,11 @@ class Ground:
         return np.where((mine == 0) | (mine == self.side), same, other)
 
     def layer(self, distance, far: float = LAYER_DEPTH) -> np.ndarray:
-        """The layer's heights: S sunk by LAYER_SLOPE per metre of `distance` from its region (at most
-        LAYER_DEPTH); points beyond the reach are sunk by `far` (the run-off's: 0)."""
-        sink = np.where(self.near, np.minimum(LAYER_SLOPE * distance, LAYER_DEPTH), far)
-        return self.S - sink
+        """The layer's heights: S sunk by sink(`distance` from its region) (the module's docstring); points
+        beyond the reach are sunk by `far` (the run-off's: 0)."""
+        beyond = np.maximum(distance - 2.0 * self.spacing, 0.0)
+        sink = np.minimum(LAYER_SLOPE * distance + LAYER_CURVE * beyond * beyond, LAYER_DEPTH)
+        return self.S - np.where(self.near, sink, far)
 
     def road(self) -> np.ndarray:
         return self.layer(np.maximum(self.a - self.edge, 0.0))
@@ -257,7 +270,7 @@ def build_ground(track: Track, spacing: float, margin: float):
     height, rim = terrain(t, lo[0], lo[1], hi[0], hi[1])
     xs, ys = snapped_grid((lo[0], lo[1], hi[0], hi[1]), spacing)
     gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    g = Ground(t, height, gx, gy, reach)
+    g = Ground(t, height, gx, gy, reach, spacing)
     origin = (float(xs[0]), float(ys[0]), 0.0)
     road, kerb, runoff, gravel = (t.surfaces[k] for k in ("road", "kerb", "runoff", "gravel"))
     layers = [("track", road, origin, spacing, g.road(), False),
@@ -266,19 +279,21 @@ def build_ground(track: Track, spacing: float, margin: float):
         sides = (span[2],) if span[2] else (-1.0, 1.0)
         xs_, ys_ = snapped_grid(span_box(t, span[0] - 2.0, span[1] + 2.0, 0.0, outer, 2.0 * spacing, sides), spacing)
         gx_, gy_ = np.meshgrid(xs_, ys_, indexing="ij")
-        gg = Ground(t, height, gx_, gy_, reach)
+        gg = Ground(t, height, gx_, gy_, reach, spacing)
         layers.append((f"gravel trap {n + 1}", gravel, (float(xs_[0]), float(ys_[0]), 0.0), spacing,
                        gg.gravel(span), False))
     k = 0
+    room = max(MAX_FIELDS - len(layers), 2 * len(t.kerbs))           # kerb fields, two sides of each piece
+    chunk = max(KERB_CHUNK, 2.0 * sum(b - a for a, b in t.kerbs) / max(room - 2 * len(t.kerbs), 1))
     for span in t.kerbs:
-        pieces = max(1, int(math.ceil((span[1] - span[0]) / KERB_CHUNK)))
+        pieces = max(1, int(math.ceil((span[1] - span[0]) / chunk)))
         cuts = np.linspace(span[0], span[1], pieces + 1)
         for a, b in zip(cuts[:-1], cuts[1:]):
             for side in (1.0, -1.0):
                 box = span_box(t, a - 1.0, b + 1.0, wmin - 1.0, wmax + t.kerb_width + 1.0, 1.0, (side,))
                 xs_, ys_ = snapped_grid(box, KERB_SPACING)
                 gx_, gy_ = np.meshgrid(xs_, ys_, indexing="ij")
-                heights = Ground(t, height, gx_, gy_, reach).kerb(a, b, span, side)
+                heights = Ground(t, height, gx_, gy_, reach, KERB_SPACING).kerb(a, b, span, side)
                 k += 1
                 layers.append((f"kerb {k}", kerb, (float(xs_[0]), float(ys_[0]), 0.0), KERB_SPACING, heights, False))
     return layers, rim
