@@ -41,7 +41,7 @@ def lap_hud(keeper: LapKeeper | None, rect, hud_lines=()) -> None:
         for k, split in enumerate(lap.sectors):
             ref = best.sectors[k] if best is not None else math.nan
             d = split - ref
-            rows.append((f"S{k + 1} {split:7.3f}  {signed(d)}", GREEN if d < 0 else RED if d > 0 else WHITE))
+            rows.append((f"S{k + 1} {split:7.3f}  {signed(d)}", GREEN if d < -5e-4 else RED if d > 5e-4 else WHITE))
     rows.append((f"last {lap_clock(last.time) if last else '-'}"
                  f"{'' if last is None or last.valid else ' (invalid)'}   best {lap_clock(best.time) if best else '-'}",
                  GREY))

@@ -15,8 +15,6 @@ import numpy as np
 import sim
 import sim.lab.logs
 from render.interp import Pose
-from sim.timing import Lap
-from sim.timing import LapTimer
 
 LOG_RATE = 60.0            # rows per second of a lap's telemetry log
 KEEP_LOGS = 12             # the newest laps keep their logs (every setup's best lap keeps its own too)
@@ -57,14 +55,14 @@ class LapKeeper:
         session.on_jump.append(self.jump)
         session.on_truncate.append(lambda _time: self.jump())
         self.world = None
-        self.timer: LapTimer | None = None
+        self.timer: sim.LapTimer | None = None
         self.setups: list = []
         self.labels: list[str] = []
         self.logs: dict[int, sim.lab.logs.TelemetryLog] = {}
         self._log: sim.lab.logs.TelemetryLog | None = None
         self._poses: list[np.ndarray] = []
         self._times: list[float] = []
-        self.ghost_lap: Lap | None = None
+        self.ghost_lap: sim.Lap | None = None
         self._ghost: tuple[np.ndarray, np.ndarray] | None = None     # (lap times (K,), poses (K, POSE))
         self._car = None
 
@@ -87,7 +85,7 @@ class LapKeeper:
         if s.world is not self.world:
             self.world = s.world
             track = s.world.track
-            self.timer = None if track is None else LapTimer(
+            self.timer = None if track is None else sim.LapTimer(
                 track, [s.world.surface_index[n] for n in track.on_track_surfaces])
             self._ghost, self.ghost_lap = None, None
         timer = self.timer
@@ -110,7 +108,7 @@ class LapKeeper:
             controls = sim.Controls.from_row(s.rewind.snaps[s.rewind.index(0)].controls[0])
         self._log.add(car, controls)
 
-    def finished(self, lap: Lap) -> None:
+    def finished(self, lap: sim.Lap) -> None:
         """A lap ended: keep its log (the newest KEEP_LOGS laps' and each setup's best's), and its poses when
         it is the best lap: the ghost of the laps to come."""
         self.logs[lap.number] = self._log

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.model.track_ground import gravel_taper
-
 LIFT = 0.02            # m above the ground (the run-off field is drawn 3 mm up)
 PAINT = 0.006          # m: lines painted on the road sit this much higher again
 STEP = 1.0             # m between the mesh's cross-sections
@@ -129,11 +127,12 @@ def _build(world, step: float, detail: bool) -> _Builder:
                 b.strip(chunk[k[:-1]], a[k], c[k], blocks[k[:-1]])
     # gravel traps beyond the kerb band, narrowing at their ends as the physics' layer does
     colour = np.asarray(world.surfaces[world.surface_index[t.surfaces["gravel"]]].color, float)
-    for lo, hi, side in t.gravel:
+    for trap in t.gravel:
+        lo, hi, side = trap
         k = np.flatnonzero((s >= lo) & (s <= hi))
         if len(k) < 2:
             continue
-        width = gravel_taper(s, lo, hi) * t.gravel_width
+        width = t.trap_width(s, trap)
         for sd, e in ((1.0, el), (-1.0, er)):
             if side and side != sd:
                 continue

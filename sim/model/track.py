@@ -22,6 +22,7 @@ import numpy as np
 
 DS = 0.5                # m between the stations of the resampled centre line
 HINT_WINDOW = 40.0      # m either side of a hint that a hinted query searches
+TRAP_TAPER = 10.0       # m over which a gravel trap widens at its start and narrows at its end
 
 
 def periodic_spline(u: np.ndarray, y: np.ndarray, period: float) -> np.ndarray:
@@ -137,6 +138,14 @@ class Track:
         y = self.at(s, "y") + np.cos(h) * l
         z = self.at(s, "z") + np.tan(self.at(s, "bank")) * l
         return np.stack([x, y, z], axis=-1)
+
+    def trap_width(self, s, trap) -> np.ndarray:
+        """How wide (m) gravel trap `trap` (one of `gravel`: from, to, side) is at stations s: gravel_width
+        inside it, rising smoothly from 0 over TRAP_TAPER at its start and falling so at its end, 0 outside."""
+        s = np.asarray(s, dtype=float)
+        lo, hi = trap[0], trap[1]
+        u = np.clip(np.minimum(s - lo, hi - s) / TRAP_TAPER, 0.0, 1.0)
+        return u * u * (3.0 - 2.0 * u) * ((s >= lo) & (s <= hi)) * self.gravel_width
 
     def sector_of(self, s) -> np.ndarray:
         """Index of the sector (0, 1, ...) that station(s) s lie in."""

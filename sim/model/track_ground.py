@@ -29,12 +29,8 @@ import math
 
 import numpy as np
 
-from sim.model.files import ConfigError
 from sim.model.track import Track
 from sim.model.track_toml import track_from_dict
-from sim.model.world import MAX_HEIGHTFIELD_POINTS
-from sim.model.world import Heightfield
-from sim.model.world import Surface
 
 LAYER_SLOPE = 0.05        # m per m: how fast a surface's layer sinks outside its region (at first)
 LAYER_CURVE = 0.5         # 1/m: how much faster it sinks from two grid cells outside its region
@@ -143,7 +139,7 @@ class Ground:
     wheel sees it: a sunk layer that jumped would, under a sphere's or disc's query, present a steep
     tangent plane that can reach above the ground. A band on the far side of the centre line is reached
     through it (its distance is |l| plus the band's inner edge there), and gravel traps widen and narrow
-    over GRAVEL_TAPER at their ends."""
+    over TRAP_TAPER at their ends (Track.trap_width)."""
 
     def __init__(self, track: Track, height, x: np.ndarray, y: np.ndarray, reach: float, spacing: float):
         self.track = track
@@ -168,12 +164,12 @@ class Ground:
         return inside & self.near
 
     def trap_width(self, side: float) -> np.ndarray:
-        """How wide (m) the gravel beside the kerb band is on `side` at each point's station: gravel_width in
-        a trap on that side, smoothly less over GRAVEL_TAPER at its ends, 0 elsewhere."""
+        """How wide (m) the gravel beside the kerb band is on `side` at each point's station (0 where there is
+        no trap on that side)."""
         out = np.zeros(self.s.shape)
-        for a, b, sd in self.track.gravel:
-            if sd == 0.0 or sd == side:
-                out = np.maximum(out, gravel_taper(self.s, a, b) * self.track.gravel_width)
+        for trap in self.track.gravel:
+            if trap[2] == 0.0 or trap[2] == side:
+                out = np.maximum(out, self.track.trap_width(self.s, trap))
         return out
 
     def across(self, lo: dict, hi: dict, mine: np.ndarray | None = None) -> np.ndarray:
@@ -227,18 +223,10 @@ class Ground:
         """A gravel trap from station span[0] to span[1] on side span[2] (+1 left, -1 right, 0 both)."""
         t = self.track
         inner = {k: v + t.kerb_width for k, v in self.edges.items()}
-        width = gravel_taper(self.s, span[0], span[1]) * t.gravel_width
+        width = t.trap_width(self.s, span)
         lat = self.across(inner, {k: v + width for k, v in inner.items()}, span[2])
         along = np.maximum(np.maximum(span[0] - self.s, self.s - span[1]), 0.0)
         return self.layer(np.hypot(lat, along))
-
-
-GRAVEL_TAPER = 10.0       # m over which a gravel trap widens at its start and narrows at its end
-
-
-def gravel_taper(s, a: float, b: float) -> np.ndarray:
-    """0 outside the stations a..b, rising smoothly to 1 over GRAVEL_TAPER inside each end."""
-    return smoothstep(np.minimum(s - a, b - s) / GRAVEL_TAPER) * ((s >= a) & (s <= b))
 
 
 def span_box(track: Track, lo: float, hi: float, l_lo: float, l_hi: float, pad: float, sides=(-1.0, 1.0)):
@@ -299,18 +287,11 @@ def build_ground(track: Track, spacing: float, margin: float):
     return layers, rim
 
 
-def circuit_ground(where: str, data, surfaces: list[Surface], points: int):
-    """The Track of a [track] table, its ground's heightfields (within the world's grid-point budget, with
-    the file's own heightfields' `points`) and the height of the rim plane that carries on past them."""
-    track, spacing, margin = track_from_dict(where, data, [s.name for s in surfaces])
+def circuit_ground(where: str, data, surface_names):
+    """The Track of a [track] table, its ground's layers (build_ground's) and the rim plane's height."""
+    track, spacing, margin = track_from_dict(where, data, surface_names)
     layers, rim = build_ground(track, spacing, margin)
-    points += sum(h.size for *_, h, _ in layers)
-    if points > MAX_HEIGHTFIELD_POINTS:
-        raise ConfigError(f"{where}: the track's ground needs {points} grid points with the heightfields; at most "
-                          f"{MAX_HEIGHTFIELD_POINTS} are allowed; expected a coarser track.spacing or a smaller "
-                          f"track.margin")
-    fields_ = [Heightfield(surf, origin, (step, step), h, name, drawn) for name, surf, origin, step, h, drawn in layers]
-    return track, fields_, rim
+    return track, layers, rim
 
 
 TRACK_SPAWN_EVERY = 250.0     # m along a circuit between the places R puts the car back (facing the lap's way)

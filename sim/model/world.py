@@ -399,8 +399,14 @@ def world_from_dict(data: dict, where: str) -> World:
     track = None
     if "track" in data:                       # a circuit: its ground in layers (sim/model/track_ground.py)
         from sim.model.track_ground import circuit_ground
-        track, layers, rim = circuit_ground(where, data["track"], surfaces, points)
-        fields_ += layers
+        track, layers, rim = circuit_ground(where, data["track"], [s.name for s in surfaces])
+        points += sum(h.size for *_, h, _ in layers)
+        if points > MAX_HEIGHTFIELD_POINTS:
+            raise ConfigError(f"{where}: the track's ground needs {points} grid points with the heightfields; at "
+                              f"most {MAX_HEIGHTFIELD_POINTS} are allowed; expected a coarser track.spacing or a "
+                              f"smaller track.margin")
+        fields_ += [Heightfield(surf, origin, (step, step), h, name, drawn)
+                    for name, surf, origin, step, h, drawn in layers]
         planes.append(Plane(track.surfaces["runoff"], (0.0, 0.0, rim), name="rim"))
     # checked last, so that a wrong entry is named before a missing one
     required(where, data, ("name", "gravity", "spawn"), "the world")
