@@ -77,7 +77,24 @@ def test_laps_are_kept_per_setup_with_their_logs_and_the_best_lap_is_the_ghost(r
     assert len(saved) == 1 and "saved" in table.status
     rows = saved[0].read_text().splitlines()
     assert rows[0].startswith("time,x,y") and len(rows) == 2 + len(keeper.logs[1])
-    # the overlay with the lap table in the Time panel, the HUD's timing and the map build headless
+    # laps 1 and 3 against distance: the delta is 0 at the line and the lap times' difference at the finish;
+    # a lap against itself differs nowhere
+    from sim.lab.laps import compare_laps
+    runs = {lap.number: (keeper.logs[lap.number], lap.start, lap.time, f"lap {lap.number}") for lap in (one, three)}
+    cmp = compare_laps(ring.track, runs[1], runs[3])
+    assert cmp.delta[0] == 0.0 and cmp.delta[-1] == pytest.approx(three.time - one.time, abs=1e-12)
+    assert np.all(np.diff(cmp.a.time) > 0.0) and cmp.a.channels["kappa"].shape == (len(cmp.distance), 4)
+    same = compare_laps(ring.track, runs[3], runs[3])
+    assert np.abs(same.delta).max() == 0.0
+    # the speed at a distance is the log's, interpolated between the two rows either side of it
+    d = cmp.distance[40]
+    from sim.lab.laps import lap_distance
+    dist, speed = lap_distance(keeper.logs[3], ring.track), keeper.logs[3].column("speed")
+    k = int(np.searchsorted(dist, d))
+    hand = speed[k - 1] + (speed[k] - speed[k - 1]) * (d - dist[k - 1]) / (dist[k] - dist[k - 1])
+    assert cmp.b.channels["speed"][40] == pytest.approx(hand * 3.6, rel=1e-12)
+    # the overlay with the lap table in the Time panel (two laps ticked: the comparison), the HUD's timing and
+    # the map build headless
     draw_everything(session, keeper, gui)
     # a reset ends the lap in progress untimed
     session.reset_car(0)
@@ -93,6 +110,10 @@ def draw_everything(session, keeper, gui):
     from ui.map import draw_map
     from ui.overlay import Overlay
     overlay = Overlay(session)
+    table = overlay.panels["Time"].laps
+    table.tick(1, True)
+    table.tick(3, True)
+    assert overlay.show["Lap comparison"] and overlay.panels["Lap comparison"].comparison()[0] is not None
     feats = features(session.world)
     assert [f.name for f in feats] == ["start/finish", "sector 2"]       # the layers are no features
     for _ in range(3):

@@ -23,6 +23,7 @@ from ui.history import History
 from ui.panels.drives import DrivesPanel
 from ui.panels.grip import GripPanel
 from ui.panels.lab import lab_menu
+from ui.panels.lap_compare import LapComparePanel
 from ui.panels.map import MapPanel
 from ui.panels.plan import PlanPanel
 from ui.panels.plots import PlotsPanel
@@ -40,7 +41,7 @@ HISTORY_SECONDS = 20.0    # s of plot channels kept (the Plots panel shows up to
 
 
 # where a panel added after a user's layout was saved goes in it: the dock node of this panel
-NEW_PANEL_HOSTS = {"Sweeps": "Plots"}
+NEW_PANEL_HOSTS = {"Sweeps": "Plots", "Lap comparison": "Plots"}
 
 class Overlay:
     """The panels (`panels`, by window title, and which of them are shown: `show`), what they share, and
@@ -70,7 +71,7 @@ class Overlay:
         self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
         self._front_tabs: dict[str, int] = {}            # panels to bring to the front: in how many frames
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
-                     "Map": True, "Test drives": True, "Sweeps": False}
+                     "Map": True, "Test drives": True, "Sweeps": False, "Lap comparison": False}
         time_panel = TimePanel(session, self.begin)
         self.drives = DrivesPanel(session, self.begin, self.tuning, time_panel)
         self.grip = GripPanel(session, self.begin, self.shown, self.monitor)
@@ -82,9 +83,15 @@ class Overlay:
                        "Plan view": PlanPanel(session, self.begin, self.shown), "Grip": self.grip,
                        "Tuning": TuningPanel(self.tuning, self.begin), "Time": time_panel,
                        "Plots": PlotsPanel(session, self.begin, self.history, self.companion_histories),
-                       "Sweeps": self.sweeps}
+                       "Sweeps": self.sweeps, "Lap comparison": LapComparePanel(session, self.begin, time_panel.laps)}
+        time_panel.laps.on_compare = lambda: self.open_panel("Lap comparison")
         session.on_jump.append(self.on_jump)
         session.on_truncate.append(self.on_truncate)
+
+    def open_panel(self, name: str) -> None:
+        """Show panel `name` in front of the panels it shares a dock node with."""
+        self.show[name] = True
+        self.bring_to_front(name, 3)
 
     def open_sweep(self, path: str) -> bool:
         """Show the Sweeps panel in front with a sweep's results folder opened (False: its one-line message
@@ -262,6 +269,7 @@ class Overlay:
             ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Plots", bottom)
         ib.dock_builder_dock_window("Sweeps", bottom)
+        ib.dock_builder_dock_window("Lap comparison", bottom)
         ib.dock_builder_finish(root)
         self.bring_to_front("Telemetry")
 

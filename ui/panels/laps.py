@@ -30,6 +30,7 @@ class LapTable:
         self.save_log = save_log               # (log, kind) -> what happened (ui/panels/time.py save_log)
         self.status = ""
         self.compare: list[int] = []           # lap numbers ticked for the lap comparison (at most two)
+        self.on_compare = None                 # called when two laps are ticked (the overlay shows the panel)
 
     def draw(self, keeper) -> None:
         timer = None if keeper is None else keeper.timer
@@ -55,8 +56,8 @@ class LapTable:
                 gap = f" ({best.time - first_best.time:+.3f} s on setup 1)"
             imgui.text_colored(BEST if best is overall and best is not None else (1, 1, 1, 1),
                                f"setup {label}: best {clock(best.time) if best else '-'}{gap}")
-            if imgui.begin_table(f"laps of setup {setup}", 3 + n, flags):
-                for name in ("lap", "time", *(f"S{k + 1}" for k in range(n)), ""):
+            if imgui.begin_table(f"laps of setup {setup}", 4 + n, flags):
+                for name in ("lap", "time", *(f"S{k + 1}" for k in range(n)), "vs", ""):
                     imgui.table_setup_column(name)
                 imgui.table_headers_row()
                 for lap in reversed(laps):
@@ -64,6 +65,13 @@ class LapTable:
                 imgui.end_table()
         if self.status:
             text_wrapped_colored(GREY, self.status)
+
+    def tick(self, number: int, on: bool) -> None:
+        """Tick or untick a lap for the comparison: at most two, the oldest tick goes first."""
+        self.compare = [n for n in self.compare if n != number] + ([number] if on else [])
+        self.compare = self.compare[-2:]
+        if len(self.compare) == 2 and on and self.on_compare is not None:
+            self.on_compare()
 
     def row(self, keeper, lap, overall, n: int) -> None:
         imgui.table_next_row()
@@ -86,6 +94,13 @@ class LapTable:
                 imgui.set_tooltip(f"{d:+.3f} s on the best lap's sector {k + 1}")
         imgui.table_next_column()
         log = keeper.logs.get(lap.number)
+        if log is not None:
+            ticked = lap.number in self.compare
+            if imgui.checkbox(f"##vs{lap.number}", ticked)[0]:
+                self.tick(lap.number, not ticked)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip("compare with another ticked lap against distance (Lap comparison panel)")
+        imgui.table_next_column()
         if log is not None:
             if imgui.small_button(f"save##{lap.number}"):
                 self.status = self.save_log(log, f"lap{lap.number}")
