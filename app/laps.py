@@ -65,6 +65,7 @@ class LapKeeper:
         self.ghost_lap: sim.Lap | None = None
         self._ghost: tuple[np.ndarray, np.ndarray] | None = None     # (lap times (K,), poses (K, POSE))
         self._car = None
+        self._worlds: dict[int, tuple] = {}                           # the laps of a world the car left
 
     # -- the setup in use -----------------------------------------------------------------------------
     def setup_of(self, car) -> int:
@@ -83,11 +84,7 @@ class LapKeeper:
     def after_step(self) -> None:
         s = self.session
         if s.world is not self.world:
-            self.world = s.world
-            track = s.world.track
-            self.timer = None if track is None else sim.LapTimer(
-                track, [s.world.surface_index[n] for n in track.on_track_surfaces])
-            self._ghost, self.ghost_lap = None, None
+            self.switch(s.world)
         timer = self.timer
         if timer is None:
             return
@@ -107,6 +104,23 @@ class LapKeeper:
         if (len(self._times) - 1) % self._log.every == 0:  # a step the log keeps a row of: its inputs too
             controls = sim.Controls.from_row(s.rewind.snaps[s.rewind.index(0)].controls[0])
         self._log.add(car, controls)
+
+    def switch(self, world) -> None:
+        """The session drives in another world (a watched test drive, and back): a circuit's laps are kept
+        while the car is away and are there again when it comes back."""
+        if self.world is not None:
+            self._worlds[id(self.world)] = (self.world, self.timer, self.logs, self._ghost, self.ghost_lap)
+        self.world = world
+        kept = self._worlds.get(id(world))
+        if kept is not None and kept[0] is world:
+            _, self.timer, self.logs, self._ghost, self.ghost_lap = kept
+        else:
+            track = world.track
+            self.timer = None if track is None else sim.LapTimer(
+                track, [world.surface_index[n] for n in track.on_track_surfaces])
+            self.logs, self._ghost, self.ghost_lap = {}, None, None
+        if self.timer is not None:
+            self.timer.jump()
 
     def finished(self, lap: sim.Lap) -> None:
         """A lap ended: keep its log (the newest KEEP_LOGS laps' and each setup's best's), and its poses when
