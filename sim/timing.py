@@ -68,7 +68,7 @@ class LapTimer:
         self.setup = setup
         # each line's centre (x, y) and the track's direction there, as plain floats (they are read every step)
         self.lines = [(float(c[0]), float(c[1]), float(d[0]), float(d[1]))
-                      for c, d in (track.line(s, 0.0) for s in track.sectors)]
+                      for c, d in (track.line(s) for s in track.sectors)]
         self.laps: list[Lap] = []              # completed laps, oldest first
         self.current: Lap | None = None        # the lap being driven (None: not timed, e.g. the out lap)
         self.next_line = 0                     # the line the lap in progress crosses next (0: the finish)

@@ -238,9 +238,9 @@ class Track:
         s, l, _ = self.project(p, hint)
         return s, l, wrap_angle(np.asarray(yaw, dtype=float).reshape(-1) - self.at(s, "heading"))
 
-    def line(self, s: float, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    def line(self, s: float) -> tuple[np.ndarray, np.ndarray]:
         """A timing line across the track at station s: its centre (x, y) and the unit tangent there
-        (the direction a car crosses it forwards). `reach` (m) is how far either side it counts."""
+        (the direction a car crosses it forwards)."""
         h = float(self.at(s, "heading"))
         return np.array([float(self.at(s, "x")), float(self.at(s, "y"))]), np.array([math.cos(h), math.sin(h)])
 

@@ -19,8 +19,10 @@ from ui.widgets import text_wrapped_colored
 A, B = (0.35, 0.7, 1.0), (1.0, 0.6, 0.2)          # lap a (the one ticked first), lap b
 PEDALS = ((0.4, 0.9, 0.4), (1.0, 0.35, 0.35))     # throttle, brake
 WHEEL = ((0.35, 0.7, 1.0), (1.0, 0.6, 0.2), (0.45, 0.9, 0.45), (1.0, 0.4, 0.4))
-ROWS = (("delta (s)", None), ("speed (km/h)", ("speed",)), ("pedals", ("throttle", "brake")),
+ROWS = (("delta (s)", None), ("km/h", ("speed",)), ("pedals", ("throttle", "brake")),
         ("steer", ("steer_input",)), ("lateral g", ("a_lat",)))
+MIN_ROW = 90.0            # px: the least height of one plot (the panel scrolls below that)
+TWO_COLUMNS = 800.0       # px of width from which the plots sit in two columns
 
 
 def line(label: str, x: np.ndarray, y: np.ndarray, color, alpha: float = 1.0, weight: float = 1.5) -> None:
@@ -77,13 +79,17 @@ class LapComparePanel:
                 if imgui.selectable(name, name == self.wheel_channel)[0]:
                     self.wheel_channel = name
             imgui.end_combo()
-        rows = len(ROWS) + 1
-        flags = implot.SubplotFlags_.link_all_x | implot.SubplotFlags_.no_title
-        if not implot.begin_subplots("##laps", rows, 1, (-1, -1), flags):
+        avail = imgui.get_content_region_avail()
+        plots = len(ROWS) + 1
+        cols = 2 if avail.x >= TWO_COLUMNS else 1
+        rows = -(-plots // cols)
+        height = max(avail.y, rows * MIN_ROW)
+        flags = implot.SubplotFlags_.link_all_x | implot.SubplotFlags_.no_title | implot.SubplotFlags_.col_major
+        if not implot.begin_subplots("##laps", rows, cols, (-1, height), flags):
             return
         for k, (title, names) in enumerate((*ROWS, (self.wheel_channel, "wheels"))):
             if implot.begin_plot(f"##{title}"):
-                last = k == rows - 1
+                last = k % rows == rows - 1
                 implot.setup_axes("distance (m)" if last else "", title,
                                   0 if last else implot.AxisFlags_.no_tick_labels, implot.AxisFlags_.auto_fit)
                 implot.setup_axis_limits(implot.ImAxis_.x1, 0.0, float(d[-1]), implot.Cond_.once)
