@@ -53,8 +53,13 @@ class Lap:
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """(distance (m), lap time (s)), the distance made non-decreasing (a car that rolls back a little
         does not make time run backwards), from 0 s at 0 m to the lap time at the lap's length."""
+        cached = self.__dict__.get("_reference")
+        if cached is not None and cached[0] == len(self.distance):
+            return cached[1]
         d = np.maximum.accumulate(np.asarray(self.distance, dtype=float))
-        return np.concatenate([[0.0], d]), np.concatenate([[0.0], np.asarray(self.elapsed, dtype=float)])
+        out = np.concatenate([[0.0], d]), np.concatenate([[0.0], np.asarray(self.elapsed, dtype=float)])
+        self._reference = (len(self.distance), out)          # a finished lap's is read every frame
+        return out
 
 
 class LapTimer:

@@ -130,9 +130,9 @@ class Track:
         return values[i] + w * step
 
     def point(self, s, l=0.0) -> np.ndarray:
-        """World (x, y, z) (shape (..., 3)) of the road surface at station s and lateral offset l."""
-        s = np.asarray(s, dtype=float)
-        l = np.broadcast_to(np.asarray(l, dtype=float), s.shape)
+        """World (x, y, z) (shape (..., 3)) at station s and lateral offset l (+ left), z on the road's banked
+        plane (the ground on the road, its kerbs (below their crown) and 2 m beyond them)."""
+        s, l = np.broadcast_arrays(np.asarray(s, dtype=float), np.asarray(l, dtype=float))
         h = self.at(s, "heading")
         x = self.at(s, "x") - np.sin(h) * l
         y = self.at(s, "y") + np.cos(h) * l

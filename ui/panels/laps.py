@@ -56,8 +56,8 @@ class LapTable:
                 gap = f" ({best.time - first_best.time:+.3f} s on setup 1)"
             imgui.text_colored(BEST if best is overall and best is not None else (1, 1, 1, 1),
                                f"setup {label}: best {clock(best.time) if best else '-'}{gap}")
-            if imgui.begin_table(f"laps of setup {setup}", 4 + n, flags):
-                for name in ("lap", "time", *(f"S{k + 1}" for k in range(n)), "vs", ""):
+            if imgui.begin_table(f"laps of setup {setup}", 3 + n, flags):
+                for name in ("#", "time", *(f"S{k + 1}" for k in range(n)), "vs"):
                     imgui.table_setup_column(name)
                 imgui.table_headers_row()
                 for lap in reversed(laps):
@@ -100,9 +100,8 @@ class LapTable:
                 self.tick(lap.number, not ticked)
             if imgui.is_item_hovered():
                 imgui.set_tooltip("compare with another ticked lap against distance (Lap comparison panel)")
-        imgui.table_next_column()
-        if log is not None:
-            if imgui.small_button(f"save##{lap.number}"):
+            imgui.same_line(0.0, 4.0)
+            if imgui.small_button(f"csv##{lap.number}"):
                 self.status = self.save_log(log, f"lap{lap.number}")
             if imgui.is_item_hovered():
                 imgui.set_tooltip("save this lap's telemetry (60 rows a second) as CSV")
