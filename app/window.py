@@ -37,6 +37,8 @@ from app.hud import pin_labels
 from app.hud import text_block
 from app.input import Input
 from app.input import load_bindings
+from app.lap_hud import lap_hud
+from app.laps import LapKeeper
 from app.regions import OVERLAY_PERIOD
 from app.regions import opaque_lines
 from app.regions import panel_regions
@@ -132,6 +134,7 @@ class App:
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
         self.session.on_step.append(self.overlay.after_step)
+        self.laps = LapKeeper(self.session)                # lap timing whenever the world is a circuit
         self.skids = SkidMarks(self.ctx)
         self.session.on_step.append(lambda: self.skids.record(self.session.sim))
         if self.audio.problem and sound:
@@ -239,7 +242,7 @@ class App:
         fwd = quat_matrix(s.sim.state.orientation)[:3, 0]
         pos = s.sim.state.position
         picked = draw_map(self.features, self.map_bounds, (pos[0], pos[1]), float(np.arctan2(fwd[1], fwd[0])),
-                          s.world.markings, s.world.spawns)
+                          s.world.markings, s.world.spawns, s.world.track)
         if picked is not None:
             why = s.teleport(*picked.approach)
             self.notice(why or f"at the {picked.name}")
@@ -313,8 +316,8 @@ class App:
         vp = proj_m @ view_m
         self.scene.draw(view_m, proj_m, cam.eye, pose, self.size, car.vehicle, car.wheel_geometry(),
                         wheel_tints=self.overlay.wheel_colors() if self.overlay.arrows_on else None, arrows=arrows,
-                        viewport=view, ghost=self.session.ghost(), companions=self.session.companion_poses(),
-                        telemetry=car.telemetry, skids=self.skids)
+                        viewport=view, ghost=self.session.ghost() or self.laps.ghost(),
+                        companions=self.session.companion_poses(), telemetry=car.telemetry, skids=self.skids)
         self.target.end()
         t1 = time.perf_counter()
         self.times.add("scene", t1 - t0)
@@ -340,6 +343,7 @@ class App:
         hud = hud_lines(self.session, self.input, frame_rtf, self.times, self.camera.name,
                         self.gui_input.pad_nav and self.overlay.visible)
         text_block(hud, (vx + 10, vy + 10), wrap=max(vw - 20, 200))
+        lap_hud(self.laps, (vx, vy, vw, vh), hud)
         now = time.monotonic()
         while self.overlay.notices:                # a layout set aside: told for longer
             self.notices.append((now + 12.0, self.overlay.notices.pop(0)))

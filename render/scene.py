@@ -29,22 +29,25 @@ from render.lit import instances
 from render.mathx import gl
 from render.mathx import pose_matrix
 from render.mathx import scale
+from render.mathx import translate
+from render.track import track_mesh
 
 
-class FieldMesh:
-    """A heightfield drawn in tiles: a tile out of view is skipped, and a far one is drawn with every
-    second or fourth row and column (docs: issue 11; 57k triangles cost llvmpipe 6 ms a frame). The tiles
-    in view go to the renderer as one indirect draw (one command per tile, one call)."""
+class TiledMesh:
+    """A static mesh drawn in tiles: a tile out of view is skipped, and a far one may be drawn with fewer
+    triangles (runs[t][lod], lod 0 near .. 2 far); the tiles in view go to the renderer as one indirect
+    draw (one command per tile, one call). `grid`: the ground grid painted on it."""
 
     LOD_DISTANCES = (10.0, 25.0)       # m: full detail nearer than the first, a quarter of it beyond the second
 
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, h, color):
-        vertices, indices, self.runs, self.boxes = meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color)
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, vertices, indices, runs, boxes,
+                 grid: bool = True):
+        self.runs, self.boxes = runs, boxes
         self.vbo = ctx.buffer(vertices.tobytes())
         self.ibo = ctx.buffer(indices.tobytes())
         self.inst = InstanceBuffer(ctx, prog, [(self.vbo, "3f 3f 3f", "in_pos", "in_normal", "in_color")],
                                    INSTANCE_FORMAT, INSTANCE_ATTRS, INSTANCE_FLOATS, self.ibo)
-        self.inst.write(instance(np.eye(4), grid=True))          # drawn where it is, in its own colours, gridded
+        self.inst.write(instance(np.eye(4), grid=grid))          # drawn where it is, in its own colours
         self.commands = ctx.buffer(reserve=20 * max(len(self.boxes), 1), dynamic=True)
         corners = np.array([[(lo if (k >> a) & 1 == 0 else hi)[a] for a in range(3)] + [1.0]
                             for lo, hi in self.boxes for k in range(8)])
@@ -71,6 +74,36 @@ class FieldMesh:
             self.inst.vao.render_indirect(self.commands, moderngl.TRIANGLES, count=len(commands))
 
 
+class FieldMesh(TiledMesh):
+    """A heightfield drawn in tiles, a far one with every second or fourth row and column (docs: issue 11;
+    57k triangles cost llvmpipe 6 ms a frame). A large field (a circuit's run-off) has tiles twice as wide
+    (each tile in view is a command of the one draw, and llvmpipe pays for each: about 10 us) and coarser far
+    levels (its grass is smooth)."""
+
+    LARGE = 250_000             # grid points from which a field's tiles are twice as wide
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, h, color):
+        large = np.asarray(h.heights).size >= self.LARGE
+        super().__init__(ctx, prog, *meshes.heightfield_tiles(h.origin, h.spacing, h.heights, color,
+                                                             tile=80 if large else 40,
+                                                             steps=(2, 8, 20) if large else (2, 4, 8)))
+
+
+def rim_frame(world, plane, color, size: float = 4000.0) -> list[np.ndarray]:
+    """A circuit's rim plane as four strips around its drawn ground (the run-off field): the plane under the
+    field would cost llvmpipe a depth test per pixel of it for nothing (about 2 ms a frame at 1280x720)."""
+    h = next(f for f in world.heightfields if f.drawn)
+    nx, ny = np.asarray(h.heights).shape
+    x0, y0 = h.origin[0], h.origin[1]
+    x1, y1 = x0 + (nx - 1) * h.spacing[0], y0 + (ny - 1) * h.spacing[1]
+    lo, hi = -size / 2.0, size / 2.0
+    out = []
+    for a, b, c, d in ((lo, x0, lo, hi), (x1, hi, lo, hi), (x0, x1, lo, y0), (x0, x1, y1, hi)):
+        m = translate(((a + b) / 2.0, (c + d) / 2.0, plane.point[2])) @ scale(((b - a) / size, (d - c) / size, 1.0))
+        out.append(instance(m, color, grid=True))
+    return out
+
+
 class SceneRenderer:
     def __init__(self, ctx: moderngl.Context, world: sim.World):
         self.ctx = ctx
@@ -92,11 +125,16 @@ class SceneRenderer:
             x /= np.linalg.norm(x)
             m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
             m[:3, 3] = p.point
-            ground.append(instance(m, color, grid=True))
+            if world.track is not None and p.name == "rim":
+                ground += rim_frame(world, p, color)
+            else:
+                ground.append(instance(m, color, grid=True))
         self.ground = np.array(ground, dtype="f4").reshape(-1, INSTANCE_FLOATS)
         self.box_colors = [world.surfaces[world.surface_index[b.surface]].color for b in world.boxes]
         self.fields = [FieldMesh(ctx, self.prog, h, world.surfaces[world.surface_index[h.surface]].color)
-                       for h in world.heightfields]
+                       for h in world.heightfields if h.drawn]
+        # a circuit's road, kerbs, traps and lines (its ground's other layers are not drawn)
+        self.track = None if world.track is None else TiledMesh(ctx, self.prog, *track_mesh(world), grid=False)
         marks = [meshes.ring(m.center, m.radius, m.width, 0.012, m.color) if m.kind == "circle"
                  else meshes.strip(m.center, m.end, m.width, 0.012, m.color) for m in world.markings]
         self.markings = Mesh(ctx, self.prog, np.concatenate(marks)) if marks else None
@@ -143,6 +181,8 @@ class SceneRenderer:
                 row = instance(pose_matrix(c, q) @ scale(b.size), self.box_colors[i], grid=True)
             boxes.append(row)
         self.cube.draw("boxes", boxes)
+        if self.track is not None:
+            self.track.draw(vp, np.asarray(eye, float))
         for field in self.fields:
             field.draw(vp, np.asarray(eye, float))
         if self.markings is not None:                # painted 12 mm above the pad

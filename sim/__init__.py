@@ -52,6 +52,8 @@ from sim.simulation import MAX_DT
 from sim.simulation import MAX_SUBSTEPS
 from sim.simulation import Simulation
 from sim.simulation import Snapshot
+from sim.timing import Lap
+from sim.timing import LapTimer
 from sim.watchdog import BlowUp
 
 stability = advisor.report     # sim.stability(car, dt, substeps): the stability advisor's report
@@ -64,4 +66,4 @@ __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate",
            "yaw_pitch_roll", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "NO_STEER_ANGLE", "Controls",
            "Simulation", "Snapshot", "WheelGeometry", "rest_com_height",
            "spawn_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
-           "KMH", "GRAVITY", "SWITCHES", "static_loads"]
+           "KMH", "GRAVITY", "SWITCHES", "static_loads", "Lap", "LapTimer"]

@@ -88,11 +88,12 @@ def sim_imports(path: Path) -> list[str]:
 
 # parameter metadata for the editors; grip diagnosis; reading files with clear messages; the world's named
 # features (map, teleports); test drives, their driver model and telemetry logs; the model lab's families; a
-# sweep's results read back and one batch of variants (the Sweeps panel, "sweep this"); the command lines' options
+# sweep's results read back and one batch of variants (the Sweeps panel, "sweep this"); two laps compared; the
+# command lines' options
 PUBLIC_MODULES = ("sim.model.params", "sim.model.checks", "sim.model.vehicle_toml", "sim.diagnosis", "sim.model.files",
                   "sim.model.features", "sim.lab.drives", "sim.lab.cli",
                   "sim.lab.driver", "sim.lab.logs", "sim.lab.families", "sim.lab.exit_codes", "sim.lab.sweep",
-                  "sim.lab.arguments", "sim.model.tire_curves", "sim.model.geometry")
+                  "sim.lab.arguments", "sim.model.tire_curves", "sim.model.geometry", "sim.lab.laps")
 
 
 def test_app_ui_and_render_use_only_the_api():

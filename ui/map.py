@@ -1,17 +1,50 @@
-"""The map panel: the world from above with its named features, the spawn points, the markings and the
-car; a click on a feature (or its name in the list) asks for a teleport to its approach point."""
+"""The map panel: the world from above with its named features, the spawn points, the markings, a circuit
+with its sectors, and the car; a click on a feature (or its name in the list) asks for a teleport to its
+approach point."""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from imgui_bundle import imgui
 
 from sim.model.features import Feature
 
+SECTOR_COLORS = ((0.35, 0.75, 1.0), (1.0, 0.62, 0.25), (0.78, 0.5, 1.0), (0.45, 0.9, 0.5), (1.0, 0.45, 0.6),
+                 (0.95, 0.9, 0.35), (0.4, 0.95, 0.95), (0.9, 0.9, 0.9), (0.6, 0.6, 1.0))
+_OUTLINES: dict[int, tuple] = {}
+
+
+def track_outline(track, step: float = 4.0):
+    """The centre line every `step` m, split by sector: [(sector index, (K, 2) points)], closed."""
+    key = id(track)
+    if key not in _OUTLINES:
+        s = np.append(np.arange(0.0, track.length, step), track.length)
+        xy = np.column_stack([track.at(s, "x"), track.at(s, "y")])
+        sector = track.sector_of(np.minimum(s, track.length - 1e-6))
+        parts = [(int(k), xy[max(0, int(np.flatnonzero(sector == k)[0]) - 1):int(np.flatnonzero(sector == k)[-1]) + 2])
+                 for k in np.unique(sector)]
+        _OUTLINES.clear()
+        _OUTLINES[key] = (track, parts)
+    return _OUTLINES[key][1]
+
+
+def draw_track(dl, track, to_screen, scale: float) -> None:
+    """The road (its width to scale, at least 3 px) with each sector's stretch of centre line in its colour."""
+    parts = track_outline(track)
+    road = imgui.get_color_u32((0.42, 0.43, 0.46, 1.0))
+    width = max(3.0, 2.0 * float(track.width_left.mean()) * scale)
+    for _, pts in parts:
+        dl.add_polyline([to_screen(x, y) for x, y in pts], road, width, 0)
+    for k, pts in parts:
+        dl.add_polyline([to_screen(x, y) for x, y in pts], imgui.get_color_u32((*SECTOR_COLORS[k % 9], 1.0)),
+                        max(1.5, width / 4.0), 0)
+
 
 def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_xy, car_yaw: float,
-             markings=(), spawns=()) -> Feature | None:
-    """Draw into the current window; returns the feature the user picked this frame, or None."""
+             markings=(), spawns=(), track=None) -> Feature | None:
+    """Draw into the current window; returns the feature the user picked this frame, or None. `track`: a
+    circuit's Track, drawn with its sectors in colour (its timing lines are among the features)."""
     picked = None
     avail = imgui.get_content_region_avail()
     beside = avail.x > 420                         # the names beside the map, else below it
@@ -26,6 +59,8 @@ def draw_map(feats: list[Feature], box: tuple[float, float, float, float], car_x
 
     dl = imgui.get_window_draw_list()
     dl.add_rect_filled(origin, (origin.x + size, origin.y + size), imgui.get_color_u32((0.20, 0.21, 0.22, 1)))
+    if track is not None:
+        draw_track(dl, track, to_screen, scale)
     for m in markings:
         col = imgui.get_color_u32((*m.color, 0.8))
         if m.kind == "circle":

@@ -28,6 +28,7 @@ from ui.layout_files import LayoutFiles
 from ui.panels.drives import DrivesPanel
 from ui.panels.grip import GripPanel
 from ui.panels.lab import lab_menu
+from ui.panels.lap_compare import LapComparePanel
 from ui.panels.map import MapPanel
 from ui.panels.plan import PlanPanel
 from ui.panels.plots import PlotsPanel
@@ -46,7 +47,7 @@ HISTORY_SECONDS = 20.0    # s of plot channels kept (the Plots panel shows up to
 
 MIN_FIT = 64               # px: a window smaller than this on a side (minimised) keeps its size class's layout
 # where a panel added after a user's layout was saved goes in it: the dock node of this panel
-NEW_PANEL_HOSTS = {"Sweeps": "Plots"}
+NEW_PANEL_HOSTS = {"Sweeps": "Plots", "Lap comparison": "Plots"}
 
 class Overlay:
     """The panels (`panels`, by window title, and which of them are shown: `show`), what they share, and
@@ -81,7 +82,7 @@ class Overlay:
         self.central: tuple[float, float, float, float] | None = None   # the 3D view's rect, pixels
         self._front_tabs: dict[str, int] = {}            # panels to bring to the front: in how many frames
         self.show = {"Telemetry": True, "Grip": True, "Plan view": True, "Tuning": True, "Time": True, "Plots": True,
-                     "Map": True, "Test drives": True, "Sweeps": False}
+                     "Map": True, "Test drives": True, "Sweeps": False, "Lap comparison": False}
         time_panel = TimePanel(session, self.begin)
         self.drives = DrivesPanel(session, self.begin, self.tuning, time_panel)
         self.grip = GripPanel(session, self.begin, self.shown, self.monitor)
@@ -93,9 +94,15 @@ class Overlay:
                        "Plan view": PlanPanel(session, self.begin, self.shown), "Grip": self.grip,
                        "Tuning": TuningPanel(self.tuning, self.begin), "Time": time_panel,
                        "Plots": PlotsPanel(session, self.begin, self.history, self.companion_histories),
-                       "Sweeps": self.sweeps}
+                       "Sweeps": self.sweeps, "Lap comparison": LapComparePanel(session, self.begin, time_panel.laps)}
+        time_panel.laps.on_compare = lambda: self.open_panel("Lap comparison")
         session.on_jump.append(self.on_jump)
         session.on_truncate.append(self.on_truncate)
+
+    def open_panel(self, name: str) -> None:
+        """Show panel `name` in front of the panels it shares a dock node with."""
+        self.show[name] = True
+        self.bring_to_front(name, 3)
 
     def open_sweep(self, path: str) -> bool:
         """Show the Sweeps panel in front with a sweep's results folder opened (False: its one-line message
@@ -320,7 +327,8 @@ class Overlay:
         ib.dock_builder_set_node_size(root, (w, h))
         left_w, right_w, bottom_h = (320.0, 410.0, 240.0) if kind == "compact" else (420.0, 520.0, 300.0)
         left_w, right_w = min(left_w, 0.33 * w), min(right_w, 0.33 * w)  # a small window keeps a 3D view
-        bottom_h, time_h = min(bottom_h, 0.35 * h), min(190.0, 0.35 * h)   # Time: its rows while rewound
+        # Time: its rows while rewound; on a circuit the lap table too
+        bottom_h, time_h = min(bottom_h, 0.35 * h), min(190.0 if self.session.world.track is None else 250.0, 0.35 * h)
         _, left, rest = ib.dock_builder_split_node_py(root, imgui.Dir.left, left_w / w)
         _, right, rest = ib.dock_builder_split_node_py(rest, imgui.Dir.right, right_w / (w - left_w))
         _, bottom, _ = ib.dock_builder_split_node_py(rest, imgui.Dir.down, bottom_h / h)
@@ -345,6 +353,7 @@ class Overlay:
             ib.dock_builder_dock_window("Tuning", left_top)
         ib.dock_builder_dock_window("Plots", bottom)
         ib.dock_builder_dock_window("Sweeps", bottom)
+        ib.dock_builder_dock_window("Lap comparison", bottom)
         ib.dock_builder_finish(root)
         self.bring_to_front("Telemetry")
 

@@ -103,6 +103,7 @@ class Heightfield:
     spacing: tuple[float, float]                           # m between grid points in x and y
     heights: np.ndarray = field(repr=False, compare=False, default=None)  # (nx, ny) m
     name: str = ""
+    drawn: bool = True          # False: a layer of a circuit's ground, drawn from its Track (render/track.py)
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,9 @@ class World:
     GRAVITY_MAX = GRAVITY_MAX
 
     def __init__(self, name: str, surfaces: list[Surface], planes=(), boxes=(), heightfields=(),
-                 markings=(), gravity: float = GRAVITY, spawns=((0.0, 0.0, 0.0),)):
+                 markings=(), gravity: float = GRAVITY, spawns=((0.0, 0.0, 0.0),), track=None):
         self.name = name
+        self.track = track                     # sim.model.track.Track of a circuit (its ground is in the fields)
         self.surfaces = list(surfaces)
         self.planes = list(planes)
         self.boxes = list(boxes)
@@ -287,7 +289,7 @@ def bumps(size_x: float, size_y: float, spacing: float, height: float, wavelengt
 
 
 MAX_HEIGHTFIELD_POINTS = 4_000_000      # grid points over all heightfields of a world (32 MB of heights)
-WORLD_KEYS = ("name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn")
+WORLD_KEYS = ("name", "gravity", "surfaces", "plane", "box", "heightfield", "marking", "spawn", "track")
 
 
 
@@ -394,6 +396,18 @@ def world_from_dict(data: dict, where: str) -> World:
                                 vector(where, f"{key}.end", m.get("end", [0, 0]), 2),
                                 number(where, f"{key}.width", m.get("width", 0.2), 0.01, 10.0, "m"),
                                 vector(where, f"{key}.color", m.get("color", [0.95, 0.95, 0.9]), 3, 0.0, 1.0)))
+    track = None
+    if "track" in data:                       # a circuit: its ground in layers (sim/model/track_ground.py)
+        from sim.model.track_ground import circuit_ground
+        track, layers, rim = circuit_ground(where, data["track"], [s.name for s in surfaces])
+        points += sum(h.size for *_, h, _ in layers)
+        if points > MAX_HEIGHTFIELD_POINTS:
+            raise ConfigError(f"{where}: the track's ground needs {points} grid points with the heightfields; at "
+                              f"most {MAX_HEIGHTFIELD_POINTS} are allowed; expected a coarser track.spacing or a "
+                              f"smaller track.margin")
+        fields_ += [Heightfield(surf, origin, (step, step), h, name, drawn)
+                    for name, surf, origin, step, h, drawn in layers]
+        planes.append(Plane(track.surfaces["runoff"], (0.0, 0.0, rim), name="rim"))
     # checked last, so that a wrong entry is named before a missing one
     required(where, data, ("name", "gravity", "spawn"), "the world")
     if not (planes or boxes or fields_):
@@ -404,7 +418,11 @@ def world_from_dict(data: dict, where: str) -> World:
         raise ConfigError(f"{where}: spawn = {show(spawn)} is not allowed; expected a list of [x, y, yaw_deg] "
                           f"places, at least one")
     spawns = [vector(where, f"spawn[{i}]", s, 3) for i, s in enumerate(spawn)]
-    return World(name, surfaces, planes, boxes, fields_, markings, gravity, spawns)
+    if track is not None:
+        from sim.model.track_ground import track_spawns
+        spawns += track_spawns(track)
+    return World(name, surfaces, planes, boxes, fields_, markings, gravity, spawns, track)
+
 
 
 def check_platform_speed(where: str, key: str, box: Box) -> None:

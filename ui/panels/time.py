@@ -9,6 +9,7 @@ from collections.abc import Callable
 from imgui_bundle import imgui
 
 from sim.model.files import data_dir
+from ui.panels.laps import LapTable
 from ui.widgets import AMBER
 from ui.widgets import GREY
 from ui.widgets import fit_text
@@ -38,6 +39,7 @@ class TimePanel:
         self.session = session
         self.begin = begin                    # the overlay's begin (a panel's window)
         self.log_status = ""                  # what the last log save (or branch replay) did
+        self.laps = LapTable(save_log)        # on a circuit: the laps (app/laps.py's session.laps)
 
     def keep_log(self, log, kind: str) -> None:
         """Save `log` (save_log) and show what happened under the log buttons."""
@@ -48,6 +50,7 @@ class TimePanel:
         imgui.set_next_window_size((400, 130), imgui.Cond_.first_use_ever)
         s = self.session
         if self.begin("Time"):
+            self.laps.draw(getattr(s, "laps", None))
             if imgui.button("resume" if s.paused else "pause"):
                 s.toggle_pause()
             tip("P")
