@@ -7,11 +7,14 @@ exp(-d / lambda))) gives d = d0 + lambda (1 - exp(-d / lambda)). Seed 001's lite
 import math
 
 import pytest
+from bodies import without_linkage
 
 import sim
 from sim.kernel import tables as T
 
-HATCH = sim.load_vehicle("hatchback")
+# the seed's wheel on an axis: with the preset's roll centres the contact also moves sideways as the body rolls
+# (docs/physics.md §7.1), and the relaxed force, a spring in the carcass, gives back a few J of what it stores
+HATCH = without_linkage(sim.load_vehicle("hatchback"))
 V0 = 8.0          # m/s sideways
 
 

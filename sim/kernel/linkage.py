@@ -26,6 +26,7 @@ from sim.kernel.tables import W_L
 from sim.kernel.tables import W_RHO
 from sim.kernel.tables import W_T_BRAKE
 from sim.kernel.tables import W_TX
+from sim.kernel.tables import W_XDOT
 from sim.kernel.tables import WP_ANTI_B
 from sim.kernel.tables import WP_ANTI_B_SLOPE
 from sim.kernel.tables import WP_ANTI_D
@@ -47,6 +48,7 @@ from sim.kernel.tables import WS_TRAVEL
 from sim.kernel.tables import WS_UAX
 from sim.kernel.tables import WS_UAY
 from sim.kernel.vec import get3w
+from sim.kernel.vec import quat_rotate
 from sim.kernel.vec import quat_rotate_inv
 
 LINK_TAN_LIMIT = 1.0        # -: a line from the contact through its instant centre is held within 45 degrees (a
@@ -107,6 +109,21 @@ def path_offset(v, i, wheel_params, z):
     a = line_travel(wheel_params[v, i, WP_ANTI_B], wheel_params[v, i, WP_ANTI_B_SLOPE], z)
     t = line_travel(wheel_params[v, i, WP_RC_TAN], wheel_params[v, i, WP_RC_TAN_SLOPE], z)
     return (-a, wheel_params[v, i, WP_SIDE] * t, 0.0)
+
+
+@leaf
+def path_velocity(v, i, wheel_params, wheel_scratch, q):
+    """The contact's velocity against the body (m/s, world) as wheel i travels: the path's slopes at this
+    substep's travel z times its rate z_dot (W_XDOT, + bump), d/dt path_offset = (-A, s T, 0) z_dot in the body
+    frame (§7.1); zero for a wheel on an axis. It belongs in the contact's velocity (the slip and the parked
+    hold) so that the tire's force pays back the work J z_dot the links' load does on the body."""
+    if wheel_params[v, i, WP_GEO] == 0.0:
+        return (0.0, 0.0, 0.0)
+    z = wheel_params[v, i, WP_L_STATIC] - wheel_scratch[v, i, W_L]
+    z_dot = wheel_scratch[v, i, W_XDOT]
+    a = line_at(wheel_params[v, i, WP_ANTI_B], wheel_params[v, i, WP_ANTI_B_SLOPE], z)
+    t = line_at(wheel_params[v, i, WP_RC_TAN], wheel_params[v, i, WP_RC_TAN_SLOPE], z)
+    return quat_rotate(q, (-a * z_dot, wheel_params[v, i, WP_SIDE] * t * z_dot, 0.0))
 
 
 @leaf

@@ -117,14 +117,26 @@ def lateral_zero(tire: Tire, fz: float, sg: float) -> float | None:
     return 0.5 * (a + b)
 
 
+@functools.lru_cache(maxsize=4096)
+def own_peak(tire: Tire, fz: float, sg: float) -> float:
+    """The largest force (N) the tire's pure-slip curves give at this load and sin(camber), either way: what a
+    force along the slip is measured against (a curve whose pressure or load terms shrink its peak to a few
+    per cent of grip x load has only its own size to go by)."""
+    fx = max(abs(forces(tire, k, 0.0, fz, sg)[0]) for k in KAPPAS)
+    fy = max(abs(forces(tire, 0.0, math.radians(a), fz, sg)[1]) for a in ALPHAS_DEG)
+    return max(fx, fy)
+
+
 def fault_at(tire: Tire, kappa: float, alpha: float, fz: float, gamma: float, static_load: float) -> CurveFault | None:
     """The fault at one slip, load and camber, or None: a force along the slip larger than FORCE_BAND of the
-    grip at the larger of this load and the static one (a wheel nearly off the ground pushes too weakly to
-    matter). The lateral slip is counted from the curve's own zero (lateral_zero): between zero slip and a
-    camber thrust's or conicity's shifted zero the force pushes the way the tire slides, but only towards
-    the zero, where the slip settles: a drift, not a source of energy (docs/physics.md §16)."""
+    grip, or of the curve's own peak where that is smaller, at the larger of this load and the static one (a
+    wheel nearly off the ground pushes too weakly to matter). The lateral slip is counted from the curve's own
+    zero (lateral_zero): between zero slip and a camber thrust's or conicity's shifted zero the force pushes the
+    way the tire slides, but only towards the zero, where the slip settles: a drift, not a source of energy
+    (docs/physics.md §16)."""
     fx, fy = forces(tire, kappa, alpha, fz, math.sin(gamma))
-    allowed = FORCE_BAND * max(tire.grip, 0.05) * max(fz, static_load)
+    load = max(fz, static_load)
+    allowed = FORCE_BAND * min(max(tire.grip, 0.05) * load, own_peak(tire, round(load, 3), math.sin(gamma)))
     if abs(kappa) > SLIP_BAND and fx * math.copysign(1.0, kappa) < -allowed:
         return CurveFault("longitudinal", kappa, alpha, fz, gamma, -fx * math.copysign(1.0, kappa), static_load)
     zero = lateral_zero(tire, round(fz, 3), math.sin(gamma)) if gamma or tire.model in ("mf96", "mf61") else 0.0
