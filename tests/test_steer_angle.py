@@ -55,3 +55,18 @@ def test_a_bad_angle_is_refused_in_one_line():
         sim.Controls(steer_angle=float("nan"))
     assert sim.Controls.from_row(sim.Controls(steer_angle=0.1).row()).steer_angle == 0.1
     assert sim.Controls.from_row(sim.Controls().row()).steer_angle is None
+
+
+def test_the_step_steer_can_prescribe_the_road_wheel_angle():
+    """ISO 7401's step steer as a road-wheel angle (the form a comparison with another model takes): the front
+    wheels' mean angle is the step's 0.02 rad at 20 and at 30 m/s alike (no steering ratio or rack rate between),
+    and on linear tires without roll steer the yaw-rate gain is the single-track model's v / (L + K v^2)."""
+    import sim.lab.drives as M
+    car = HATCH
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_tire.model", "linear")
+        car = sim.with_value(car, f"{axle}_suspension.bump_steer", 0.0)
+    for speed in (20.0, 30.0):
+        r = M.step_steer(car, speed=speed, road_wheel_angle=0.02)
+        assert r.value("road-wheel angle") == pytest.approx(math.degrees(0.02), rel=1e-9)
+        assert r.value("yaw-rate gain") == pytest.approx(M.bicycle_yaw_gain(car, speed), rel=0.03)

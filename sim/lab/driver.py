@@ -84,16 +84,20 @@ def steer_for_curvature(car: Vehicle | Sequence[Vehicle], curvature, speed) -> n
 
 @dataclass
 class OpenLoop:
-    """The steering input as a function of time (s) -> -1..1."""
+    """The steering input as a function of time (s) -> -1..1, or with `road_wheel` the front road wheels' mean
+    angle (rad, Ackermann applied), given to the car as Controls.steer_angle: past the steering's rate limit
+    and speed-dependent ratio, as a test that prescribes the road-wheel angle means it."""
     steer: Callable[[float], float]
+    road_wheel: bool = False
 
     def __call__(self, obs: Observation) -> np.ndarray:
         return np.full(len(obs.speed), float(self.steer(obs.time)))
 
     @classmethod
-    def step(cls, at: float, value: float, rise: float = 0.05) -> OpenLoop:
+    def step(cls, at: float, value: float, rise: float = 0.05, road_wheel: bool = False) -> OpenLoop:
         """0 until `at`, then `value`, reached in `rise` seconds (a steering robot's ramp)."""
-        return cls(lambda t: value * min(1.0, max(0.0, (t - at) / rise)) if rise > 0 else (value if t >= at else 0.0))
+        return cls(lambda t: value * min(1.0, max(0.0, (t - at) / rise)) if rise > 0 else (value if t >= at else 0.0),
+                   road_wheel)
 
     @classmethod
     def ramp(cls, at: float, rate: float, most: float = 1.0) -> OpenLoop:
@@ -101,12 +105,13 @@ class OpenLoop:
         return cls(lambda t: math.copysign(min(abs(most), abs(rate) * max(0.0, t - at)), rate))
 
     @classmethod
-    def sine(cls, at: float, amplitude: float, frequency: float, cycles: float = 1.0) -> OpenLoop:
+    def sine(cls, at: float, amplitude: float, frequency: float, cycles: float = 1.0,
+             road_wheel: bool = False) -> OpenLoop:
         """A sine of `amplitude` and `frequency` (Hz) from `at`, for `cycles` periods."""
         def f(t):
             x = (t - at) * frequency
             return amplitude * math.sin(2.0 * math.pi * x) if 0.0 <= x <= cycles else 0.0
-        return cls(f)
+        return cls(f, road_wheel)
 
 
 @dataclass
@@ -207,4 +212,7 @@ class Driver:
             throttle, brake = self.speed(obs, s.dt)
         else:
             throttle, brake = np.full(len(steer), self.throttle), np.full(len(steer), self.brake)
+        if getattr(self.steering, "road_wheel", False):              # a road-wheel angle (rad), not an input
+            return Controls(throttle=throttle, brake=brake, steer=np.zeros(len(steer)), steer_angle=steer,
+                            abs=self.abs, tc=self.tc, esp=self.esp)
         return Controls(throttle=throttle, brake=brake, steer=steer, abs=self.abs, tc=self.tc, esp=self.esp)

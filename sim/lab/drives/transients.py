@@ -29,12 +29,15 @@ from sim.simulation import Simulation
 
 @batched
 def step_steer(cars: list[Vehicle], speed: float = 20.0, steer: float = 0.05, at: float = 2.0,
-               seconds: float = 6.0) -> list[Result]:
-    """ISO 7401 step steer: straight at `speed`, then the steering input steps to `steer` in 0.05 s. Steady
-    yaw-rate gain (yaw rate per road-wheel angle, 1/s), response time (from half the steering input to
-    90 % of the steady yaw rate) and overshoot of the yaw rate."""
+               seconds: float = 6.0, road_wheel_angle: float | None = None) -> list[Result]:
+    """ISO 7401 step steer: straight at `speed`, then the steering input steps to `steer` in 0.05 s, or with
+    `road_wheel_angle` (rad) the front road wheels' mean angle steps to it (Controls.steer_angle: no rack rate
+    limit, the same angle at every speed). Steady yaw-rate gain (yaw rate per road-wheel angle, 1/s), response
+    time (from half the steering input to 90 % of the steady yaw rate) and overshoot of the yaw rate."""
     b = Batch(cars, World.flat(), speed=speed, gears=[gear_for(c, speed) for c in cars], steps=steps_of(seconds))
-    b.drive(Driver(OpenLoop.step(at, steer), SpeedPI(speed)), seconds)
+    wheel = road_wheel_angle is not None
+    b.drive(Driver(OpenLoop.step(at, road_wheel_angle if wheel else steer, road_wheel=wheel), SpeedPI(speed)),
+            seconds)
     out = []
     for car, log in zip(cars, b.logs()):
         t, r = log.column("time"), log.column("yaw_rate")
