@@ -20,7 +20,17 @@ def without_linkage(car: sim.Vehicle) -> sim.Vehicle:
     return car
 
 
-HATCH = without_linkage(sim.load_vehicle("hatchback"))
+def massless(car: sim.Vehicle) -> sim.Vehicle:
+    """`car` with massless wheels (unsprung_mass 0, docs/physics.md §7.2), the chassis the whole car's mass
+    (sim.total_mass): the model the stability figures and the energy ledgers' tests were worked out on. The
+    presets' wheels have a mass."""
+    total = sim.total_mass(car)
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_suspension.unsprung_mass", 0.0)
+    return sim.with_value(car, "chassis.mass", total)
+
+
+HATCH = without_linkage(massless(sim.load_vehicle("hatchback")))
 
 
 def light_body(car: sim.Vehicle = HATCH, pitch: float = 10.0) -> sim.Vehicle:
