@@ -166,7 +166,7 @@ def sound_state(s, controls=None, previous_loads: np.ndarray | None = None) -> t
         slide = math.hypot(tread - ground, float(tel.vy[i])) if grounded else 0.0
         scrub = grounded and abs(ground) > 1.0 and (abs(tread) < 0.1 * abs(ground) or abs(tread) > 1.5 * abs(ground))
         wheels.append(WheelSound(demand, slide, scrub))
-    static = car.chassis.mass * sim.GRAVITY / 4.0
+    static = sim.total_mass(car) * sim.GRAVITY / 4.0
     thumps = []
     if previous_loads is not None:
         jump = (fz - previous_loads) / static

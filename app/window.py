@@ -282,7 +282,7 @@ class App:
         vx, vy, vw, vh = self.view_rect()
         aspect = vw / max(vh, 1)
         car = self.session.sim
-        reference = float(np.mean(sim.static_loads(car.vehicle))) / 1000.0
+        reference = float(np.mean(sim.tire_loads(car.vehicle))) / 1000.0
         scale, widen = on_screen_scale(self.overlay.arrow_scale, float(np.linalg.norm(cam.eye - pose.position)),
                                        reference)
         arrows = force_arrows(car.telemetry, self.overlay.arrows, scale, widen) if self.overlay.arrows_on else ()

@@ -52,11 +52,14 @@ def shape_key(car: sim.Vehicle) -> tuple:
 
 def rest_lengths(car: sim.Vehicle) -> tuple[float, float]:
     """Suspension length (m) of the front and the rear axle with the car standing still on level ground:
-    l0 less the static load over the spring rate, within the suspension's travel."""
-    loads = sim.static_loads(car)
+    l0 less the springs' static load over the spring rate, within the suspension's travel, and the tire's
+    static deflection taken off (wheels with a mass, docs/physics.md §7.2: the drawn tire is not squashed, so
+    its centre sits that much higher than the physics' wheel and the body rides where the physics has it)."""
+    loads, on_ground = sim.static_loads(car), sim.tire_loads(car)
     out = []
-    for load, sus in ((loads[0], car.front_suspension), (loads[2], car.rear_suspension)):
-        out.append(float(np.clip(sus.l0 - load / sus.k, sus.l_min, sus.l_max)))
+    for i, sus in ((0, car.front_suspension), (2, car.rear_suspension)):
+        squash = on_ground[i] / sus.tire_k if sus.unsprung_mass > 0.0 else 0.0
+        out.append(float(np.clip(sus.l0 - loads[i] / sus.k, sus.l_min, sus.l_max)) - squash)
     return out[0], out[1]
 
 

@@ -33,6 +33,8 @@ from sim.model.geometry import WheelGeometry
 from sim.model.geometry import rest_com_height
 from sim.model.geometry import spawn_height
 from sim.model.geometry import static_loads
+from sim.model.geometry import tire_loads
+from sim.model.geometry import total_mass
 from sim.model.geometry import wheel_geometry
 from sim.model.pack import SWITCHES
 from sim.model.params import Vehicle
@@ -66,4 +68,4 @@ __all__ = ["ConfigError", "Vehicle", "load_vehicle", "save_vehicle", "validate",
            "yaw_pitch_roll", "CONTROL_COLUMNS", "CONTROL_DEFAULTS", "NO_GEAR", "NO_STEER_ANGLE", "Controls",
            "Simulation", "Snapshot", "WheelGeometry", "rest_com_height",
            "spawn_height", "wheel_geometry", "WHEEL_NAMES", "RPM", "RAD_S_PER_RPM",
-           "KMH", "GRAVITY", "SWITCHES", "static_loads", "Lap", "LapTimer"]
+           "KMH", "GRAVITY", "SWITCHES", "static_loads", "tire_loads", "total_mass", "Lap", "LapTimer"]

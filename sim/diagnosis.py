@@ -35,7 +35,7 @@ from sim.kernel.tire.limit import combined_limit
 from sim.kernel.tire.magic import raw_force
 from sim.kernel.tire.mf96 import mf96_coefficients
 from sim.kernel.tire.mf_combined import mf_pure
-from sim.model.geometry import static_loads
+from sim.model.geometry import tire_loads
 from sim.model.handling import mf_coefficient_block
 from sim.model.params import Tire
 from sim.model.params import Vehicle
@@ -121,13 +121,13 @@ _LOADS: dict[int, tuple[Vehicle, np.ndarray]] = {}
 
 
 def _static_loads(car: Vehicle) -> np.ndarray:
-    """static_loads, kept per Vehicle object: looked up by identity, since hashing a whole frozen Vehicle
-    each step cost more than the diagnosis itself."""
+    """tire_loads (each wheel's static load on the ground), kept per Vehicle object: looked up by identity,
+    since hashing a whole frozen Vehicle each step cost more than the diagnosis itself."""
     hit = _LOADS.get(id(car))
     if hit is None or hit[0] is not car:
         if len(_LOADS) > 64:
             _LOADS.clear()
-        hit = _LOADS[id(car)] = (car, static_loads(car))
+        hit = _LOADS[id(car)] = (car, tire_loads(car))
     return hit[1]
 
 

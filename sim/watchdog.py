@@ -18,6 +18,7 @@ from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import TB_WORK_SPIN
 from sim.kernel.tables import TB_WORK_SUSPENSION
 from sim.kernel.units import RPM
+from sim.model.geometry import total_mass
 from sim.model.params import Vehicle
 
 WATCH_EVERY = 60            # steps: Simulation.run checks at least this often
@@ -92,11 +93,11 @@ class Watchdog:
         w = self.table
         for v, car in enumerate(params):
             ch = car.chassis
-            mass = ch.mass + 2.0 * (car.front_suspension.unsprung_mass + car.rear_suspension.unsprung_mass)   # §7.2
+            mass = total_mass(car)                                                   # §7.2
             w[v, watch.WT_MASS:watch.WT_IZZ + 1] = mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw
             w[v, watch.WT_RADIUS] = min(car.front_tire.radius, car.rear_tire.radius)
             w[v, watch.WT_RATE] = WATCH_POWER_FACTOR * max_power(car) + WATCH_POWER_SLACK
-            w[v, watch.WT_SLACK] = ch.mass * self.gravity * WATCH_ENERGY_HEIGHT
+            w[v, watch.WT_SLACK] = mass * self.gravity * WATCH_ENERGY_HEIGHT
         w[idx, watch.WT_DEEP_SINCE] = np.nan
         for v in idx:
             self.health[v] = ""

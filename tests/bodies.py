@@ -20,7 +20,31 @@ def without_linkage(car: sim.Vehicle) -> sim.Vehicle:
     return car
 
 
-HATCH = without_linkage(sim.load_vehicle("hatchback"))
+def massless(car: sim.Vehicle) -> sim.Vehicle:
+    """`car` with massless wheels (unsprung_mass 0, docs/physics.md §7.2), the chassis the whole car's mass
+    (sim.total_mass) and its moments the wheels' added (about the body's centre of mass, the wheels where they
+    rest): the model the stability figures and the energy ledgers' tests were worked out on. The presets'
+    wheels have a mass."""
+    from sim.model.geometry import static_lengths
+    ch = car.chassis
+    geometry = sim.wheel_geometry(car)
+    lengths = static_lengths(car)
+    moments = [ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw]
+    for i in range(4):                          # the wheels' own moments about the body's axes, put back in
+        sus = car.front_suspension if i < 2 else car.rear_suspension
+        x, y, z = geometry.anchor[i][0], geometry.anchor[i][1], geometry.anchor[i][2] - lengths[i]
+        for k, r2 in enumerate((y * y + z * z, x * x + z * z, x * x + y * y)):
+            moments[k] += sus.unsprung_mass * r2
+    total = sim.total_mass(car)
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_suspension.unsprung_mass", 0.0)
+    moments = [float(round(m)) for m in moments]          # to the kg m^2 the presets give
+    chassis = dataclasses.replace(car.chassis, mass=total, inertia_roll=moments[0], inertia_pitch=moments[1],
+                                  inertia_yaw=moments[2])
+    return sim.validate(dataclasses.replace(car, chassis=chassis))
+
+
+HATCH = without_linkage(massless(sim.load_vehicle("hatchback")))
 
 
 def light_body(car: sim.Vehicle = HATCH, pitch: float = 10.0) -> sim.Vehicle:

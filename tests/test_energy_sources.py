@@ -5,10 +5,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from bodies import massless
 
 import sim
 from app import fuzz_params
 from sim.advisor import report
+from sim.advisor_links import CARRIER_RATIO
 from sim.kernel import tables as T
 
 G = 9.81
@@ -16,10 +18,10 @@ DROP = 0.04                 # m above the rest height
 
 
 def bounce_energy(anti: float, roll_centre: float, spin=(0.0, 0.0)) -> np.ndarray:
-    """The hatchback with undamped springs, no bars and no air, dropped DROP onto its locked wheels (with a roll
-    and pitch rate `spin`, rad/s): body energy (kinetic and potential) plus the springs' against the start, every
-    0.1 s for 10 s (J)."""
-    car = sim.load_vehicle("hatchback")
+    """The hatchback with massless wheels, undamped springs, no bars and no air, dropped DROP onto its locked
+    wheels (with a roll and pitch rate `spin`, rad/s): body energy (kinetic and potential) plus the springs'
+    against the start, every 0.1 s for 10 s (J)."""
+    car = massless(sim.load_vehicle("hatchback"))
     for axle in ("front", "rear"):
         for key, value in (("anti_brake", anti), ("roll_centre", roll_centre), ("c", 0.0), ("anti_roll", 0.0)):
             car = sim.with_value(car, f"{axle}_suspension.{key}", value)
@@ -55,17 +57,16 @@ def test_a_car_bouncing_on_locked_wheels_gains_no_energy_through_its_links(anti,
     -J zdot on that motion (the virtual-work balance of §7.1) and nothing but the tires' slip is left to change the
     energy, which can only fall. Without the path's velocity in the contact the same drop gained up to 1.6 kJ."""
     gained = bounce_energy(anti, roll_centre, spin)
-    car = sim.load_vehicle("hatchback")
-    assert gained.max() < 0.01 * car.chassis.mass * G * DROP
+    assert gained.max() < 0.01 * sim.total_mass(sim.load_vehicle("hatchback")) * G * DROP
     assert gained[-1] < 0.0                                   # the scrub of the path dissipates
 
 
 def light_body(unsprung: float) -> sim.Vehicle:
-    """The hatchback with a body of small roll and pitch inertia (200 and 250 kg m^2) and `unsprung` kg at each
-    wheel: the rear wheels feel the body as about 85 kg along their axes."""
+    """The hatchback with a body of small roll and pitch inertia (100 kg m^2 each, about the least a body of its
+    mass and size can have) and `unsprung` kg at each wheel."""
     car = sim.load_vehicle("hatchback")
-    car = dataclasses.replace(car, chassis=dataclasses.replace(car.chassis, inertia_roll=200.0, inertia_pitch=250.0,
-                                                               inertia_yaw=420.0))
+    car = dataclasses.replace(car, chassis=dataclasses.replace(car.chassis, inertia_roll=100.0, inertia_pitch=100.0,
+                                                               inertia_yaw=190.0))
     for axle in ("front", "rear"):
         car = sim.with_value(car, f"{axle}_suspension.unsprung_mass", unsprung)
     return car
@@ -73,18 +74,18 @@ def light_body(unsprung: float) -> sim.Vehicle:
 
 def test_wheels_heavier_than_the_body_they_ride_on_are_refused_and_blow_up_when_run_anyway():
     """The wheel is stepped with the body held still and the body takes its reaction after: the exchange grows by
-    m_u / m_eff a substep, m_eff = 1 / (J M^-1 J^T) the body's mass along the wheel's axis. 120 kg wheels on
-    the light body (m_u / m_eff 1.4 at the rear) are refused naming the rear's unsprung mass, and driven at random
-    anyway half of them or more blow up; 20 kg wheels (0.24) are accepted and all of them run."""
-    heavy, light = light_body(120.0), light_body(20.0)
+    m_u / m_eff a substep, m_eff = 1 / (J M^-1 J^T) the body's mass along the wheel's axis. 150 kg wheels on
+    the light body (m_u / m_eff 4.0 at the rear, past the advisor's 2.8) are refused naming the rear's unsprung
+    mass, and driven at random anyway half of them or more blow up; 20 kg wheels (0.5) are accepted and run."""
+    heavy, light = light_body(150.0), light_body(20.0)
     with pytest.raises(sim.ConfigError, match=r"rear_suspension\.unsprung_mass: rear wheels' mass against the body"):
         sim.advisor.check(heavy, 1 / 240, 2)
     sim.advisor.check(light, 1 / 240, 2)
     ch, axle = heavy.chassis, heavy.rear_axle
     x, y = axle.x - ch.com_x, axle.half_track - ch.com_y          # the rear left contact from the centre of mass
-    m_eff = 1.0 / (1.0 / (ch.mass + 4 * 120.0) + y * y / ch.inertia_roll + x * x / ch.inertia_pitch)
+    m_eff = 1.0 / (1.0 / (ch.mass + 4 * 150.0) + y * y / ch.inertia_roll + x * x / ch.inertia_pitch)
     rear = [i for i in report(heavy, 1 / 240, 2).items if i.part == "rear wheels' mass against the body"][0]
-    assert 1.0 / rear.margin == pytest.approx(120.0 / m_eff, rel=0.03)          # m_u / m_eff, about 1.4
+    assert CARRIER_RATIO / rear.margin == pytest.approx(150.0 / m_eff, rel=0.03)    # m_u / m_eff, about 4
     health = fuzz_params.drive([heavy] * 12 + [light] * 6, sim.World.flat(), 2, 10.0, np.random.default_rng(5))
     assert sum(bool(h) for h in health[:12]) >= 6
     assert health[12:] == [""] * 6

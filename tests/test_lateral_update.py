@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from bodies import massless
 
 import sim
 from sim.kernel import tables as T
@@ -90,8 +91,10 @@ def test_the_corrections_are_the_trapezoidal_rule_of_the_linearised_lateral_forc
 def test_one_substep_follows_sixteen_in_the_tires_linear_range(name):
     """The trapezoidal rule in the lateral force: at one substep the yaw rate follows the 16-substep run
     to 0.3 % (rms over the run) in the linear range, several times closer than the explicit update (mf61:
-    the slope of its combined lateral force by a central difference)."""
-    car = sim.load_vehicle(name.split()[0])
+    the slope of its combined lateral force by a central difference). Massless wheels: the wheels' own mass
+    (docs/physics.md §7.2) adds its own error at one substep, the presets' 0.37 - 0.63 % (the validation table's
+    limit 1 %)."""
+    car = massless(sim.load_vehicle(name.split()[0]))
     if name.endswith("mf61"):
         car = sim.with_value(sim.with_value(car, "front_tire.model", "mf61"), "rear_tire.model", "mf61")
     ref = sine_steer(car, 16)

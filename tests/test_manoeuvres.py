@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from bodies import massless
 
 import sim
 from sim.lab import drives as M
@@ -47,7 +48,7 @@ def test_circle_lateral_limit_matches_the_constant_radius_run_within_one_percent
 
 
 def test_a_stiffer_spring_shows_less_roll_in_the_comparison():
-    car = sim.load_vehicle("hatchback")
+    car = massless(sim.load_vehicle("hatchback"))                # (the tires' own give, in series, aside)
     stiff = car
     for axle in ("front_suspension", "rear_suspension"):
         stiff = sim.with_value(stiff, f"{axle}.k", 2.0 * getattr(car, axle).k)
@@ -207,7 +208,7 @@ def test_user_limits_judge_figures_and_bad_limits_are_named(capsys):
     """A user's limit replaces the drive's own on its side: the settle loads are judged against M g b / L / 2
     +- 1 % by the drive; a user's 'load FL>=' above the physical share makes it fail, one below passes."""
     car = sim.load_vehicle("hatchback")
-    share = car.chassis.mass * sim.GRAVITY * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase / 2
+    share = float(sim.tire_loads(car)[0])                        # the body's share and the wheel's weight
     r = M.settle(car)
     used = M.apply_limits(r, [M.parse_limit(f"settle/load FL>={share * 1.02:.1f}"),
                               M.parse_limit("braking/stopping distance<=1")])

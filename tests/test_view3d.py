@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from bodies import massless
 
 import sim
 from render import arrows
@@ -52,9 +53,11 @@ def test_the_wheel_matrix_is_the_suspension_travel_then_steer_camber_and_spin():
 def test_the_drawn_wheel_centre_and_axle_are_the_physics_c_and_u(geometry):
     """After a steered drive with camber, the drawn centre of each wheel is the sim's wheel centre C and its
     axle the sim's spin axis u (telemetry of the last substep: within the body's motion over one substep);
-    with the suspension geometry's static toe, camber gain and bump steer (docs/physics.md §7.1) too."""
+    with the suspension geometry's static toe, camber gain and bump steer (docs/physics.md §7.1) too. Massless
+    wheels: with the presets' wheels of their own mass the drawing takes the wheel's own length l and the
+    telemetry's C is where a rigid tire's centre would be, the tire's deflection (12-16 mm) above it."""
     from render.car import posed_wheels
-    car = sim.load_vehicle("hatchback")
+    car = massless(sim.load_vehicle("hatchback"))
     changes = {"front_suspension.camber_deg": -2.5, "rear_suspension.camber_deg": -1.5}
     if geometry:
         changes.update({"front_suspension.toe_deg": 0.5, "front_suspension.camber_gain": -30.0,

@@ -65,11 +65,11 @@ def sprung_note(car: sim.Vehicle, path: str) -> str:
     their own (docs/physics.md §7.2), else the whole car ('' for any other parameter)."""
     if path not in ("chassis.mass", "chassis.inertia_roll", "chassis.inertia_pitch", "chassis.inertia_yaw"):
         return ""
-    wheels = 2.0 * (car.front_suspension.unsprung_mass + car.rear_suspension.unsprung_mass)
+    wheels = sim.total_mass(car) - car.chassis.mass
     if wheels <= 0.0:
         return "\nthe whole car's (the wheels have no mass of their own: unsprung_mass 0)"
     return (f"\nthe sprung part only: the four wheels' unsprung_mass adds {wheels:g} kg "
-            f"(the car: {car.chassis.mass + wheels:g} kg) and their own moment about z")
+            f"(the car: {sim.total_mass(car):g} kg) and their own moment about z")
 
 
 class Tuning:

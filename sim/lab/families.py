@@ -80,8 +80,8 @@ def fixed_state(car: Vehicle) -> dict[str, float]:
     wheels' static load on a surface of mu 1 (N)."""
     from sim.diagnosis import tire_curve
     from sim.kernel.tire.limit import load_factor
-    from sim.model.geometry import static_loads
-    fz = float(static_loads(car)[0])
+    from sim.model.geometry import tire_loads
+    fz = float(tire_loads(car)[0])
     t = car.front_tire
     # the mu the simulation would use there: surface (1) x grip, times the load factor except for mf96,
     # whose load dependence is its own

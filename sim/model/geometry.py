@@ -114,11 +114,25 @@ SPAWN_CLEARANCE = 0.02      # m: a hull point starts this far above the ground u
 SPAWN_FOOTPRINT = ((0.0, 0.0),) + tuple((d, k * math.pi / 4.0) for d in (0.2, 0.5, 0.8, 0.97) for k in range(8))
 
 
+def total_mass(car: Vehicle) -> float:
+    """The whole car's mass (kg): the chassis (the sprung body) and the four wheels' own unsprung_mass
+    (docs/physics.md §7.2; with massless wheels, chassis.mass). The one home of this sum: the drives'
+    formulas, the watchdog and the single-track model use it."""
+    return car.chassis.mass + 2.0 * (car.front_suspension.unsprung_mass + car.rear_suspension.unsprung_mass)
+
+
 def static_loads(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
-    """Per-wheel static load M g b / L / 2 (front) and the rest / 2 (rear), N."""
+    """Per-wheel static load the springs carry (N): the sprung mass's M g b / L / 2 (front) and the rest / 2
+    (rear), b from the chassis's centre of mass. With massless wheels also the tires' loads (tire_loads)."""
     m = car.chassis.mass * gravity
     front = m * (car.chassis.com_x - car.rear_axle.x) / car.wheelbase
     return np.array([front / 2, front / 2, (m - front) / 2, (m - front) / 2])
+
+
+def tire_loads(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
+    """Per-wheel static load on the ground (N): the springs' (static_loads) and each wheel's own weight."""
+    m_u = (car.front_suspension.unsprung_mass,) * 2 + (car.rear_suspension.unsprung_mass,) * 2
+    return static_loads(car, gravity) + np.array(m_u) * gravity
 
 
 def spring_numbers(sus) -> tuple[float, float, float, float, float]:

@@ -11,6 +11,7 @@ from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.limit import load_factor
 from sim.kernel.tire.mf_combined import mf_pure
 from sim.kernel.units import GRAVITY
+from sim.model.geometry import tire_loads
 from sim.model.params import Vehicle
 
 
@@ -37,11 +38,11 @@ def slip_stiffnesses(tire, fz: float, surface_mu: float = 1.0) -> tuple[float, f
 
 
 def understeer_coefficient(car: Vehicle, gravity: float = GRAVITY) -> float:
-    """K (s^2/m) of the single-track model r = v delta / (L + K v^2): K = m (b / Cf - a / Cr) / L with the
-    axles' cornering stiffnesses Cf, Cr = 2 dFy/dalpha at their static loads (stability control's model)."""
-    m, L = car.chassis.mass, car.front_axle.x - car.rear_axle.x
-    a = car.front_axle.x - car.chassis.com_x
-    b = car.chassis.com_x - car.rear_axle.x
-    cf = 2.0 * slip_stiffnesses(car.front_tire, m * gravity * b / L / 2.0)[1]
-    cr = 2.0 * slip_stiffnesses(car.rear_tire, m * gravity * a / L / 2.0)[1]
-    return m * (b / max(cf, 1.0) - a / max(cr, 1.0)) / L
+    """K (s^2/m) of the single-track model r = v delta / (L + K v^2): K = m_f / Cf - m_r / Cr with the axles'
+    static masses m_f = m b / L, m_r = m a / L of the whole car (its wheels' own mass included,
+    sim.model.geometry.tire_loads) and their cornering stiffnesses Cf, Cr = 2 dFy/dalpha at those static loads
+    (stability control's model)."""
+    loads = tire_loads(car, gravity)
+    cf = 2.0 * slip_stiffnesses(car.front_tire, float(loads[0]))[1]
+    cr = 2.0 * slip_stiffnesses(car.rear_tire, float(loads[2]))[1]
+    return float(loads[0] + loads[1]) / gravity / max(cf, 1.0) - float(loads[2] + loads[3]) / gravity / max(cr, 1.0)

@@ -242,8 +242,8 @@ def apply_switches(off, vehicle_row: np.ndarray, wheel_rows: np.ndarray) -> None
             wheel_rows[:, T.WP_FRICTION_ON] = 0.0
         elif name == "rolling":
             wheel_rows[:, T.WP_ROLLING_ON] = 0.0
-        elif name == "suspension":
-            for col in (T.WP_K, T.WP_C, T.WP_ARB, T.WP_PRELOAD, T.WP_C_REBOUND, T.WP_STOP_C, T.WP_STOP_K):
+        elif name == "suspension":          # (wheels with a mass as the massless ones: no wheel on a spring)
+            for col in (T.WP_K, T.WP_C, T.WP_ARB, T.WP_PRELOAD, T.WP_C_REBOUND, T.WP_STOP_C, T.WP_STOP_K, T.WP_MU):
                 wheel_rows[:, col] = 0.0
         elif name == "anti_roll":
             wheel_rows[:, T.WP_ARB] = 0.0

@@ -17,6 +17,8 @@ from sim.lab.drives.common import DT
 from sim.lab.drives.common import gear_for
 from sim.lab.drives.results import Figure
 from sim.lab.drives.results import Result
+from sim.model.geometry import tire_loads
+from sim.model.geometry import total_mass
 from sim.model.params import Vehicle
 from sim.model.world import World
 
@@ -44,7 +46,7 @@ def drop(cars: list[Vehicle], height: float = 0.3, seconds: float = 4.0) -> list
         z_end = float(np.mean(z[-int(0.5 / DT):]))
         outside = np.flatnonzero(np.abs(z - z_end) > 0.002)
         settle_t = float(t[outside[-1]] - t[0]) if len(outside) else 0.0
-        static = car.chassis.mass * G / 4.0
+        static = total_mass(car) * G / 4.0
         peak = max(float(np.max(log.column(f"Fz {w}"))) for w in ("FL", "FR", "RL", "RR"))
         free = math.sqrt(2.0 * G * float(fall[i])) if math.isfinite(fall[i]) else math.nan
         out.append(Result("drop", car.name, [
@@ -94,8 +96,7 @@ def curb_batch(cars: list[Vehicle], half: float, speed_kmh: float, height: float
     out = []
     for car, log in zip(cars, b.logs()):
         grounded = [float(np.mean(log.column(f"grounded {w}"))) for w in ("FL", "FR", "RL", "RR")]
-        rear = car.chassis.com_x - car.rear_axle.x
-        static_fl = car.chassis.mass * G * rear / car.wheelbase / 2
+        static_fl = float(tire_loads(car, G)[0])
         figs = [Figure(f"time in contact {w}", 100.0 * g, "%") for w, g in zip(("FL", "FR", "RL", "RR"), grounded)]
         figs += [Figure("largest FL load / static", float(np.max(log.column("Fz FL"))) / static_fl, "-"),
                  Figure("largest roll", math.degrees(float(np.max(np.abs(log.column("roll"))))), "deg"),

@@ -24,6 +24,7 @@ from sim.lab.drives.common import gear_for
 from sim.lab.drives.results import Figure
 from sim.lab.drives.results import Result
 from sim.model.geometry import rest_com_height
+from sim.model.geometry import total_mass
 from sim.model.geometry import wheel_geometry
 from sim.model.params import Vehicle
 from sim.model.world import World
@@ -153,7 +154,7 @@ def coast_down(cars: list[Vehicle], v0: float = 30.0, v1: float = 20.0) -> list[
         v, t = log.column("speed"), log.column("time")
         near = np.abs(v - mid) < 1.0
         decel = -float(np.polyfit(t[near], v[near], 1)[0]) if near.sum() > 10 else math.nan
-        m = car.chassis.mass
+        m = total_mass(car)
         geo = wheel_geometry(car)
         spin = sum(tire.wheel_inertia / r ** 2 for tire, r in zip((car.front_tire, car.front_tire, car.rear_tire,
                                                                   car.rear_tire), geo.radius))
@@ -187,7 +188,7 @@ def neutral_roll(car: Vehicle, slope_deg: float = 5.0, substeps: int = 8) -> tup
             break
     measured = float(np.polyfit(times, speeds, 1)[0]) if len(times) > 10 else 0.0
     th = math.radians(slope_deg)
-    m = car.chassis.mass
+    m = total_mass(car)
     geometry = wheel_geometry(car)
     tires = (car.front_tire, car.front_tire, car.rear_tire, car.rear_tire)
     spin = sum(t.wheel_inertia / r ** 2 for t, r in zip(tires, geometry.radius))

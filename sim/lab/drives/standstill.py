@@ -21,6 +21,7 @@ from sim.lab.drives.common import drift
 from sim.lab.drives.common import settled
 from sim.lab.drives.results import Figure
 from sim.lab.drives.results import Result
+from sim.model.geometry import tire_loads
 from sim.model.params import Vehicle
 from sim.model.world import Box
 from sim.model.world import Surface
@@ -31,16 +32,14 @@ from sim.simulation import Simulation
 @batched
 def settle(cars: list[Vehicle], seconds: float = 3.0) -> list[Result]:
     """Left alone on flat ground: each wheel's load against its static share M g b / L / 2 (front) and
-    M g a / L / 2 (rear), and each axle's sag (compression)."""
+    M g a / L / 2 (rear) of the whole car (the sprung body's share and the wheel's own weight,
+    sim.model.geometry.tire_loads), and each axle's sag (compression)."""
     b = Batch(cars, World.flat(), steps=steps_of(seconds))
     b.drive(Driver(OpenLoop(lambda t: 0.0)), seconds)
     fz, x = b.wheels("Fz"), b.wheels("x")
     out = []
     for i, (car, log) in enumerate(zip(cars, b.logs())):
-        m = car.chassis.mass * G
-        a = car.front_axle.x - car.chassis.com_x
-        rear = car.chassis.com_x - car.rear_axle.x
-        share = [m * rear / car.wheelbase / 2] * 2 + [m * a / car.wheelbase / 2] * 2
+        share = tire_loads(car, G)
         figs = [Figure(f"load {w}", float(fz[i, k]), "N", share[k] * 0.99, share[k] * 1.01, "M g b / L / 2 +- 1 %")
                 for k, w in enumerate(("FL", "FR", "RL", "RR"))]
         figs += [Figure("sag front", float(x[i, :2].mean()) * 1000, "mm"),
