@@ -140,6 +140,19 @@ def test_the_g_g_plot_has_equal_axes_and_its_mu_circle_fits(gui, size):
     assert min(x1, y1) >= 1.25 * mu - 1e-9                                     # the whole mu circle in view
 
 
+def test_the_steer_plot_of_a_car_at_rest_shows_a_readable_range(gui):
+    """At rest the lateral acceleration is rounding noise (1e-17 g): the axes keep +-0.2 g and +-0.5 deg
+    instead of fitting it."""
+    s, o = make()
+    plots = o.panels["Plots"]
+    for k in range(8):
+        s.frame(1 / 30, lambda dt: sim.Controls())
+        plots.tab_request = "Steer vs lateral g" if k < 2 else None
+        frame(o, gui)
+    x0, x1, y0, y1 = plots.steer_limits
+    assert x0 <= -0.2 and x1 >= 0.2 and y0 <= -0.5 and y1 >= 0.5
+
+
 def test_the_time_panel_fits_1280x720_while_rewound_and_recording(gui):
     s, o = make()
     for _ in range(240):

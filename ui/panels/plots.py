@@ -62,6 +62,7 @@ class PlotsPanel:
         self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
         # the g-g plot at its last drawing: its axes' limits (g: x min, x max, y min, y max) and its plot area (px)
         self.gg_limits: tuple[float, float, float, float] | None = None
+        self.steer_limits: tuple[float, float, float, float] | None = None    # steer_plot's last axes
         self._gg_px = (2.0, 1.0)
 
     def draw(self, w: float, h: float) -> None:
@@ -300,16 +301,22 @@ class PlotsPanel:
         _, ay = self.window_of_history("a lat")
         _, speed = self.window_of_history("speed")
         if implot.begin_plot("##steer", (-1, -1)):
-            implot.setup_axes("lateral g (+ left)", "steer (deg)", implot.AxisFlags_.auto_fit,
-                              implot.AxisFlags_.auto_fit)
+            implot.setup_axes("lateral g (+ left)", "steer (deg)")
+            # limits of at least +-0.2 g and +-0.5 deg: a car at rest fitted its rounding noise (1e-17 g)
+            span = max(0.2, float(np.nanmax(np.abs(ay[:, 0])))) if len(ay) else 0.2
+            v = abs(float(speed[-1, 0])) / sim.KMH if len(speed) else 0.0
+            g_line = np.array([-span, span])
+            kin = np.degrees(self.session.sim.vehicle.wheelbase * g_line * G / (v * v)) if v > 3.0 else None
+            reach = max([0.5, float(np.nanmax(np.abs(steer[:, 0]))) if len(steer) else 0.0] +
+                        ([float(abs(kin[0]))] if kin is not None else []))
+            implot.setup_axis_limits(implot.ImAxis_.x1, -1.05 * span, 1.05 * span, implot.Cond_.always)
+            implot.setup_axis_limits(implot.ImAxis_.y1, -1.1 * reach, 1.1 * reach, implot.Cond_.always)
             if len(steer):
                 implot.plot_scatter("driven", np.ascontiguousarray(thin(ay)[:, 0]),
                                     np.ascontiguousarray(thin(steer)[:, 0]),
                                     spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
-                v = abs(float(speed[-1, 0])) / sim.KMH
-                if v > 3.0:
-                    span = max(0.2, float(np.nanmax(np.abs(ay[:, 0]))))
-                    g_line = np.array([-span, span])
-                    kin = np.degrees(self.session.sim.vehicle.wheelbase * g_line * G / (v * v))
+                if kin is not None:
                     implot.plot_line(f"kinematic at {v * sim.KMH:.0f} km/h", g_line, kin)
+            limits = implot.get_plot_limits()
+            self.steer_limits = (limits.x.min, limits.x.max, limits.y.min, limits.y.max)
             implot.end_plot()
