@@ -65,6 +65,7 @@ def test_a_click_on_a_grip_log_entry_rewinds_to_the_step_it_was_logged_at(gui):
     s, o = make()
     drive(s, o, gui)
     losses = [e for e in o.monitor.events if e.after == SATURATED and e.time > 2.0]
+    o.panels["Plots"].seconds = 1.0                         # the entry lies before the window the plots show
     assert losses, "the braking turn saturates a wheel"
     e = losses[0]
     newest = s.sim.time
@@ -82,6 +83,9 @@ def test_a_click_on_a_grip_log_entry_rewinds_to_the_step_it_was_logged_at(gui):
     assert again.sim.steps == s.sim.steps
     assert np.array_equal(again.sim.snapshot().body_state, s.sim.snapshot().body_state)
     frame(o, gui, 3)                                        # the panels build at that step
+    plots = o.panels["Plots"]                               # the channels' time axis shows that step
+    t0, t1 = plots.channel_window
+    assert t0 < e.time < t1 and t1 - t0 == pytest.approx(plots.seconds)
     # an entry older than the record has no step to go back to
     assert not o.grip.jump(dataclasses.replace(e, time=-1.0)) and s.sim.time == e.time
 
