@@ -31,9 +31,17 @@ class BackgroundCompile:
         self.process = sim.warmup.start_helper("--warm-up")
         self.start = time.monotonic()
         self.share, self.checked = 0.0, 0.0
+        self.told = False                         # a failed compile was reported
 
     def held(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        if self.process is None or self.process.poll() is None:
+            return self.process is not None
+        if self.process.returncode != 0 and not self.told:
+            self.told = True
+            print(f"contactpatch: the physics compile in the background ended with status {self.process.returncode}; "
+                  "this process compiles the step at the first step instead (the window waits meanwhile)",
+                  file=sys.stderr)
+        return False
 
     def message(self) -> str:
         now = time.monotonic()
