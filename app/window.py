@@ -470,8 +470,8 @@ class App:
                 settle_garbage_collector()
                 self.gc_settled = True
                 gc.callbacks.append(self.times.on_gc)
-                if self.compiling is None:
-                    self.later = sim.warmup.start_later()   # a cold start: the batch kernels, at low priority
+                if self.compiling is None and self.later is None:    # a cold start: the batch kernels, at low
+                    self.later = sim.warmup.start_later()              # priority (None when they are cached)
         if self.finish_frames:
             self.reference = reference_frames(self.ctx, self.size, self.scene, self.gui_renderer)
         self.finish()
