@@ -20,6 +20,7 @@ from imgui_bundle import imgui
 from imgui_bundle import implot
 
 import sim
+from app.compile_screen import BackgroundCompile
 from app.compile_screen import compile_screen
 from app.frame_times import FrameTimes
 from app.frame_times import reference_frames
@@ -45,6 +46,7 @@ from app.regions import panel_regions
 from app.session import Session
 from app.session import Trace
 from app.sound import Audio
+from app.startup import StartupClock
 from render.arrows import force_arrows
 from render.arrows import on_screen_scale
 from render.camera import ChaseCamera
@@ -69,7 +71,9 @@ class App:
                  fps=120, frame_dt=None, record=None, replay: Trace | None = None, quit_after=None,
                  screenshot=None, vehicle_name=None, world_name=None, substeps=None, camera="chase",
                  overlay=True, sound=True):
+        self.startup = StartupClock()                   # python -m app.startup: when the first frames came
         self.surface, self.ctx = open_window(size, fullscreen)
+        self.startup.mark("window")
         self.size = self.surface.get_size()
         pygame.font.init()
         from pygame._sdl2 import controller as sdl_controller
@@ -83,8 +87,14 @@ class App:
         # a message and the default layout)
         io.set_ini_filename(None)                        # no file of ImGui's own: it asks us to save instead
         self.gui_renderer = ModernGLRenderer(self.ctx, nearest=software_renderer(self.ctx))
-        if sim.warmup.needed():                          # a cold first start: show what it is doing
+        self.compiling: BackgroundCompile | None = None  # a cold start with a driver: the step compiles elsewhere
+        if sim.warmup.needed() and quit_after is None and replay is None:
+            self.compiling = BackgroundCompile()
+            self.size = compile_screen(self.ctx, self.gui_renderer, self.size, sim.warmup.place_one_car,
+                                       lambda: sim.warmup.progress(on_disk=True))
+        elif sim.warmup.needed():                        # a cold first start: show what it is doing
             self.size = compile_screen(self.ctx, self.gui_renderer, self.size)
+            self.startup.mark("compiled")
         if substeps is None:                              # a replay runs at its own substeps
             substeps = replay.substeps if replay is not None else sim.DEFAULT_SUBSTEPS
         self.session = Session(vehicle, world, substeps=substeps, vehicle_name=vehicle_name, world_name=world_name)
@@ -121,6 +131,7 @@ class App:
         self.overlay_wanted = True                 # input the overlay took: build it this frame
         self.pending_regions: list[list[tuple[int, int, int, int]]] = []   # panel regions the last build still owes
         self.last_layout: tuple = ()               # the last build's view and panel rectangles
+        self.hud_settled = False                   # this frame's build left the view and panels where they were
         self.dragging = False
         self.running = True
         self.last_screenshot: Path | None = None
@@ -130,6 +141,7 @@ class App:
         self.overlay.visible = overlay
         self.overlay.fit(self.size)                 # the layout of the window's size class
         self.gc_settled = False                     # settle_garbage_collector after the first frame
+        self.later = None                           # sim.warmup.start_later's process
         self.quit_asked = -1e9                      # when a quit last asked to be confirmed (monotonic s)
         self.features = features(world)
         self.map_bounds = bounds(world, self.features)
@@ -348,8 +360,8 @@ class App:
         while self.overlay.notices:                # a layout set aside: told for longer
             self.notices.append((now + 12.0, self.overlay.notices.pop(0)))
         msgs = [m for until, m in self.notices if until > now]
-        if self.session.message:
-            msgs.insert(0, self.session.message)
+        for m in (self.session.message, self.compiling.message() if self.compiling else ""):
+            msgs[:0] = [m] if m else []
         if msgs:
             text_block(msgs, (vx + 10, None), color=(1.0, 0.9, 0.59, 1.0), wrap=max(vw - 40, 200), bottom=vy + vh,
                        front=True)
@@ -360,6 +372,7 @@ class App:
         t2 = time.perf_counter()
         self.times.add("overlay", t2 - t1)
         layout = (self.overlay.central, tuple(self.overlay.layout))
+        self.hud_settled = layout == self.last_layout      # the HUD stands where the last build put it
         if layout != self.last_layout and not whole:
             # a panel moved or changed size without input (the layout settling after a start or a layout
             # request, a tab taking its node): the gaps between the panels, which the regions do not clear,
@@ -404,7 +417,7 @@ class App:
     def _run(self) -> int:
         first = True
         while self.running:
-            wall = self.clock.tick(0 if self.frame_dt else self.fps) / 1000.0
+            wall = self.clock.tick(0 if self.frame_dt else self.fps if self.compiling is None else 5) / 1000.0
             frame_dt = self.frame_dt if self.frame_dt else (0.0 if first else wall)
             first = False
             start, cpu_start = time.perf_counter(), time.process_time()
@@ -412,7 +425,11 @@ class App:
             if not self.running:
                 break
             t0, scripted = self.session.sim.time, self.scripted
-            alpha = self.session.frame(frame_dt, lambda dt: self.input.controls(dt, self.session.forward_speed()))
+            if self.compiling is not None and not self.compiling.held():     # the step is in the cache
+                self.compiling, self.later = None, sim.warmup.start_later()
+                self.startup.mark("physics")
+            alpha = 0.0 if self.compiling else self.session.frame(
+                frame_dt, lambda dt: self.input.controls(dt, self.session.forward_speed()))
             if scripted and self.session.blown_up:        # nobody there to press R: the run ends, and says why
                 print(f"contactpatch: {self.session.vehicle_name} on {self.session.world_name}: "
                       f"{self.session.blow_up}; the scripted run stops (exit status {Exit.BLEW_UP:d})",
@@ -446,16 +463,26 @@ class App:
             self.times.add("swap", end - swap)
             self.times.add("frame", end - start - shot)
             self.times.add("cpu", time.process_time() - cpu_start - shot_cpu)
+            self.startup.mark("first frame")
+            if self.hud_settled:
+                self.startup.mark("hud")
             if not self.gc_settled:
                 settle_garbage_collector()
                 self.gc_settled = True
                 gc.callbacks.append(self.times.on_gc)
+                if self.compiling is None and self.later is None:    # a cold start: the batch kernels, at low
+                    self.later = sim.warmup.start_later()              # priority (None when they are cached)
         if self.finish_frames:
             self.reference = reference_frames(self.ctx, self.size, self.scene, self.gui_renderer)
         self.finish()
         return 0
 
     def finish(self) -> None:
+        if self.compiling is not None:
+            self.compiling.stop()
+        if self.later is not None and self.later.poll() is None:
+            self.later.kill()                          # what it put in the cache is kept
+            self.later.wait()
         if self.times.on_gc in gc.callbacks:
             gc.callbacks.remove(self.times.on_gc)
         if self.record_path and self.session.recording is not None:

@@ -27,9 +27,10 @@ from sim.kernel.jit import needs_compile
 # kernels a single car does not call (batches and parallel runs compile when first used; `step()` runs its
 # own inlined copy of substep, sim.kernel.jit.inlined_copy)
 BATCH_ONLY = ("run_vehicles", "normalise_trace", "substep")
-# what the helper leaves to the main process: it contains the whole chain, compiled there anyway (the
-# helper's last piece of work is the batch's substep, while the main process compiles this)
-HELPER_SKIPS = ("step_and_watch",)
+# what the helper leaves out: step_and_watch contains the whole chain and is compiled by the main process
+# anyway; the batch's substep (a second copy of the chain) is not needed for the first frame and is made
+# after it by `start_later` (on a loaded 2-core machine it took CPU from the main process's compile)
+HELPER_SKIPS = ("step_and_watch", "substep")
 
 
 def kernels() -> list:
@@ -51,10 +52,11 @@ def needed() -> bool:
     return needs_compile(step_and_watch)
 
 
-def progress() -> float:
-    """Share (0..1) of the kernels that have machine code in this process."""
+def progress(on_disk: bool = False) -> float:
+    """Share (0..1) of the kernels that have machine code in this process, or (`on_disk`) in the cache,
+    where another process (`python -m sim.warmup`) puts them."""
     ks = kernels()
-    return sum(1 for k in ks if k.signatures) / max(len(ks), 1)
+    return sum(1 for k in ks if (not needs_compile(k) if on_disk else k.signatures)) / max(len(ks), 1)
 
 
 def warm_up(helper: bool = True) -> None:
@@ -69,13 +71,29 @@ def warm_up(helper: bool = True) -> None:
             process.wait()
 
 
-def start_helper():
+def later_needed() -> bool:
+    """True when a batch run (`Simulation.run`: standing-still test drives, sweeps) would compile."""
+    from sim.kernel.step import run_vehicles
+    return needs_compile(run_vehicles)
+
+
+def start_later():
+    """After the first frame of a cold start: a helper process at low priority (nice 10: it takes the
+    cores the app and the user leave idle) compiles what the app uses later (the batch kernels) into the
+    cache, where this process finds them when first used. None when nothing is left or it cannot start."""
+    if not later_needed():
+        return None
+    return start_helper("--later", nice=10)
+
+
+def start_helper(task: str = "--helper", nice: int = 0):
     """The helper process (`python -m sim.warmup --helper`), or None when it cannot be started."""
     root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     try:
-        return subprocess.Popen([sys.executable, "-m", "sim.warmup", "--helper"], env=env, cwd=root,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.Popen([sys.executable, "-m", "sim.warmup", task], env=env, cwd=root,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None)
     except OSError:
         return None
 
@@ -120,6 +138,50 @@ def drive_one_step() -> None:
     s.check_health()
 
 
+def compile_step() -> None:
+    """Compile the step (step_and_watch) for the types one step of the warm-up car uses, without placing a car
+    (the app's own process does that meanwhile, see place_one_car), with the helper working from the other
+    end when there is a core to spare."""
+    import sim.simulation  # noqa: F401  (every physics module, so the recorded names resolve)
+    process = start_helper() if needed() and (os.cpu_count() or 1) > 1 else None
+    try:
+        for module, name, sig in recorded_types():
+            if name == "step_and_watch":
+                getattr(sys.modules[module], name).compile(sig)
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait()
+
+
+def place_one_car() -> None:
+    """A throwaway car placed on flat ground and checked by the watchdog, without a step: what a window's
+    first frame needs compiled (`python -m sim.warmup --warm-up` compiles the step meanwhile)."""
+    from sim.model.geometry import rest_com_height
+    from sim.model.params import Vehicle
+    from sim.model.world import World
+    from sim.simulation import Simulation
+    car = Vehicle()
+    s = Simulation(car, World.flat(), dt=1.0 / 240.0, substeps=2, check_stability=False)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)))
+    s.check_health()
+
+
+def drive_batch() -> None:
+    """One batch run (`Simulation.run`) of a throwaway car: compiles the batch kernels."""
+    import numpy as np
+
+    from sim.controls import CONTROL_COLUMNS
+    from sim.model.geometry import rest_com_height
+    from sim.model.params import Vehicle
+    from sim.model.world import World
+    from sim.simulation import Simulation
+    car = Vehicle()
+    s = Simulation(car, World.flat(), dt=1.0 / 240.0, substeps=2, check_stability=False)
+    s.reset(position=(0.0, 0.0, rest_com_height(car)))
+    s.run(np.zeros((1, len(CONTROL_COLUMNS))))
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--record"]:               # NUMBA_DISABLE_JIT=1, CONTACTPATCH_RECORD_TYPES=1: see recorded_types
         from sim.kernel import jit
@@ -130,6 +192,12 @@ def main(argv: list[str]) -> int:
     if argv == ["--helper"]:               # see warm_up
         import sim.simulation  # noqa: F401  (every physics module, so the recorded names resolve)
         compile_backwards(recorded_types())
+        return 0
+    if argv == ["--warm-up"]:              # app/compile_screen.py BackgroundCompile
+        compile_step()
+        return 0
+    if argv == ["--later"]:                # see start_later
+        drive_batch()
         return 0
     warm_up()
     return 0

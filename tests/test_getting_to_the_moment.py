@@ -65,6 +65,7 @@ def test_a_click_on_a_grip_log_entry_rewinds_to_the_step_it_was_logged_at(gui):
     s, o = make()
     drive(s, o, gui)
     losses = [e for e in o.monitor.events if e.after == SATURATED and e.time > 2.0]
+    o.panels["Plots"].seconds = 1.0                         # the entry lies before the window the plots show
     assert losses, "the braking turn saturates a wheel"
     e = losses[0]
     newest = s.sim.time
@@ -82,6 +83,9 @@ def test_a_click_on_a_grip_log_entry_rewinds_to_the_step_it_was_logged_at(gui):
     assert again.sim.steps == s.sim.steps
     assert np.array_equal(again.sim.snapshot().body_state, s.sim.snapshot().body_state)
     frame(o, gui, 3)                                        # the panels build at that step
+    plots = o.panels["Plots"]                               # the channels' time axis shows that step
+    t0, t1 = plots.channel_window
+    assert t0 < e.time < t1 and t1 - t0 == pytest.approx(plots.seconds)
     # an entry older than the record has no step to go back to
     assert not o.grip.jump(dataclasses.replace(e, time=-1.0)) and s.sim.time == e.time
 
@@ -138,6 +142,19 @@ def test_the_g_g_plot_has_equal_axes_and_its_mu_circle_fits(gui, size):
     mu = max(s.sim.vehicle.front_tire.grip, s.sim.vehicle.rear_tire.grip)
     assert x0 == pytest.approx(-x1) and y0 == pytest.approx(-y1)               # centred on 0 g
     assert min(x1, y1) >= 1.25 * mu - 1e-9                                     # the whole mu circle in view
+
+
+def test_the_steer_plot_of_a_car_at_rest_shows_a_readable_range(gui):
+    """At rest the lateral acceleration is rounding noise (1e-17 g): the axes keep +-0.2 g and +-0.5 deg
+    instead of fitting it."""
+    s, o = make()
+    plots = o.panels["Plots"]
+    for k in range(8):
+        s.frame(1 / 30, lambda dt: sim.Controls())
+        plots.tab_request = "Steer vs lateral g" if k < 2 else None
+        frame(o, gui)
+    x0, x1, y0, y1 = plots.steer_limits
+    assert x0 <= -0.2 and x1 >= 0.2 and y0 <= -0.5 and y1 >= 0.5
 
 
 def test_the_time_panel_fits_1280x720_while_rewound_and_recording(gui):

@@ -73,6 +73,17 @@ def test_a_damaged_layout_gives_the_default_with_a_notice_and_is_not_saved_again
     assert layout.docking_problem(saved, o.docked_panels()) == ""           # the default, not the damage
 
 
+def test_a_layout_cut_before_its_docking_section_gives_the_default_with_a_notice(gui, tmp_path):
+    cut = COMPACT.split("[Docking]")[0]
+    assert "DockId=" in cut
+    (tmp_path / "imgui-compact.ini").write_text(cut)
+    o = overlay_in(tmp_path)
+    o.fit((1280, 720))
+    assert len(o.notices) == 1 and "docking section" in o.notices[0] and ".bad" in o.notices[0]
+    frames(o, gui)
+    sound(o)
+
+
 def test_a_wide_layout_in_a_1280x720_window_is_replaced_before_it_is_saved(gui, tmp_path):
     """A layout of 1920x1080 in the compact class's file passes the text check but leaves a 3D view of 338 px
     at 1280x720: the check of what ImGui made of it sets it aside; nothing is saved before that check."""

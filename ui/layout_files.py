@@ -57,6 +57,8 @@ class LayoutFiles:
         if problem:
             return "", problem
         if not layout.has_docking(saved):
+            if "DockId=" in saved and "[Docking]" not in saved:     # panels docked in nodes it no longer has
+                return "", self.set_aside(path, "it is damaged (it ends before its docking section)")
             return "", ""                           # a first start, or a run with the panels hidden: no notice
         if layout.covers_the_view(saved):
             return "", self.set_aside(path, "it put panels over the 3D view")

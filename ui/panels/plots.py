@@ -57,11 +57,14 @@ class PlotsPanel:
         self.channels = {name: name in ("speed", "kappa") for name in CHANNELS}    # the ones plotted
         self.tab_request: str | None = None   # a Plots tab to bring to the front
         self.seconds = 10.0                   # s shown of the history kept
+        self.window_end: float | None = None  # the channels' window ends here (rewound further back than shown)
+        self.channel_window = (0.0, 0.0)      # s: the channels' time axis in the last build
         self._windows: dict[str, tuple] = {}  # window_of_history's answers in this build
         self._ref_channels = (None, {})       # (reference run, its plot channels read from its log)
         self._curves: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}     # tire curves by (wheel, load, mu)
         # the g-g plot at its last drawing: its axes' limits (g: x min, x max, y min, y max) and its plot area (px)
         self.gg_limits: tuple[float, float, float, float] | None = None
+        self.steer_limits: tuple[float, float, float, float] | None = None    # steer_plot's last axes
         self._gg_px = (2.0, 1.0)
 
     def draw(self, w: float, h: float) -> None:
@@ -79,15 +82,23 @@ class PlotsPanel:
         imgui.end()
 
     def window_of_history(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(t, values) of the last `seconds` up to the newest sample; worked out once per build of the
-        overlay (the y range and the line both ask)."""
+        """(t, values) of the last `seconds` up to the newest sample (or `window_end`); worked out once per
+        build of the overlay (the y range and the line both ask)."""
         h = self.history
         key = (name, self.seconds)
         hit = self._windows.get(name)
         if hit is not None and hit[0] == key:
             return hit[1]
         t_all = h.times()
-        out = h.series(name, float(t_all[-1]) - self.seconds) if len(t_all) else h.series(name)
+        if not len(t_all):
+            out = h.series(name)
+        else:
+            end = float(t_all[-1]) if self.window_end is None else self.window_end
+            key = (name, self.seconds, end)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+            t, v = h.series(name, end - self.seconds)
+            out = (t, v) if self.window_end is None else (t[t <= end + 1e-9], v[t <= end + 1e-9])
         self._windows[name] = (key, out)
         return out
 
@@ -115,6 +126,17 @@ class PlotsPanel:
         cursor = s.sim.time if (s.paused or s.scrub) else None
         t_all = self.history.times()
         t1 = float(t_all[-1]) if len(t_all) else 0.0
+        if cursor is not None and cursor < t1 - self.seconds:   # rewound further back than shown: the window
+            t1 = self.window_end = cursor + 0.5 * self.seconds   # follows, the cursor in its middle
+        self.channel_window = (t1 - self.seconds, t1)
+        try:
+            self.draw_channels(chosen, units, cursor, t1)
+        finally:
+            self.window_end = None
+
+    def draw_channels(self, chosen: list[str], units: list[str], cursor: float | None, t1: float) -> None:
+        """The subplots of channel_plots, their time axis ending at t1."""
+        s = self.session
         flags = implot.SubplotFlags_.link_all_x | implot.SubplotFlags_.no_title
         # at least MIN_PLOT_ROW px a unit: more units than fit scroll
         avail = imgui.get_content_region_avail()
@@ -300,16 +322,22 @@ class PlotsPanel:
         _, ay = self.window_of_history("a lat")
         _, speed = self.window_of_history("speed")
         if implot.begin_plot("##steer", (-1, -1)):
-            implot.setup_axes("lateral g (+ left)", "steer (deg)", implot.AxisFlags_.auto_fit,
-                              implot.AxisFlags_.auto_fit)
+            implot.setup_axes("lateral g (+ left)", "steer (deg)")
+            # limits of at least +-0.2 g and +-0.5 deg: a car at rest fitted its rounding noise (1e-17 g)
+            span = max(0.2, float(np.nanmax(np.abs(ay[:, 0])))) if len(ay) else 0.2
+            v = abs(float(speed[-1, 0])) / sim.KMH if len(speed) else 0.0
+            g_line = np.array([-span, span])
+            kin = np.degrees(self.session.sim.vehicle.wheelbase * g_line * G / (v * v)) if v > 3.0 else None
+            reach = max([0.5, float(np.nanmax(np.abs(steer[:, 0]))) if len(steer) else 0.0] +
+                        ([float(abs(kin[0]))] if kin is not None else []))
+            implot.setup_axis_limits(implot.ImAxis_.x1, -1.05 * span, 1.05 * span, implot.Cond_.always)
+            implot.setup_axis_limits(implot.ImAxis_.y1, -1.1 * reach, 1.1 * reach, implot.Cond_.always)
             if len(steer):
                 implot.plot_scatter("driven", np.ascontiguousarray(thin(ay)[:, 0]),
                                     np.ascontiguousarray(thin(steer)[:, 0]),
                                     spec=implot.Spec(marker=implot.Marker_.circle, marker_size=2))
-                v = abs(float(speed[-1, 0])) / sim.KMH
-                if v > 3.0:
-                    span = max(0.2, float(np.nanmax(np.abs(ay[:, 0]))))
-                    g_line = np.array([-span, span])
-                    kin = np.degrees(self.session.sim.vehicle.wheelbase * g_line * G / (v * v))
+                if kin is not None:
                     implot.plot_line(f"kinematic at {v * sim.KMH:.0f} km/h", g_line, kin)
+            limits = implot.get_plot_limits()
+            self.steer_limits = (limits.x.min, limits.x.max, limits.y.min, limits.y.max)
             implot.end_plot()
