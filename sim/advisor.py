@@ -418,7 +418,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
             f"{k_h:.4g} and {c_h:.4g} at this substep: the stiffest penalty a {h * 1000:.3g} ms step integrates "
             f"stably for the {group} pressing",) if k_h < col.stiffness else ()
     items += support_items(car, gravity) + tire_curve_items(car, gravity) + \
-        suspension_items(car, surface_mu, h, Item, REQUIRED_MARGIN, contacts)
+        suspension_items(car, surface_mu, h, Item, REQUIRED_MARGIN)
     lam, group, mode = hull_friction_mode(car)
     c_t = min(col.friction_damping, FRICTION_CAP / (h * lam))       # what collision_stage uses at this h
     margin, _ = margin_of(h, 0.0, c_t * lam)

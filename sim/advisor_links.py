@@ -13,23 +13,14 @@ held as the kernel holds them), on ground of friction surface_mu with the tire's
 The wheels' own mass (§7.2) hops at omega = sqrt((k_s + k_bar + k_t) / m_u) (the bar's partner held still). The
 kernel steps the wheel by the trapezoidal rule, stable at any substep h, which runs the hop at
 2 atan(omega h / 2) / h: 1.6 % slow at omega h = 0.45, 7 % at 1. Past omega h = 1 the hop is not resolved (its
-frequency and the loads it gives are the step's, not the car's): noted, not refused (nothing blows up).
-
-The wheel is stepped with the body held still and the body then takes the wheel's reaction, m_u times its
-acceleration against the body, at the wheel: a partitioned step whose exchange grows by m_u / m_eff a substep,
-m_eff = 1 / (J M^-1 J^T) the body's mass as the wheel feels it along its axis (the body's translation and its
-roll and pitch about the centre of mass, J = [d, r x d]). A wheel past CARRIER_RATIO of that (a light or
-slender body far from its wheels; a real car's is about 0.1) grows without limit: refused."""
+frequency and the loads it gives are the step's, not the car's): noted, not refused (nothing blows up)."""
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from sim.kernel.linkage import LINK_SHARE_LIMIT
 from sim.kernel.linkage import line_at
 from sim.kernel.unsprung import trapezoid_frequency
-from sim.model.geometry import wheel_geometry
 from sim.model.linkage import has_geometry
 from sim.model.linkage import link_numbers
 from sim.model.params import Vehicle
@@ -88,10 +79,6 @@ def link_stiffening(car: Vehicle, i: int) -> float:
     return 1.0 / (1.0 - min(loop_gain(car, i)[0], LINK_SHARE_LIMIT))
 
 
-CARRIER_RATIO = 3.5     # m_u / m_eff the advisor counts as the limit (refused past it / 1.25 = 2.8). Theory says 1
-#                         for an undamped exchange; the dampers and tires hold it further: of 13 random sets over
-#                         0.8, only the one at 5.4 blew up (8 of 8 drives), those at 0.8 - 2.7 never did, while
-#                         three built cars at 1.3 - 1.8 did in 2 - 10 of 16 (docs/physics.md §7.2, known gap)
 HOP_RESOLVED = 1.0      # omega h up to which the wheel's hop counts as resolved (the trapezoid 7 % slow there)
 
 
@@ -115,43 +102,6 @@ def hop_items(car: Vehicle, h: float, item_type, required: float) -> list:
     return out
 
 
-def carried_mass(car: Vehicle, contacts: np.ndarray, i: int) -> float:
-    """m_eff (kg): the body's mass as wheel i feels it along its axis at its rest contact (contacts: (4, 3), body
-    frame about the centre of mass), with the wheels' mass in the body's translation and yaw as the kernel packs
-    them (sim/model/pack.py)."""
-    ch = car.chassis
-    geometry = wheel_geometry(car)
-    m_u = [(car.front_suspension if k < 2 else car.rear_suspension).unsprung_mass for k in range(4)]
-    izz = ch.inertia_yaw + sum(m * (a[0] ** 2 + a[1] ** 2) for m, a in zip(m_u, geometry.anchor))
-    d = geometry.axis[i]
-    j = np.concatenate([d, np.cross(contacts[i], d)])
-    inv = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0]) / (ch.mass + sum(m_u)) + \
-        np.array([0.0, 0.0, 0.0, 1.0 / ch.inertia_roll, 1.0 / ch.inertia_pitch, 1.0 / izz])
-    return 1.0 / float(j @ (inv * j))
-
-
-def carrier_items(car: Vehicle, contacts: np.ndarray, item_type, required: float) -> list:
-    """One item per axle with an unsprung mass: the wheel against the body that carries it, margin
-    CARRIER_RATIO m_eff / m_u (refused below the required margin)."""
-    out = []
-    for i, axle in ((0, "front"), (2, "rear")):
-        m_u = getattr(car, f"{axle}_suspension").unsprung_mass
-        if m_u <= 0.0:
-            continue
-        m_eff = min(carried_mass(car, contacts, i), carried_mass(car, contacts, i + 1))
-        out.append(item_type(f"{axle} wheels' mass against the body", f"{axle}_suspension.unsprung_mass",
-                             CARRIER_RATIO * m_eff / m_u, math.inf,
-                             f"m_u / m_eff < {CARRIER_RATIO:g} with the wheel's m_u = {m_u:.4g} kg and the body's "
-                             f"mass as the wheel feels it along its axis m_eff = {m_eff:.4g} kg (its translation, roll "
-                             f"and pitch): the wheel is stepped with the body held still, and the exchange grows by "
-                             f"m_u / m_eff a substep (docs/physics.md §7.2); a lighter wheel or larger "
-                             f"chassis.inertia_pitch / inertia_roll fixes it", required=required))
-    return out
-
-
-def suspension_items(car: Vehicle, surface_mu: float, h: float, item_type, required: float,
-                     contacts: np.ndarray) -> list:
-    """The links' load loop per axle with geometry, and per axle with an unsprung mass its wheel hop and its mass
-    against the body's."""
-    return link_items(car, surface_mu, item_type, required) + hop_items(car, h, item_type, required) + \
-        carrier_items(car, contacts, item_type, required)
+def suspension_items(car: Vehicle, surface_mu: float, h: float, item_type, required: float) -> list:
+    """The links' load loop per axle with geometry and the wheel hop per axle with an unsprung mass."""
+    return link_items(car, surface_mu, item_type, required) + hop_items(car, h, item_type, required)

@@ -1,5 +1,5 @@
-"""Where a random tuning could put energy in (issue 28): the linkage's path in the contact's velocity, wheels heavier
-than the body can carry in one substep, and tire curves whose pressure terms shrink them so far that a force
+"""Where a random tuning could put energy in (issue 28): the linkage's path in the contact's velocity, wheels whose
+reaction turned a body that did not turn them, and tire curves whose pressure terms shrink them so far that a force
 along the slip hides under a band sized by the grip (docs/physics.md §7.1, §7.2, §16)."""
 import dataclasses
 
@@ -9,8 +9,6 @@ from bodies import massless
 
 import sim
 from app import fuzz_params
-from sim.advisor import report
-from sim.advisor_links import CARRIER_RATIO
 from sim.kernel import tables as T
 
 G = 9.81
@@ -72,23 +70,19 @@ def light_body(unsprung: float) -> sim.Vehicle:
     return car
 
 
-def test_wheels_heavier_than_the_body_they_ride_on_are_refused_and_blow_up_when_run_anyway():
-    """The wheel is stepped with the body held still and the body takes its reaction after: the exchange grows by
-    m_u / m_eff a substep, m_eff = 1 / (J M^-1 J^T) the body's mass along the wheel's axis. 150 kg wheels on
-    the light body (m_u / m_eff 4.0 at the rear, past the advisor's 2.8) are refused naming the rear's unsprung
-    mass, and driven at random anyway half of them or more blow up; 20 kg wheels (0.5) are accepted and run."""
-    heavy, light = light_body(150.0), light_body(20.0)
-    with pytest.raises(sim.ConfigError, match=r"rear_suspension\.unsprung_mass: rear wheels' mass against the body"):
-        sim.advisor.check(heavy, 1 / 240, 2)
-    sim.advisor.check(light, 1 / 240, 2)
+def test_wheels_heavier_than_the_body_feels_them_run_without_energy_from_nowhere():
+    """150 kg wheels on a body that feels like 37 kg at its rear wheels along their axes (m_eff = 1 / (J M^-1
+    J^T), J = [d, r x d]): the wheel does not feel the body's angular acceleration (alpha x r), so its reaction
+    on the body is a force without a torque (docs/physics.md §7.2); with the torque, stepped a substep apart,
+    the two exchanged energy one way and 10 of 12 random drives blew up. Accepted, and all 12 run."""
+    heavy = light_body(150.0)
     ch, axle = heavy.chassis, heavy.rear_axle
     x, y = axle.x - ch.com_x, axle.half_track - ch.com_y          # the rear left contact from the centre of mass
     m_eff = 1.0 / (1.0 / (ch.mass + 4 * 150.0) + y * y / ch.inertia_roll + x * x / ch.inertia_pitch)
-    rear = [i for i in report(heavy, 1 / 240, 2).items if i.part == "rear wheels' mass against the body"][0]
-    assert CARRIER_RATIO / rear.margin == pytest.approx(150.0 / m_eff, rel=0.03)    # m_u / m_eff, about 4
-    health = fuzz_params.drive([heavy] * 12 + [light] * 6, sim.World.flat(), 2, 10.0, np.random.default_rng(5))
-    assert sum(bool(h) for h in health[:12]) >= 6
-    assert health[12:] == [""] * 6
+    assert 150.0 / m_eff > 3.5
+    sim.advisor.check(heavy, 1 / 240, 2)
+    health = fuzz_params.drive([heavy] * 12, sim.World.flat(), 2, 10.0, np.random.default_rng(5))
+    assert health == [""] * 12
 
 
 def test_a_curve_its_pressure_shrinks_is_judged_against_its_own_peak():

@@ -74,6 +74,7 @@ from sim.kernel.tables import W_UX
 from sim.kernel.tables import W_VX
 from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WS_HX
+from sim.kernel.unsprung import relative_torque
 from sim.kernel.unsprung import unsprung_after
 from sim.kernel.unsprung import unsprung_torque
 from sim.kernel.vec import add
@@ -293,6 +294,7 @@ def body_stage(v, vehicle_params, wheel_params, body, body_state, drive_state, w
     unsprung = vehicle_params[v, VP_MASS_U] > 0.0
     if unsprung:                                                     # the wheels' weight and inertia at their contacts
         tau = add(tau, unsprung_torque(v, wheel_params, pos, force, mass, wheel_scratch, gravity))
+        tau = add(tau, relative_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, h))
     pos0, vel0, w0 = pos, vel, w
     pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
     if unsprung:                                                     # their carrier's acceleration, the roll couple

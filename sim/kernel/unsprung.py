@@ -171,6 +171,21 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
 
 
 @leaf
+def relative_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, h):
+    """Takes the torque of the wheels' own inertia against the body, m_u x_w'' along -d at Q, back out of the
+    body's wrench (N m, world): the wheel does not feel the body's angular acceleration (alpha x r, §7.2), so its
+    reaction may not turn the body either, or the two exchange energy one way (and, stepped apart, grow)."""
+    tau = (0.0, 0.0, 0.0)
+    for i in range(NW):
+        m_u = wheel_params[v, i, WP_MU]
+        if m_u > 0.0:
+            along = m_u * (wheel_state[v, i, WS_VW] - wheel_scratch[v, i, W_XDOT]) / h
+            d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
+            tau = sub(tau, cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), scale(d, along)))
+    return tau
+
+
+@leaf
 def unsprung_torque(v, wheel_params, pos, force, mass, wheel_scratch, gravity):
     """The wheels' weight and inertia moved from the centre of mass (where the packed mass puts them) to their
     contacts: sum (Q - p) x m_u (g - a), a = force / mass the body's acceleration (N m, world)."""
