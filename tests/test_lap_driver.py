@@ -87,6 +87,17 @@ def test_the_limit_speed_is_the_cornering_limit_in_a_long_bend_and_the_ellipse_b
     assert np.all(more >= v - 1e-9) and np.sum(track.ds / more) < np.sum(track.ds / v)
 
 
+def test_the_lap_drive_refuses_a_world_without_a_circuit(capsys):
+    from sim.lab.cli import drives_command
+    assert drives_command(["lap", "--world", "flat"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "contactpatch test: world 'flat' has no [track]; the lap drive needs a circuit (e.g. --world circuit)"
+    with pytest.raises(SystemExit) as exc:
+        drives_command(["lap", "--laps", "0"])
+    assert exc.value.code == 2 and capsys.readouterr().err == \
+        "contactpatch test: --laps 0 is not allowed; expected a whole number of laps, at least 1\n"
+
+
 @pytest.mark.slow
 def test_lap_times_repeat_to_the_millisecond_and_a_car_in_a_batch_laps_as_alone():
     car = sim.load_vehicle("hatchback")

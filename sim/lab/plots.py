@@ -30,6 +30,7 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
          "sine-with-dwell-no-esp": ("time", [("steer_input", 1.0, "steering input"),
                                       ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
                                       ("y", 1.0, "lateral position (m)")]),
+         "lap": ("time", [("speed", 3.6, "speed (km/h)"), ("throttle", 1.0, "throttle"), ("brake", 1.0, "brake")]),
          "lane-change": ("x", [("y", 1.0, "lateral position (m)"), ("a_lat", 1.0, "lateral g"),
                                ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)")])}
 
