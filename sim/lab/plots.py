@@ -69,6 +69,7 @@ def plot(results: list[Result], path, labels: list[str] | None = None) -> None:
 def plot_laps(results: list[Result], path, labels, plt) -> None:
     """The lap drive's best laps against distance (sim.lab.laps.compare_laps; the first result is the
     reference): the time delta, the speed, the pedals and the most grip any wheel used."""
+    from sim.lab.drives.lap import lap_log
     from sim.lab.laps import compare_laps
     labels = labels or [r.vehicle for r in results]
     track = results[0].track
@@ -76,8 +77,8 @@ def plot_laps(results: list[Result], path, labels, plt) -> None:
     fig, axes = plt.subplots(4, 1, figsize=(9, 8.5), sharex=True)
     for r, label in zip(results, labels):
         lap_ = r.best
-        c = compare_laps(track, (ref.log, ref.best.start, ref.best.time, labels[0]),
-                         (r.log, lap_.start, lap_.time, label))
+        c = compare_laps(track, (lap_log(ref.log, ref.best), ref.best.start, ref.best.time, labels[0]),
+                         (lap_log(r.log, lap_), lap_.start, lap_.time, label))
         b, d = c.b, c.distance
         text = f"{label}: {lap_.time:.3f} s"
         axes[0].plot(d, c.delta, linewidth=1.0, label=text)

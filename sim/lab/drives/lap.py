@@ -19,6 +19,7 @@ from sim.lab.drives.results import Figure
 from sim.lab.drives.results import Result
 from sim.lab.lap_driver import LapDriver
 from sim.lab.laps import grip_use
+from sim.lab.logs import TelemetryLog
 from sim.lab.racing_line import Envelope
 from sim.lab.racing_line import racing_line
 from sim.model.geometry import spawn_height
@@ -85,6 +86,15 @@ def lap_batch(cars: list[Vehicle], world: World | str = "circuit", laps: int = 4
             driver.learn(ended)
         b.finish(np.array([len(tm.laps) >= laps for tm in timers]))
     return b, driver, timers
+
+
+def lap_log(log: TelemetryLog, lap_) -> TelemetryLog:
+    """The rows of `log` from the step before timed lap `lap_` (sim.timing.Lap) began to the step after it
+    ended: one lap's log, for sim.lab.laps.compare_laps."""
+    t = log.column("time")
+    first = max(0, int(np.searchsorted(t, lap_.start)) - 1)
+    last = min(len(t), int(np.searchsorted(t, lap_.start + lap_.time)) + 1)
+    return TelemetryLog.of_rows(log.array()[first:last])
 
 
 @batched
