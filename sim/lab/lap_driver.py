@@ -115,14 +115,11 @@ class LapDriver:
         self.engine_cars = engines or None
         self.gear_now = np.zeros(n)
         self.lateral = np.zeros(n)                    # the last step's lateral offset from the line (m, + left)
-        self.reset_lap(np.ones(n, dtype=bool))
-        self.laps_learnt = np.zeros(n, dtype=int)
+        self.wide = np.zeros((n, self.bins))        # this lap's largest slide to the outside per stretch (m)
+        self.off = np.zeros((n, self.bins), dtype=bool)     # this lap left the road in the stretch
 
     def reset_lap(self, which: np.ndarray) -> None:
         """Start the per-lap records of the cars `which` afresh."""
-        if not hasattr(self, "wide"):
-            self.wide = np.zeros((self.n, self.bins))
-            self.off = np.zeros((self.n, self.bins), dtype=bool)
         self.wide[which] = 0.0
         self.off[which] = False
 
@@ -242,7 +239,6 @@ class LapDriver:
                 factor = 1.0 - self.down * self.step[i, j] if bad else 1.0 + self.up * self.step[i, j]
                 self.scale[i, mine] = np.clip(self.scale[i, mine] * factor, 0.6, 1.4)
                 self.last_move[i, j] = move
-            self.laps_learnt[i] += 1
         if which.any():
             rows = np.flatnonzero(which)
             sub = Envelope(*(getattr(self.env, f)[rows] for f in Envelope.__dataclass_fields__))

@@ -197,7 +197,7 @@ def limit_speed(line: Track, env: Envelope, scale: np.ndarray | None = None) -> 
         top = mu_lat[:, i] + df[:, i] * vi * vi
         return np.minimum(1.0, (ay / np.maximum(top, 1e-9)) ** 2)
 
-    start = int(np.argmin(v.min(axis=0)))
+    start = int(np.argmax(kappa))          # the tightest point, the same for every car (a car in a batch alone)
     for _ in range(2):                                             # forward: accelerate within the ellipse
         for j in range(m):
             i, nxt = (start + j) % m, (start + j + 1) % m
