@@ -17,6 +17,7 @@ from sim.lab.drives.common import DT
 from sim.lab.drives.results import Result
 from sim.lab.drives.results import compare_table
 from sim.lab.drives.results import listed
+from sim.lab.drives.suite import LONG
 from sim.lab.drives.suite import SUITE
 from sim.lab.drives.suite import Limit
 from sim.lab.drives.suite import apply_limits
@@ -42,7 +43,10 @@ def drives_command(argv: list[str] | None = None) -> int:
     """contactpatch test NAME|all [--vehicle V] [--set path=value ...] [--log DIR]"""
     ap = Parser(prog="contactpatch test", description="Run standard test drives and print "
                                  "their figures (Markdown); write each drive's telemetry log as CSV.")
-    ap.add_argument("name", help=f"one of {', '.join(SUITE)}, or all")
+    ap.add_argument("name", help=f"one of {', '.join(SUITE)}, or all (all but {', '.join(LONG)})")
+    ap.add_argument("--world", default="circuit", help="the lap drive's circuit: a world preset or TOML file with a "
+                    "[track] (default circuit)")
+    ap.add_argument("--laps", type=whole(1, what="laps"), default=4, help="the lap drive's timed laps (default 4)")
     ap.add_argument("--vehicle", default="hatchback", help="preset name or TOML file")
     ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                     help="change a parameter first, e.g. --set front_tire.grip=1.1 (repeatable)")
@@ -62,11 +66,15 @@ def drives_command(argv: list[str] | None = None) -> int:
     try:
         base = load_vehicle(args.vehicle)
         car = apply_sets(base, args.set)
-        names = list(SUITE) if args.name == "all" else [args.name]
+        names = [n for n in SUITE if n not in LONG] if args.name == "all" else [args.name]
         for n in names:
             if n not in SUITE:
                 raise ConfigError(f"test drive {n!r} is not known; expected one of {', '.join(SUITE)} or all")
         limits = [parse_limit(text) for text in args.limit]
+        options = {}
+        if "lap" in names:
+            from sim.lab.drives.lap import world_of
+            options["lap"] = {"world": world_of(args.world), "laps": args.laps}
     except ConfigError as exc:
         print(f"contactpatch test: {exc}", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -78,10 +86,10 @@ def drives_command(argv: list[str] | None = None) -> int:
     for n in names:
         r = before = None
         try:
-            r = run(n, car)
+            r = run(n, car, **options.get(n, {}))
             used.update(apply_limits(r, limits))
             if args.compare:
-                before = run(n, base)
+                before = run(n, base, **options.get(n, {}))
                 apply_limits(before, limits)
         except BlowUp as exc:
             which = "as loaded" if r is not None else ("with --set" if args.compare else car.name)

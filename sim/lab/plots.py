@@ -30,6 +30,7 @@ PLOTS = {"settle": ("time", [("Fz FL", 1.0, "Fz FL (N)"), ("Fz RL", 1.0, "Fz RL 
          "sine-with-dwell-no-esp": ("time", [("steer_input", 1.0, "steering input"),
                                       ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)"),
                                       ("y", 1.0, "lateral position (m)")]),
+         "lap": ("time", [("speed", 3.6, "speed (km/h)"), ("throttle", 1.0, "throttle"), ("brake", 1.0, "brake")]),
          "lane-change": ("x", [("y", 1.0, "lateral position (m)"), ("a_lat", 1.0, "lateral g"),
                                ("yaw_rate", 180.0 / math.pi, "yaw rate (deg/s)")])}
 
@@ -44,6 +45,8 @@ def plot(results: list[Result], path, labels: list[str] | None = None) -> None:
     except ImportError:
         raise ConfigError("--plot needs matplotlib: pip install -e '.[plots]'") from None
     name = results[0].name
+    if name == "lap" and all(getattr(r, "best", None) is not None for r in results):
+        return plot_laps(results, path, labels, plt)
     xname, ys = PLOTS.get(name, ("time", [("speed", 1.0, "speed (m/s)")]))
     fig, axes = plt.subplots(len(ys), 1, figsize=(8, 2.4 * len(ys)), sharex=True, squeeze=False)
     for r, label in zip(results, labels or [r.vehicle for r in results]):
@@ -56,6 +59,42 @@ def plot(results: list[Result], path, labels: list[str] | None = None) -> None:
     axes[0, 0].set_title(f"{name}: " + ", ".join(f"{f.name} {f.value:.3g} {f.unit}" for f in results[-1].figures[:2]))
     if len(results) > 1:
         axes[0, 0].legend()
+    fig.tight_layout()
+    tmp = Path(path).with_name(f".{Path(path).stem}.cp-tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def plot_laps(results: list[Result], path, labels, plt) -> None:
+    """The lap drive's best laps against distance (sim.lab.laps.compare_laps; the first result is the
+    reference): the time delta, the speed, the pedals and the most grip any wheel used."""
+    from sim.lab.drives.lap import lap_log
+    from sim.lab.laps import compare_laps
+    labels = labels or [r.vehicle for r in results]
+    track = results[0].track
+    ref = results[0]
+    fig, axes = plt.subplots(4, 1, figsize=(9, 8.5), sharex=True)
+    for r, label in zip(results, labels):
+        lap_ = r.best
+        c = compare_laps(track, (lap_log(ref.log, ref.best), ref.best.start, ref.best.time, labels[0]),
+                         (lap_log(r.log, lap_), lap_.start, lap_.time, label))
+        b, d = c.b, c.distance
+        text = f"{label}: {lap_.time:.3f} s"
+        axes[0].plot(d, c.delta, linewidth=1.0, label=text)
+        axes[1].plot(d, b.channels["speed"], linewidth=1.0, label=label)
+        axes[2].plot(d, b.channels["throttle"] - b.channels["brake"], linewidth=1.0, label=label)
+        axes[3].plot(d, b.channels["grip use"].max(axis=1), linewidth=1.0, label=label)
+    for ax, ylabel in zip(axes, (f"delta to {labels[0]} (s)", "speed (km/h)", "throttle - brake",
+                                 "most grip used (|F| / mu Fz)")):
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+    for s in track.sectors[1:]:
+        for ax in axes:
+            ax.axvline(s, color="0.5", linewidth=0.8, linestyle="--")
+    axes[0].legend(loc="best")
+    axes[0].set_title("lap: the best laps against distance (sector lines dashed)")
+    axes[-1].set_xlabel("distance from the start/finish line (m)")
     fig.tight_layout()
     tmp = Path(path).with_name(f".{Path(path).stem}.cp-tmp.png")
     fig.savefig(tmp, dpi=100)

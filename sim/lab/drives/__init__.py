@@ -7,6 +7,7 @@ for (figures with units and, where the physics or a standard gives them, limits)
     circles.py       circle (ISO 4138 constant radius), steady-circle, and the skidpad's second closed loop
     transients.py    step-steer (ISO 7401), lane-change (ISO 3888-1), sine-with-dwell (FMVSS 126), sine steer
     bumps.py         drop, curb
+    lap.py           lap: laps of a circuit at the limit (sim/lab/lap_driver.py, docs/driver.md)
     suite.py         the drives by name, `run_batch(name, cars)`, `run(name, car)`, the user's limits
     batch.py         cars driven together in one Simulation (every drive is written for a batch)
     results.py       Figure, Result, `compare(a, b)` (the same drive before and after a tuning change)
@@ -28,6 +29,7 @@ from sim.lab.drives.common import drift
 from sim.lab.drives.common import gear_for
 from sim.lab.drives.common import on_flat
 from sim.lab.drives.common import settled
+from sim.lab.drives.lap import lap
 from sim.lab.drives.longitudinal import braking
 from sim.lab.drives.longitudinal import braking_distance
 from sim.lab.drives.longitudinal import coast_down
@@ -57,6 +59,6 @@ from sim.lab.drives.transients import step_steer
 
 __all__ = ["DT", "SUBSTEPS", "SUITE", "SUITE_HELP", "Figure", "Limit", "Result", "apply_limits", "bicycle_yaw_gain",
            "braking", "braking_distance", "coast_down", "compare", "compare_table", "constant_radius", "curb",
-           "drift", "drop", "gear_for", "kappa_sign_flips", "lane_change", "launch", "neutral_roll", "on_flat",
+           "drift", "drop", "gear_for", "kappa_sign_flips", "lane_change", "lap", "launch", "neutral_roll", "on_flat",
            "parked", "parked_drift", "parse_limit", "rest_drift", "run", "run_batch", "settle", "settled",
            "sine_steer", "sine_with_dwell", "skidpad_limit", "standing_start", "steady_circle", "step_steer"]

@@ -11,6 +11,7 @@ from sim.lab.drives.bumps import curb
 from sim.lab.drives.bumps import drop
 from sim.lab.drives.circles import constant_radius
 from sim.lab.drives.circles import steady_circle
+from sim.lab.drives.lap import lap
 from sim.lab.drives.longitudinal import braking
 from sim.lab.drives.longitudinal import coast_down
 from sim.lab.drives.longitudinal import standing_start
@@ -29,7 +30,9 @@ SUITE = {"settle": settle, "step-steer": step_steer, "circle": constant_radius, 
          "braking": braking, "braking-no-abs": lambda cars: braking(cars, abs_on=False),
          "standing-start": standing_start, "coast-down": coast_down, "parked": parked, "lane-change": lane_change,
          "drop": drop, "curb": curb, "sine-with-dwell": sine_with_dwell,
-         "sine-with-dwell-no-esp": lambda cars: sine_with_dwell(cars, esp=False)}
+         "sine-with-dwell-no-esp": lambda cars: sine_with_dwell(cars, esp=False), "lap": lap}
+# drives `contactpatch test all` leaves out (minutes each): named on their own
+LONG = ("lap",)
 
 
 SUITE_HELP = {name: (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ") for name, fn in SUITE.items()}
@@ -37,26 +40,26 @@ SUITE_HELP["braking-no-abs"] = "the braking drive with ABS off"
 SUITE_HELP["sine-with-dwell-no-esp"] = "the sine with dwell with stability control off (the same inputs)"
 
 
-def run_batch(name: str, cars: Sequence[Vehicle]) -> list[Result]:
+def run_batch(name: str, cars: Sequence[Vehicle], **options) -> list[Result]:
     """Test drive `name` of every car in `cars` (each its own parameters, any of them), driven together in
     one Simulation: one Result per car, in order, each bit for bit the car's drive alone. Result.seconds is
-    the batch's wall time shared among its cars."""
+    the batch's wall time shared among its cars. `options` go to the drive (the lap's world=, laps=)."""
     if name not in SUITE:
         raise ConfigError(f"test drive {name!r} is not known; expected one of {', '.join(SUITE)} or all")
     cars = list(cars)
     if not cars or not all(isinstance(c, Vehicle) for c in cars):
         raise ValueError(f"run_batch({name!r}, ...): expected a non-empty sequence of Vehicles")
     t0 = time.perf_counter()
-    results = SUITE[name](cars)
+    results = SUITE[name](cars, **options)
     seconds = (time.perf_counter() - t0) / len(cars)
     for r in results:
         r.seconds = seconds
     return results
 
 
-def run(name: str, car: Vehicle) -> Result:
-    """Test drive `name` of one car: `run_batch(name, [car])[0]`."""
-    return run_batch(name, [car])[0]
+def run(name: str, car: Vehicle, **options) -> Result:
+    """Test drive `name` of one car: `run_batch(name, [car], **options)[0]`."""
+    return run_batch(name, [car], **options)[0]
 
 
 @dataclass(frozen=True)
