@@ -280,10 +280,12 @@ def test_a_drive_that_blows_up_ends_the_command_with_status_4_and_one_line(monke
 @pytest.mark.slow
 def test_test_all_exits_0_on_the_hatchback(capsys):
     """Every drive of the suite on the preset: every judged figure within its limit (a few minutes on 2
-    cores). The sine with dwell without stability control is expected to spin, but the hatchback's roll
-    understeer brings it back on its own (tests/test_esp.py), which the summary says."""
+    cores). The sine with dwell without stability control is expected to spin, and it does (tests/test_esp.py),
+    which the summary says."""
     assert drives_command(["all", "--vehicle", "hatchback"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == ("contactpatch test: hatchback: 14 drives, 14 within their limits (sine-with-dwell-no-esp was "
-                    "expected to show that it spins without stability control, but met the limits), 0 outside "
-                    "their limits: exit status 0"), last
+    # the hatchback with its wheels and realistic bump steer spins without stability control (tests/test_esp.py):
+    # the demonstration counts as outside as expected, and the exit status stays 0
+    assert last == ("contactpatch test: hatchback: 14 drives, 13 within their limits, 1 outside as expected "
+                    "(sine-with-dwell-no-esp: spins without stability control), 0 outside their limits: exit status "
+                    "0"), last
