@@ -23,6 +23,7 @@ import numpy as np
 import sim
 from app.session import ground_height
 from sim.model import params as P
+from sim.model.checks import PRESSURE_SPAN
 from sim.model.checks import check_inertia
 from sim.model.geometry import static_loads
 from sim.model.tire_curves import fault_at
@@ -66,7 +67,8 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
     """Every numeric parameter drawn uniformly in its declared range and every choice at random, the body's
     mass, box and moments drawn again until they are a rigid body's (checks.py check_inertia), then the
     pairs that cross-field rules order put in order (l_min < l0 <= l_max, rear axle < centre of mass <
-    front axle, idle < redline, shift down < shift up <= redline), so that what is tested is the
+    front axle, idle < redline, shift down < shift up <= redline, an mf61 pressure within PRESSURE_SPAN of its
+    nominal one), so that what is tested is the
     stability advisor, not the rules (curves and the name kept)."""
     groups = {}
     base = sim.Vehicle()
@@ -113,6 +115,11 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
     up = max(up, g_lo)
     if light * up <= down:
         down = float(rng.uniform(0.0, light * up))
+    for axle in ("front_tire", "rear_tire"):      # the pressure moved into the band about the nominal one the
+        t, m = groups[axle], meta[(axle, "pressure")]     # rule allows, keeping its uniform draw's place in it
+        lo = max(m["lo"], (1.0 - PRESSURE_SPAN) * t.nominal_pressure)
+        hi = min(m["hi"], (1.0 + PRESSURE_SPAN) * t.nominal_pressure)
+        groups[axle] = dataclasses.replace(t, pressure=lo + (t.pressure - m["lo"]) / (m["hi"] - m["lo"]) * (hi - lo))
     groups["engine"] = dataclasses.replace(groups["engine"], idle_rpm=float(idle), redline_rpm=float(redline))
     groups["gearbox"] = dataclasses.replace(groups["gearbox"], shift_down_rpm=float(down), shift_up_rpm=float(up))
     return dataclasses.replace(base, name="random", **groups)

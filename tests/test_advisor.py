@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bodies import LIGHT_PITCH
+from bodies import lift_pressure_rule
 from bodies import light_body
 from bodies import massless
 from bodies import unheld
@@ -92,7 +93,8 @@ def test_the_magic_formula_fits_are_held_to_their_slip_range():
         assert at(0.5, 0.0) != at(1.0, 0.0)
 
 
-def test_a_tire_curve_that_pushes_the_way_it_slides_is_refused_with_the_slip():
+def test_a_tire_curve_that_pushes_the_way_it_slides_is_refused_with_the_slip(monkeypatch):
+    lift_pressure_rule(monkeypatch)           # the rule refuses dpi = 4/3 first; the curve check is the line behind it
     car = HATCH
     for path, value in (("front_tire.model", "mf61"), ("front_tire.pressure", 3.5e5),
                         ("front_tire.nominal_pressure", 1.5e5), ("front_tire.ppx1", -1.5), ("front_tire.ppx2", -1.5)):
@@ -252,10 +254,14 @@ def test_locked_wheels_turn_the_cars_kinetic_energy_into_the_tires_slip_loss():
     assert made == 0.0 and 0.9 * kinetic < lost < kinetic
 
 
-def test_a_tire_that_makes_energy_is_refused_and_named_by_the_watchdog_when_run_anyway():
-    """A random MF 6.1 tire (from `app.fuzz params`, seed 1) whose longitudinal curve pushes forward on a
-    locked wheel: the advisor refuses it with the slip where it fails; run anyway, the braked car speeds up
-    and the watchdog names the tires."""
+def test_a_tire_that_makes_energy_is_refused_and_named_by_the_watchdog_when_run_anyway(monkeypatch):
+    """A random MF 6.1 tire (from `app.fuzz params`, seed 1, 72 % over its nominal pressure) whose longitudinal
+    curve pushes forward on a locked wheel: the loader refuses its pressure; past that rule the advisor refuses
+    it with the slip where it fails; run anyway, the braked car speeds up and the watchdog names the tires."""
+    with pytest.raises(sim.ConfigError, match=r"energy_tire.toml: front_tire.pressure = 323612 is not allowed; "
+                                               r"expected within 40% of front_tire.nominal_pressure"):
+        sim.load_vehicle(str(DATA / "energy_tire.toml"))
+    lift_pressure_rule(monkeypatch)
     car = sim.load_vehicle(str(DATA / "energy_tire.toml"))
     with pytest.raises(sim.ConfigError, match=r"energy_tire.toml: .*tire curves opposing the slip.*kappa = -1"):
         sim.advisor.check(car, 1 / 240, 2)

@@ -3,7 +3,8 @@ that limits it, in plain words, the advisor's formula kept for the tooltip; a re
 applies; a saved preset is no longer "(edited)"."""
 import math
 
-from bodies import PRESSED
+from bodies import lift_pressure_rule
+from bodies import pressed
 
 import sim
 from app.session import Session
@@ -12,23 +13,27 @@ from ui.refusal import plain_name
 from ui.refusal import refusal
 from ui.tuning import Tuning
 
-# PRESSED (tests/bodies.py: mf61 front tires at 3.5 bar against a 1.5 bar nominal) let down to 1.5 bar, with the
-# slip stiffness's pressure terms at ppx1 = -1.5: stable at 1.5 bar; back at 3.5 bar, 1 - 1.5 dpi (dpi = 4/3) < 0:
-# the longitudinal slip stiffness turns negative and a locked wheel is pushed the way it slides
-LET_DOWN = sim.with_value(sim.with_value(PRESSED, "front_tire.ppx1", -1.5), "front_tire.pressure", 1.5e5)
+
+def let_down() -> sim.Vehicle:
+    """pressed() (tests/bodies.py: mf61 front tires at 3.5 bar against a 1.5 bar nominal, past the pressure rule)
+    let down to 1.5 bar, with the slip stiffness's pressure terms at ppx1 = -1.5: stable at 1.5 bar; back at
+    3.5 bar, 1 - 1.5 dpi (dpi = 4/3) < 0: the longitudinal slip stiffness turns negative and a locked wheel is
+    pushed the way it slides."""
+    return sim.with_value(sim.with_value(pressed(), "front_tire.ppx1", -1.5), "front_tire.pressure", 1.5e5)
 
 
-def make(car=LET_DOWN):
+def make(car=let_down):
     s = Session(sim.load_vehicle("hatchback"), sim.World.flat(), substeps=8, vehicle_name="hatchback")
     t = Tuning(s)
     if car is not None:
-        t._use(car)
+        t._use(car())
     return s, t
 
 
-def test_a_refusal_names_the_edited_parameter_then_the_limiting_part_with_the_formula_kept_apart():
+def test_a_refusal_names_the_edited_parameter_then_the_limiting_part_with_the_formula_kept_apart(monkeypatch):
     """Raising the pressure is refused because of another parameter (ppx1): the message starts with the edit,
     then names the part and ppx1 in words, with the fix; the formula is only in the details (the tooltip)."""
+    lift_pressure_rule(monkeypatch)
     s, t = make()
     before = t.params
     why = t.apply("front_tire.pressure", 3.5e5)
@@ -63,7 +68,8 @@ def test_plain_names_skip_a_model_tag():
     assert plain_name("suspension model: reference (seed 000)") == "suspension model"
 
 
-def test_a_refusal_goes_once_an_accepted_edit_answers_it_and_stays_while_it_applies():
+def test_a_refusal_goes_once_an_accepted_edit_answers_it_and_stays_while_it_applies(monkeypatch):
+    lift_pressure_rule(monkeypatch)
     s, t = make()
     assert t.apply("front_tire.pressure", 3.5e5)                 # refused for ppx1
     assert t.apply("front_tire.nominal_pressure", 4.0e5)         # out of its range: refused on its own

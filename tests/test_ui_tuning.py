@@ -6,9 +6,10 @@ import dataclasses
 from bodies import HELD_PATH
 from bodies import HELD_VALUE
 from bodies import LIGHT
-from bodies import PRESSED
 from bodies import REFUSED_PATH
 from bodies import REFUSED_VALUE
+from bodies import lift_pressure_rule
+from bodies import pressed
 from imgui_bundle import imgui
 from test_ui import frame
 from test_ui import make
@@ -94,10 +95,11 @@ def test_a_fix_needing_more_substeps_than_allowed_is_refused_and_withdrawn(gui):
     assert why and "substeps" in why and s.sim.substeps == 8 and HELD_PATH not in t.fixes
 
 
-def test_an_edit_the_advisor_refuses_keeps_the_params_and_offers_no_substeps(gui):
+def test_an_edit_the_advisor_refuses_keeps_the_params_and_offers_no_substeps(gui, monkeypatch):
+    lift_pressure_rule(monkeypatch)
     s, o = make()
     t = o.tuning
-    t._use(PRESSED)
+    t._use(pressed())
     before = t.params
     why = t.apply(REFUSED_PATH, REFUSED_VALUE)                           # a tire that pushes the way it slides
     assert t.params is before and REFUSED_PATH not in t.fixes
@@ -108,19 +110,20 @@ def test_an_edit_the_advisor_refuses_keeps_the_params_and_offers_no_substeps(gui
     frame(o, gui)
 
 
-def test_load_and_revert_refused_by_the_advisor_keep_the_params(gui, tmp_path):
+def test_load_and_revert_refused_by_the_advisor_keep_the_params(gui, tmp_path, monkeypatch):
+    lift_pressure_rule(monkeypatch)
     s, o = make()
     t = o.tuning
     path = tmp_path / "heavy.toml"
-    sim.save_vehicle(sim.with_value(PRESSED, REFUSED_PATH, REFUSED_VALUE), path)
+    sim.save_vehicle(sim.with_value(pressed(), REFUSED_PATH, REFUSED_VALUE), path)
     before = t.params
     assert not t.load(str(path))
     assert "not loaded" in t.status and "tire curves opposing the slip" in t.status
     assert t.params == t.baseline == sim.load_vehicle("hatchback")
     assert not t.edited() and t.errors == {} and t.fixes == {}
     assert t.params is before and t.baseline is before
-    t._use(PRESSED)
-    t.baseline = sim.with_value(PRESSED, REFUSED_PATH, REFUSED_VALUE)         # a baseline the advisor refuses
+    t._use(pressed())
+    t.baseline = sim.with_value(pressed(), REFUSED_PATH, REFUSED_VALUE)         # a baseline the advisor refuses
     tuned = t.params
     t.revert(REFUSED_PATH)
     assert t.params is tuned and REFUSED_PATH in t.errors

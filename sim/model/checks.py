@@ -64,6 +64,13 @@ def finite_float(value) -> bool:
         return False
 
 
+# -: the mf61 tire's pressure may differ from its nominal pressure by at most this share. MF-Tyre fits its
+# pressure terms about NOMPRES (a property file's PRESMIN and PRESMAX bound them); within 40 % every pressure
+# factor (1 + p1 dpi + p2 dpi^2) stays at 0.16 or more over the coefficients' ranges (+-1.5), where further out
+# random tires' stiffness and peak turned negative: curves pushing the way the tire slides (issue 28)
+PRESSURE_SPAN = 0.4
+
+
 def check_consistency(v: Vehicle, where: str) -> None:
     """Relations between fields that single ranges cannot express."""
     for axle in ("front", "rear"):
@@ -74,6 +81,14 @@ def check_consistency(v: Vehicle, where: str) -> None:
         if not (s.l_min < s.l0 <= s.l_max):
             raise ConfigError(f"{where}: {axle}_suspension.l0 = {s.l0:g} is not allowed; the rest length must lie "
                               f"in ({s.l_min:g}, {s.l_max:g}] m, between l_min and l_max")
+    for axle in ("front", "rear"):
+        t = getattr(v, f"{axle}_tire")
+        if t.model == "mf61" and abs(t.pressure / t.nominal_pressure - 1.0) > PRESSURE_SPAN:
+            raise ConfigError(
+                f"{where}: {axle}_tire.pressure = {t.pressure:g} is not allowed; expected within "
+                f"{PRESSURE_SPAN:.0%} of {axle}_tire.nominal_pressure = {t.nominal_pressure:g} Pa, "
+                f"[{(1 - PRESSURE_SPAN) * t.nominal_pressure:g}, {(1 + PRESSURE_SPAN) * t.nominal_pressure:g}] "
+                f"(the mf61 pressure terms are a fit about the nominal pressure)")
     check_inertia(v, where)
     if v.front_axle.x <= v.rear_axle.x:
         raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "

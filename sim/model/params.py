@@ -238,11 +238,11 @@ class Tire:
     rbx1: float = mf96(12.0, "-", 0.0, 20.0, "mf96 combined slip: how fast a slip angle takes longitudinal force")
     rbx2: float = mf96(10.0, "-", 0.0, 20.0, "mf96 combined slip: how a slip ratio weakens rbx1")
     rcx1: float = mf96(1.0, "-", 0.1, 1.1, "mf96 combined slip: shape of the longitudinal weighting "
-                       "(above about 1.1 the weight turns the force against the slip at large slip angles)")
+                       "(above 1 the weight reaches 0 before 90 deg of slip angle and is held there)")
     rby1: float = mf96(10.0, "-", 0.0, 20.0, "mf96 combined slip: how fast a slip ratio takes lateral force")
     rby2: float = mf96(10.0, "-", 0.0, 20.0, "mf96 combined slip: how a slip angle weakens rby1")
     rcy1: float = mf96(1.0, "-", 0.1, 1.1, "mf96 combined slip: shape of the lateral weighting (above "
-                       "about 1.1 the weight turns the force against the slip at large slips)")
+                       "1 the weight reaches 0 before the largest slip ratio and is held there)")
     # model "mf61" (docs/models.md): the mf96 coefficients plus camber gamma (sin gamma, + top leaning left)
     # and inflation pressure dpi = (pressure - nominal_pressure) / nominal_pressure
     pdx3: float = mf61(0.0, "-", -10.0, 10.0, "mf61: longitudinal peak's fall with camber squared, (1 - pdx3 g^2)")
@@ -271,7 +271,9 @@ class Tire:
     pvy3: float = mf61(0.0, "-", -0.5, 0.5, "mf61: camber's vertical shift Svy / Fz per unit sin(camber) "
                        "(a magnitude, as pky6)")
     pvy4: float = mf61(0.0, "-", -0.5, 0.5, "mf61: change of pvy3 per unit dfz")
-    pressure: float = mf61(220000.0, "Pa", 150000.0, 350000.0, "mf61: inflation pressure")
+    pressure: float = mf61(220000.0, "Pa", 150000.0, 350000.0, "mf61: inflation pressure (within 40 % of "
+                           "nominal_pressure: the pressure terms are a fit about it, and further out they can turn "
+                           "a stiffness or a peak negative)")
     nominal_pressure: float = mf61(220000.0, "Pa", 150000.0, 350000.0, "mf61: the pressure the coefficients were "
                                    "measured at (NOMPRES)")
 

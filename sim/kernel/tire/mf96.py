@@ -42,9 +42,13 @@ def mf96_pure(kappa, alpha, p, mu, fz, fz0):
 def mf96_weights(kappa, alpha, p):
     """The combined-slip weights (G_x_alpha, G_y_kappa) of the 1996-style Magic Formula (no shifts):
     G_x_alpha = cos(rcx1 atan(B alpha)), B = rbx1 cos(atan(rbx2 kappa)), and
-    G_y_kappa = cos(rcy1 atan(B kappa)), B = rby1 cos(atan(rby2 alpha)); 1 at pure slip."""
+    G_y_kappa = cos(rcy1 atan(B kappa)), B = rby1 cos(atan(rby2 alpha)); 1 at pure slip. Each is held at 0 or
+    more, as Pacejka's MF 6.1 writes it (Tire and Vehicle Dynamics, 3rd ed., eq. 4.E56 and 4.E64: G > 0): a
+    shape rcx1 or rcy1 above 1 (the TNO sets' 1.02-1.12) takes the cosine past 90 deg near 90 deg of the other
+    slip, where the weight would turn the force the way the tire slides."""
     bxa = p[15] * math.cos(math.atan(p[16] * kappa))
     byk = p[18] * math.cos(math.atan(p[19] * alpha))
-    return math.cos(p[17] * math.atan(bxa * alpha)), math.cos(p[20] * math.atan(byk * kappa))
+    return (max(0.0, math.cos(p[17] * math.atan(bxa * alpha))),
+            max(0.0, math.cos(p[20] * math.atan(byk * kappa))))
 
 
