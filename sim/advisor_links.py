@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import math
 
+from sim.kernel.linkage import COMPLY_LIMIT
 from sim.kernel.linkage import LINK_SHARE_LIMIT
 from sim.kernel.linkage import line_at
 from sim.kernel.unsprung import trapezoid_frequency
+from sim.model.geometry import tire_loads
+from sim.model.handling import slip_stiffnesses
 from sim.model.linkage import has_geometry
 from sim.model.linkage import link_numbers
 from sim.model.params import Vehicle
@@ -102,6 +105,32 @@ def hop_items(car: Vehicle, h: float, item_type, required: float) -> list:
     return out
 
 
+def compliance_items(car: Vehicle, surface_mu: float, item_type, required: float) -> list:
+    """One item per axle whose compliance steer turns the wheel toward its side force (the rear's understeer,
+    a front's oversteer): the turn adds force, the force adds turn, a loop of gain g = |k| C_alpha (k rad/N, the
+    tire's cornering stiffness at its static load on this surface). Below 1 the steer settles at 1 / (1 - g)
+    of its first turn; at 1 and above it runs to the kernel's hold (COMPLY_LIMIT): bounded, noted. A turn away
+    from the force settles at any gain (sim/kernel/linkage.py compliance_toward)."""
+    out = []
+    loads = tire_loads(car)
+    for i, axle in ((0, "front"), (2, "rear")):
+        c = getattr(car, f"{axle}_suspension").compliance_steer
+        k = math.radians(c) / 1000.0 * (1.0 if axle == "rear" else -1.0)     # rad/N, + the turn adds force
+        if k <= 0.0:
+            continue
+        c_alpha = surface_mu * slip_stiffnesses(getattr(car, f"{axle}_tire"), float(loads[i]))[1]
+        g = k * c_alpha
+        out.append(item_type(f"{axle} compliance steer", f"{axle}_suspension.compliance_steer",
+                             1.0 / g if g > 0.0 else math.inf, math.inf,
+                             f"the wheel turns toward its side force: g = |k| C_alpha = {g:.3g} < 1 (k = {c:g} deg/kN, "
+                             f"C_alpha = {c_alpha:.4g} N/rad at the static load); past 1 the steer runs to the "
+                             f"kernel's hold of {math.degrees(COMPLY_LIMIT):.0f} deg (docs/physics.md §7.1)",
+                             bounded=True, required=required))
+    return out
+
+
 def suspension_items(car: Vehicle, surface_mu: float, h: float, item_type, required: float) -> list:
-    """The links' load loop per axle with geometry and the wheel hop per axle with an unsprung mass."""
-    return link_items(car, surface_mu, item_type, required) + hop_items(car, h, item_type, required)
+    """The links' load loop per axle with geometry, the compliance steer's loop and the wheel hop per axle with
+    an unsprung mass."""
+    return link_items(car, surface_mu, item_type, required) + compliance_items(car, surface_mu, item_type, required) \
+        + hop_items(car, h, item_type, required)

@@ -92,6 +92,39 @@ def test_the_presets_bump_steer_adds_its_roll_steer_to_the_steering_on_a_circle(
         assert added == pytest.approx(steer, rel=0.05), car.name
 
 
+def test_compliance_steer_turns_each_wheel_by_its_side_force_and_adds_to_the_steering_on_a_circle():
+    """Lateral force compliance steer (Gillespie ch. 6): each wheel turns by compliance_steer (deg/kN) x the side
+    force its links carry (the tire's less m_u a_y, what its own mass takes), a front wheel out of the turn and
+    a rear one into it: in a left turn the front left toes in and the front right out, the rear left out and the
+    rear right in. At 0.4 g on the 40 m circle, both presets with 0.3 / 0.1 deg/kN against the same cars
+    without: each wheel's toe moves by that within 3 % (the forces from the telemetry), and the driver, on a
+    circle of fixed radius, adds the axles' mean turn, c_f (W_f / 2 - m_u g) + c_r (W_r / 2 - m_u g) per g
+    (W a wheel's weight, kN), within 10 % (docs/physics.md §7.1)."""
+    base = [variant(name, front_suspension__compliance_steer=0.0, rear_suspension__compliance_steer=0.0)
+            for name in ("hatchback", "boxster_s")]
+    cars = base + [variant(c, front_suspension__compliance_steer=0.3, rear_suspension__compliance_steer=0.1)
+                   for c in base]
+    r = M.steady_circle(cars)
+    sign = {"FL": 1.0, "FR": -1.0, "RL": -1.0, "RR": 1.0}            # toe-in per unit turn with the force
+    for i, car in enumerate(cars[2:]):
+        logs = (r[i + 2].log, r[i].log)
+        late = [log.column("time") >= log.column("time")[-1] - 2.0 for log in logs]
+        ay = r[i + 2].value("lateral acceleration") * G
+        m_u = {"F": car.front_suspension.unsprung_mass, "R": car.rear_suspension.unsprung_mass}
+        c = {"F": 0.3, "R": 0.1}
+        turn = 0.0
+        for w in sign:
+            force = (float(np.mean(logs[0].column(f"Fy {w}")[late[0]])) - m_u[w[0]] * ay) / 1000.0    # kN
+            toe = [math.degrees(float(np.mean(log.column(f"toe {w}")[rows]))) for log, rows in zip(logs, late)]
+            assert toe[0] - toe[1] == pytest.approx(sign[w] * c[w[0]] * force, rel=0.03), (car.name, w)
+            turn += c[w[0]] * force / 2.0
+        added = r[i + 2].value("road-wheel angle") - r[i].value("road-wheel angle")
+        assert added == pytest.approx(turn, rel=0.10), car.name
+        loads = sim.tire_loads(car) / 1000.0                               # kN: each wheel's weight
+        per_g = 0.3 * (loads[0] - m_u["F"] * G / 1000.0) + 0.1 * (loads[2] - m_u["R"] * G / 1000.0)
+        assert added / r[i + 2].value("lateral acceleration") == pytest.approx(per_g, rel=0.10), car.name
+
+
 def braking_and_driving_pitch(cars: list[sim.Vehicle]) -> tuple[np.ndarray, np.ndarray]:
     """Pitch per g (deg/g, + nose down) of each car braking at half pedal from 25 m/s, and under 0.6
     throttle in first gear from 8 m/s, once the deceleration or the acceleration has settled."""
@@ -229,3 +262,28 @@ def test_the_advisor_notes_links_whose_load_feeds_itself_and_the_kernel_holds_th
         s.step(sim.Controls(throttle=0.5, steer=math.sin(3.0 * k / 240.0)))
     assert s.finite() and not any(s.health)
     assert np.all(np.abs(s.telemetry.Fz_link) <= 0.8 / 0.2 * s.telemetry.Fs * s.telemetry.a + 1e-6)
+
+
+def test_the_advisor_notes_a_rear_compliance_steer_that_feeds_itself_and_the_kernel_holds_it():
+    """A rear wheel turning into its side force (+ compliance_steer at the rear) adds force, which adds turn: a
+    loop of gain |k| C_alpha (k in rad/N, C_alpha the tire's cornering stiffness at its static load). Its margin
+    is 1 / g by hand from the tire's stiffness; at 0.5 deg/kN on a tire 3 times as stiff g > 1: noted, not
+    refused, and a hard slalom stays finite, the watchdog quiet and every toe within the static toe, the bump
+    steer and the 3 deg hold. A front wheel turning out of its force makes no such loop: no item."""
+    from sim.model.handling import slip_stiffnesses
+    car = neutral("hatchback", rear_suspension__compliance_steer=0.2, front_suspension__compliance_steer=0.3)
+    items = {i.part: i for i in sim.stability(car, 1.0 / 240.0, 2).items}
+    c_alpha = slip_stiffnesses(car.rear_tire, float(sim.tire_loads(car)[2]))[1]
+    k = math.radians(0.2) / 1000.0
+    assert items["rear compliance steer"].margin == pytest.approx(1.0 / (k * c_alpha), rel=1e-9)
+    assert "front compliance steer" not in items
+    stiff = neutral("hatchback", rear_suspension__compliance_steer=0.5, rear_tire__by=3.0 * car.rear_tire.by)
+    report = sim.stability(stiff, 1.0 / 240.0, 2)
+    loop = next(i for i in report.items if i.part == "rear compliance steer")
+    assert not loop.stable and report.stable and not loop.refuses
+    s = sim.Simulation(stiff, World.flat(), dt=1.0 / 240.0, substeps=2, watchdog="flag")
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(stiff)), speed=20.0, gear=2)
+    for k in range(240 * 5):
+        s.step(sim.Controls(throttle=0.5, steer=math.sin(3.0 * k / 240.0)))
+        assert np.all(np.abs(np.degrees(s.telemetry.toe)) <= 3.0 + 1e-9)
+    assert s.finite() and not any(s.health)

@@ -4,7 +4,7 @@ whose WP_GEO is 1 (the others are the seed's wheel on an axis and skip all of th
 Travel z = l_static - l (m, + bump), the last substep's (WS_TRAVEL) where the contact needs it before this
 substep's length is known:
     camber (the axle's turn about body x)   WP_CAMBER + WP_CAMBER_GAIN z + WP_CAMBER_ROLL (z - z_other)
-    toe (the wheel's turn about body z)     WP_TOE + WP_BUMP_STEER z            (added to the steering angle)
+    toe (the wheel's turn about body z)     WP_TOE + WP_BUMP_STEER z + WS_COMPLY (added to the steering angle)
     path (wheel centre against the axis)    x = -int A dz, y = side int T dz
 each held within CAMBER_LIMIT, TOE_LIMIT, and the lines' slopes T, A, D within LINK_TAN_LIMIT.
 The links carry part of the ground's load, Fz = Fs a + J (§7): their share rho = J / Fz is taken from the last
@@ -22,10 +22,12 @@ from sim.kernel.tables import NW
 from sim.kernel.tables import W_FTX
 from sim.kernel.tables import W_FZ
 from sim.kernel.tables import W_GROUNDED
+from sim.kernel.tables import W_KY
 from sim.kernel.tables import W_L
 from sim.kernel.tables import W_RHO
 from sim.kernel.tables import W_T_BRAKE
 from sim.kernel.tables import W_TX
+from sim.kernel.tables import W_VX
 from sim.kernel.tables import W_XDOT
 from sim.kernel.tables import WP_ANTI_B
 from sim.kernel.tables import WP_ANTI_B_SLOPE
@@ -35,6 +37,7 @@ from sim.kernel.tables import WP_BUMP_STEER
 from sim.kernel.tables import WP_CAMBER
 from sim.kernel.tables import WP_CAMBER_GAIN
 from sim.kernel.tables import WP_CAMBER_ROLL
+from sim.kernel.tables import WP_COMPLY
 from sim.kernel.tables import WP_GEO
 from sim.kernel.tables import WP_L_STATIC
 from sim.kernel.tables import WP_MU
@@ -43,6 +46,7 @@ from sim.kernel.tables import WP_RC_TAN
 from sim.kernel.tables import WP_RC_TAN_SLOPE
 from sim.kernel.tables import WP_SIDE
 from sim.kernel.tables import WP_TOE
+from sim.kernel.tables import WS_COMPLY
 from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_TRAVEL
 from sim.kernel.tables import WS_UAX
@@ -57,6 +61,7 @@ LINK_SHARE_LIMIT = 0.8      # -: the links carry at most this share of the wheel
 #                             at 1 they would lift the car on their own (sim/advisor_links.py)
 CAMBER_LIMIT = 0.5236       # rad (30 deg): the camber curve is held within +-this against the body
 TOE_LIMIT = 0.2618          # rad (15 deg): the toe curve likewise
+COMPLY_LIMIT = 0.0524       # rad (3 deg): the compliance steer (bushings give a degree or so at the limit)
 
 
 @leaf
@@ -74,7 +79,7 @@ def travel_angles(v, i, wheel_params, wheel_state):
     camber = wheel_params[v, i, WP_CAMBER] + wheel_params[v, i, WP_CAMBER_GAIN] * z + \
         wheel_params[v, i, WP_CAMBER_ROLL] * (z - z_other)
     return held(camber, CAMBER_LIMIT), held(wheel_params[v, i, WP_TOE] + wheel_params[v, i, WP_BUMP_STEER] * z,
-                                            TOE_LIMIT)
+                                            TOE_LIMIT) + wheel_state[v, i, WS_COMPLY]
 
 
 @leaf
@@ -134,6 +139,16 @@ def link_load(rc_tan, anti_brake, anti_drive, f_in, f_x, f_brake):
     return rc_tan * f_in + anti_drive * (f_x - f_brake) + anti_brake * f_brake
 
 
+@leaf
+def compliance_toward(k, f_side, now, stiffness):
+    """The compliance steer (rad, + left) for the next substep: toward k f_side (k rad/N, f_side the side force the
+    bushings carry, N), by the step 1 / (1 + |k| stiffness) of a Newton iteration on delta = k F(delta), the
+    tire's force answering a turn by dF/d delta = stiffness (N/rad, its lateral slope times the rolling speed).
+    A turn that lessens the force (k < 0, the front's understeer) settles in one step at any stiffness; one
+    that adds to it converges while |k| stiffness < 1. Held within COMPLY_LIMIT (§7.1)."""
+    return held(now + (k * f_side - now) / (1.0 + abs(k) * stiffness), COMPLY_LIMIT)
+
+
 @stage
 def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
     """After the body stage: each geometry wheel's travel this substep (WS_TRAVEL) and the share of its load the
@@ -148,6 +163,7 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
         z = wheel_params[v, i, WP_L_STATIC] - wheel_scratch[v, i, W_L]
         wheel_state[v, i, WS_TRAVEL] = z
         share = 0.0
+        comply = 0.0                                     # off the ground the wheel carries no side force
         fz = wheel_scratch[v, i, W_FZ]
         if wheel_scratch[v, i, W_GROUNDED] != 0.0 and fz > 0.0:
             f = quat_rotate_inv(q, get3w(wheel_scratch, v, i, W_FTX))         # the tire force, body frame
@@ -161,4 +177,9 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
                              line_at(wheel_params[v, i, WP_ANTI_D], wheel_params[v, i, WP_ANTI_D_SLOPE], z),
                              -wheel_params[v, i, WP_SIDE] * f[1], f[0], f_brake)
             share = held(jack / fz, LINK_SHARE_LIMIT)
+            k = wheel_params[v, i, WP_COMPLY]
+            if k != 0.0:
+                comply = compliance_toward(k, f[1], wheel_state[v, i, WS_COMPLY],
+                                           wheel_scratch[v, i, W_KY] * abs(wheel_scratch[v, i, W_VX]))
         wheel_state[v, i, WS_LINK_SHARE] = share
+        wheel_state[v, i, WS_COMPLY] = comply

@@ -140,7 +140,9 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_PATH_REACH,                            # m: the farthest the wheel's path takes it from under its anchor
  # the wheel's own mass (sim/kernel/unsprung.py, docs/physics.md §7.2); WP_MU 0: the massless wheel, bit for bit
  WP_MU, WP_KT, WP_CT,                      # kg unsprung mass, N/m the tire's vertical stiffness, N s/m its damping
- WP_N) = range(126)
+ WP_COMPLY,                                # rad/N: the wheel's turn about body z (+ left) per N of its side force
+                                           # (body y) the bushings carry: compliance steer (§7.1)
+ WP_N) = range(127)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]
@@ -190,7 +192,8 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_UINIT,                                 # 1 once x_w is placed (0 after a reset: placed at the first substep)
  WS_UAX, WS_UAY,                           # m/s^2: the wheel's acceleration along body x and y, last substep (the
                                            # links pass the tire's force less m_u times it, §7.2)
- WS_N) = range(26)
+ WS_COMPLY,                                # rad: the compliance steer from the last substep's side force (§7.1)
+ WS_N) = range(27)
 
 # --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s

@@ -20,7 +20,7 @@ from sim.model.params import Suspension
 from sim.model.params import Vehicle
 
 GEOMETRY_FIELDS = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive", "anti_slope", "toe_deg",
-                   "camber_gain", "camber_roll", "bump_steer")
+                   "camber_gain", "camber_roll", "bump_steer", "compliance_steer")
 DRIVE_FRONT_SHARE = {"rwd": 0.0, "fwd": 1.0}     # awd: drive.centre_split
 MIN_SHARE = 1.0e-6          # an axle with less of the braking or drive force than this: its anti does nothing
 PATH_SAMPLES = 65           # points along the travel at which the path's reach is taken (the broad phase's)
@@ -65,6 +65,7 @@ class LinkNumbers:
     camber_roll: float        # rad/m: its turn per m of travel ahead of the other wheel
     toe: float                # rad: the wheel's static turn about body z (- side x toe-in)
     bump_steer: float         # rad/m
+    compliance: float         # rad/N: the turn about body z (+ left) per N of side force (body y, + left)
     path_reach: float         # m: the farthest the path takes the wheel from under its anchor
 
 
@@ -104,7 +105,8 @@ def link_numbers(car: Vehicle, i: int, gravity: float = GRAVITY) -> LinkNumbers:
         anti_brake=anti_b, anti_brake_slope=anti_b_slope, anti_drive=anti_d, anti_drive_slope=anti_d_slope,
         camber=camber, camber_gain=-side * math.radians(sus.camber_gain),
         camber_roll=side * sus.camber_roll / (2.0 * axle.half_track),
-        toe=-side * math.radians(sus.toe_deg), bump_steer=-side * math.radians(sus.bump_steer), path_reach=reach)
+        toe=-side * math.radians(sus.toe_deg), bump_steer=-side * math.radians(sus.bump_steer),
+        compliance=-ahead * math.radians(sus.compliance_steer) / 1000.0, path_reach=reach)
 
 
 def camber_toe(car: Vehicle, i: int, z: float, z_other: float = 0.0) -> tuple[float, float]:

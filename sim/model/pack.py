@@ -223,6 +223,7 @@ def pack_links(n: LinkNumbers, wheel: np.ndarray) -> None:
     wheel[T.WP_ANTI_D], wheel[T.WP_ANTI_D_SLOPE] = n.anti_drive, n.anti_drive_slope
     wheel[T.WP_CAMBER_GAIN], wheel[T.WP_CAMBER_ROLL] = n.camber_gain, n.camber_roll
     wheel[T.WP_TOE], wheel[T.WP_BUMP_STEER] = n.toe, n.bump_steer
+    wheel[T.WP_COMPLY] = n.compliance
     wheel[T.WP_PATH_REACH] = n.path_reach
 
 

@@ -118,6 +118,10 @@ class Suspension:
                              "rigid axle, whose wheels stay square to the road", since="geometry")
     bump_steer: float = num(0.0, "deg/m", -50.0, 50.0, "toe change per m of bump travel; positive turns the "
                             "wheel toward toe-in as it rises", since="geometry")
+    compliance_steer: float = num(0.0, "deg/kN", -0.5, 0.5, "compliance steer: the wheel's turn per kN of its side "
+                                  "force, as its bushings and the steering give; positive understeers (a front "
+                                  "wheel turns out of the turn, a rear one into it; road cars about 0.05 to 0.3)",
+                                  since="geometry")
     # the wheel's own mass (docs/physics.md §7.2); 0 is the seed's massless wheel, bit for bit
     unsprung_mass: float = num(0.0, "kg", 0.0, 150.0, "each wheel's own mass (wheel, tire, brake, hub, about half "
                                "the links) moving along the suspension axis between the spring and the tire; "
