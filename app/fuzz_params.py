@@ -23,8 +23,11 @@ import numpy as np
 import sim
 from app.session import ground_height
 from sim.model import params as P
+from sim.model.checks import HOP_MAX
 from sim.model.checks import PRESSURE_SPAN
 from sim.model.checks import check_inertia
+from sim.model.geometry import hop_omega
+from sim.model.geometry import spring_numbers
 from sim.model.geometry import static_loads
 from sim.model.tire_curves import fault_at
 
@@ -68,7 +71,7 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
     mass, box and moments drawn again until they are a rigid body's (checks.py check_inertia), then the
     pairs that cross-field rules order put in order (l_min < l0 <= l_max, rear axle < centre of mass <
     front axle, idle < redline, shift down < shift up <= redline, an mf61 pressure within PRESSURE_SPAN of its
-    nominal one), so that what is tested is the
+    nominal one, a wheel hop at most HOP_MAX), so that what is tested is the
     stability advisor, not the rules (curves and the name kept)."""
     groups = {}
     base = sim.Vehicle()
@@ -115,6 +118,12 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
     up = max(up, g_lo)
     if light * up <= down:
         down = float(rng.uniform(0.0, light * up))
+    for axle in ("front_suspension", "rear_suspension"):   # a wheel heavy enough to hop below HOP_MAX, keeping
+        sus, m = groups[axle], meta[(axle, "unsprung_mass")]    # its uniform draw's place in the range above it
+        least = min(m["hi"], (spring_numbers(sus)[0] + sus.anti_roll + sus.tire_k) / HOP_MAX ** 2)
+        if hop_omega(sus) > HOP_MAX:
+            groups[axle] = dataclasses.replace(sus, unsprung_mass=least + (sus.unsprung_mass - m["lo"])
+                                               / (m["hi"] - m["lo"]) * (m["hi"] - least))
     for axle in ("front_tire", "rear_tire"):      # the pressure moved into the band about the nominal one the
         t, m = groups[axle], meta[(axle, "pressure")]     # rule allows, keeping its uniform draw's place in it
         lo = max(m["lo"], (1.0 - PRESSURE_SPAN) * t.nominal_pressure)

@@ -22,6 +22,7 @@ from sim.kernel.linkage import COMPLY_LIMIT
 from sim.kernel.linkage import LINK_SHARE_LIMIT
 from sim.kernel.linkage import line_at
 from sim.kernel.unsprung import trapezoid_frequency
+from sim.model.geometry import hop_omega
 from sim.model.geometry import tire_loads
 from sim.model.handling import slip_stiffnesses
 from sim.model.linkage import has_geometry
@@ -93,7 +94,7 @@ def hop_items(car: Vehicle, h: float, item_type, required: float) -> list:
         sus = getattr(car, f"{axle}_suspension")
         if sus.unsprung_mass <= 0.0:
             continue
-        omega = math.sqrt((sus.k + sus.anti_roll + sus.tire_k) / sus.unsprung_mass)
+        omega = hop_omega(sus)
         param = f"{axle}_suspension.{'tire_k' if sus.tire_k >= sus.k else 'k'}"
         out.append(item_type(f"{axle} wheel hop", param, required * HOP_RESOLVED / (omega * h),
                              HOP_RESOLVED / omega,

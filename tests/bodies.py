@@ -10,7 +10,7 @@ import sim.kernel.tables as T
 from sim.model import checks
 
 LINKAGE = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive", "anti_slope", "toe_deg", "camber_gain",
-           "camber_roll", "bump_steer")
+           "camber_roll", "bump_steer", "compliance_steer")
 
 
 def without_linkage(car: sim.Vehicle) -> sim.Vehicle:

@@ -26,7 +26,7 @@ def variant(name: str | sim.Vehicle, **values) -> sim.Vehicle:
 
 
 LINKAGE = ("roll_centre", "roll_centre_slope", "anti_brake", "anti_drive", "anti_slope", "toe_deg", "camber_gain",
-           "camber_roll", "bump_steer")
+           "camber_roll", "bump_steer", "compliance_steer")
 
 
 def neutral(name: str, **values) -> sim.Vehicle:

@@ -11,6 +11,8 @@ from typing import Any
 
 from sim.model.files import ConfigError
 from sim.model.files import show
+from sim.model.geometry import hop_omega
+from sim.model.geometry import spring_numbers
 from sim.model.params import GROUP_TYPES
 from sim.model.params import Suspension
 from sim.model.params import Vehicle
@@ -71,6 +73,13 @@ def finite_float(value) -> bool:
 PRESSURE_SPAN = 0.4
 
 
+# rad/s: the fastest wheel hop a wheel with its own mass may have, sqrt((k + anti_roll + tire_k) / m_u) (100 Hz;
+# road cars hop at 10 - 20 Hz). Lighter wheels on stiffer springs and tires hopped far past what a substep resolves
+# (omega h 3 - 5 at the app's 2 substeps) and blew up in random drives (issue 28); the rule leaves the wheels of
+# any car, and m_u = 0 (the massless wheel)
+HOP_MAX = 2.0 * math.pi * 100.0
+
+
 def check_consistency(v: Vehicle, where: str) -> None:
     """Relations between fields that single ranges cannot express."""
     for axle in ("front", "rear"):
@@ -81,6 +90,16 @@ def check_consistency(v: Vehicle, where: str) -> None:
         if not (s.l_min < s.l0 <= s.l_max):
             raise ConfigError(f"{where}: {axle}_suspension.l0 = {s.l0:g} is not allowed; the rest length must lie "
                               f"in ({s.l_min:g}, {s.l_max:g}] m, between l_min and l_max")
+    for axle in ("front", "rear"):
+        s = getattr(v, f"{axle}_suspension")
+        hop = hop_omega(s)
+        if hop > HOP_MAX:
+            least = (spring_numbers(s)[0] + s.anti_roll + s.tire_k) / HOP_MAX ** 2
+            raise ConfigError(
+                f"{where}: {axle}_suspension.unsprung_mass = {s.unsprung_mass:g} is not allowed; expected 0 (a "
+                f"massless wheel) or at least {least:.3g} kg: on its spring, bar and tire (k + anti_roll + tire_k = "
+                f"{least * HOP_MAX ** 2:g} N/m) a lighter wheel hops above {HOP_MAX / (2 * math.pi):.0f} Hz "
+                f"({hop / (2 * math.pi):.0f} Hz), faster than any car's and than the physics step follows")
     for axle in ("front", "rear"):
         t = getattr(v, f"{axle}_tire")
         if t.model == "mf61" and abs(t.pressure / t.nominal_pressure - 1.0) > PRESSURE_SPAN:

@@ -144,6 +144,15 @@ def spring_numbers(sus) -> tuple[float, float, float, float, float]:
     return sus.k, sus.c, sus.l_min, BUMP_STOP_FACTOR * sus.k, sus.preload if sus.model == "fgear" else 0.0
 
 
+def hop_omega(sus) -> float:
+    """The wheel's hop (rad/s) on a Suspension with an unsprung mass: sqrt((k_s + k_bar + k_t) / m_u), its spring
+    (AVS's converted), its bar (the partner held still) and its tire against its own mass (docs/physics.md §7.2);
+    0 for a massless wheel."""
+    if sus.unsprung_mass <= 0.0:
+        return 0.0
+    return math.sqrt((spring_numbers(sus)[0] + sus.anti_roll + sus.tire_k) / sus.unsprung_mass)
+
+
 def static_lengths(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
     """Each wheel's suspension length at static ride on flat ground (4,), m: min(l0, l_max) less the static
     compression (static load - preload) / k (§7), held within [l_min, l_max]. The suspension geometry's

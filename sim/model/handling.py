@@ -3,6 +3,8 @@ stiffnesses the stability advisor, the stability control's single-track model an
 and that model's understeer coefficient."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from sim.kernel.tables import MF61_EXTRA
@@ -41,8 +43,13 @@ def understeer_coefficient(car: Vehicle, gravity: float = GRAVITY) -> float:
     """K (s^2/m) of the single-track model r = v delta / (L + K v^2): K = m_f / Cf - m_r / Cr with the axles'
     static masses m_f = m b / L, m_r = m a / L of the whole car (its wheels' own mass included,
     sim.model.geometry.tire_loads) and their cornering stiffnesses Cf, Cr = 2 dFy/dalpha at those static loads
-    (stability control's model)."""
+    (stability control's model), plus each axle's compliance steer, c (W / g - m_u) per wheel (docs/physics.md
+    §7.1)."""
     loads = tire_loads(car, gravity)
     cf = 2.0 * slip_stiffnesses(car.front_tire, float(loads[0]))[1]
     cr = 2.0 * slip_stiffnesses(car.rear_tire, float(loads[2]))[1]
-    return float(loads[0] + loads[1]) / gravity / max(cf, 1.0) - float(loads[2] + loads[3]) / gravity / max(cr, 1.0)
+    k = float(loads[0] + loads[1]) / gravity / max(cf, 1.0) - float(loads[2] + loads[3]) / gravity / max(cr, 1.0)
+    for i, sus in ((0, car.front_suspension), (2, car.rear_suspension)):   # compliance steer (§7.1): each wheel
+        if sus.compliance_steer != 0.0:          # turns by c (its side force less its own mass's), per unit a_y
+            k += math.radians(sus.compliance_steer) / 1000.0 * (float(loads[i]) / gravity - sus.unsprung_mass)
+    return k

@@ -126,7 +126,8 @@ class Suspension:
     unsprung_mass: float = num(0.0, "kg", 0.0, 150.0, "each wheel's own mass (wheel, tire, brake, hub, about half "
                                "the links) moving along the suspension axis between the spring and the tire; "
                                "chassis.mass is then the sprung part (road cars about 15 to 50 per wheel; 0: a "
-                               "massless wheel, the tire as stiff as the ground)", since="unsprung")
+                               "massless wheel, the tire as stiff as the ground; a wheel so light that it would hop "
+                               "above 100 Hz on its spring, bar and tire is refused)", since="unsprung")
     tire_k: float = num(250000.0, "N/m", 20000.0, 2000000.0, "the tire's vertical stiffness between the wheel and "
                         "the ground (used with an unsprung_mass; road tires 180e3 to 300e3, race slicks to 5e5)",
                         since="unsprung")
