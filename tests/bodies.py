@@ -66,9 +66,9 @@ LIGHT_PITCH = sim.with_value(sim.with_value(LIGHT, "front_suspension.c", 5e4), "
 
 def lift_pressure_rule(monkeypatch) -> None:
     """The rule that holds an mf61 tire's pressure within checks.PRESSURE_SPAN of its nominal pressure lifted for
-    one test. Within the rules no tire of any family has a curve that pushes the way it slides (issue 28: 9 000
-    random and range-corner tires found none), so the advisor's tire-curve check, the line behind the rules, and
-    the Tuning panel's words for an advisor refusal no substeps fix are reached only past the rule."""
+    one test. Within the rules no tire of any family has a curve that pushes the way it slides (issue 28: about
+    12 000 random and range-corner tires found none), so the advisor's tire-curve check, the line behind the rules,
+    and the Tuning panel's words for an advisor refusal no substeps fix are reached only past the rule."""
     monkeypatch.setattr(checks, "PRESSURE_SPAN", math.inf)
 
 

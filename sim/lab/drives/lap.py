@@ -22,6 +22,7 @@ from sim.lab.laps import grip_use
 from sim.lab.logs import TelemetryLog
 from sim.lab.racing_line import Envelope
 from sim.lab.racing_line import racing_line
+from sim.model.checks import with_value
 from sim.model.geometry import spawn_height
 from sim.model.params import Vehicle
 from sim.model.world import World
@@ -31,6 +32,16 @@ from sim.timing import LapTimer
 START = 20.0           # m past the start/finish line the cars start from rest (an out lap before the timed laps)
 MARGIN = 1.5           # m: the racing line keeps the car's centre this far inside each edge of the road
 LIMIT_USE = 0.98       # |F| / (mu Fz) from which a wheel counts as at its limit
+TRACK_ESP_THRESHOLD = 0.15   # rad/s: the yaw-rate error stability control lets pass on the lap, its "sport" mode
+#                              (a car's own is about 0.035; the lap's driver turns it up as drivers on a track do:
+#                              at the road setting it braked the inner rear through every long bend, docs/driver.md)
+
+
+def track_mode(car: Vehicle) -> Vehicle:
+    """`car` with stability control in its sport mode: brakes.esp_threshold at least TRACK_ESP_THRESHOLD."""
+    if car.brakes.esp_threshold >= TRACK_ESP_THRESHOLD:
+        return car
+    return with_value(car, "brakes.esp_threshold", TRACK_ESP_THRESHOLD)
 
 
 def world_of(world: World | str) -> World:
@@ -43,7 +54,9 @@ def world_of(world: World | str) -> World:
 
 def lap_batch(cars: list[Vehicle], world: World | str = "circuit", laps: int = 4, margin: float = MARGIN,
               road_mu: float | None = None):
-    """Drive `cars` `laps` timed laps of `world`'s circuit: (the batch, its driver, each car's LapTimer)."""
+    """Drive `cars` `laps` timed laps of `world`'s circuit, stability control in its sport mode (track_mode):
+    (the batch, its driver, each car's LapTimer)."""
+    cars = [track_mode(c) for c in cars]
     w = world_of(world)
     track = w.track
     line = racing_line(track, margin)
