@@ -15,7 +15,8 @@ asks for as a share of the brakes' torque (feedforward) plus a proportional term
 the throttle a PI on the speed error, fed in as the cornering eases: at most `feed` + sqrt(1 - (a_y /
 a_y,max)^2) (a_y = v x yaw rate). ABS, traction and stability control on (`esp`).
 
-Learning: the line is cut into BIN metre stretches, and the runs of stretches curving more than CORNER
+Learning (a valid lap slower than the car's best goes back to that lap's scales, every step halved): the line
+is cut into BIN metre stretches, and the runs of stretches curving more than CORNER
 are its bends, each with a scale on the whole g-g ellipse (1 at first; the straights keep 1). In every lap
 the driver keeps each stretch's largest slide to the outside of the bend (its lateral error off the line)
 and whether all four wheels left the road. After the lap, a bend where it slid wider than `slide` metres
@@ -115,6 +116,8 @@ class LapDriver:
         self.engine_cars = engines or None
         self.gear_now = np.zeros(n)
         self.lateral = np.zeros(n)                    # the last step's lateral offset from the line (m, + left)
+        self.best_time = np.full(n, math.inf)          # s: the fastest valid lap so far
+        self.best_scale = self.scale.copy()             # the scales it was driven with
         self.wide = np.zeros((n, self.bins))        # this lap's largest slide to the outside per stretch (m)
         self.off = np.zeros((n, self.bins), dtype=bool)     # this lap left the road in the stretch
 
@@ -219,11 +222,21 @@ class LapDriver:
             rows = np.flatnonzero(which)
             self.off[rows, self.bin_of(self.stations[rows])] = True
 
-    def learn(self, which: np.ndarray) -> None:
+    def learn(self, which: np.ndarray, times: np.ndarray | None = None) -> None:
         """A lap of the cars `which` ended: scale each bend down where it slid wide or left the road, up where it
-        did not; the limit speed made again."""
+        did not; the limit speed made again. `times` (s, per car; nan for the out lap or a lap that did not count,
+        which learn as above): a valid lap no faster than the car's best goes back to the best lap's scales, every
+        bend's step halved, and learns nothing from its own slides (a search that keeps what made the lap
+        faster)."""
         after = int(round(AFTER / BIN))
         for i in np.flatnonzero(which):
+            t = math.nan if times is None else float(times[i])
+            if math.isfinite(t) and t < self.best_time[i]:
+                self.best_time[i], self.best_scale[i] = t, self.scale[i]
+            elif math.isfinite(t):                       # a valid lap no faster than the best
+                self.scale[i] = self.best_scale[i]
+                self.step[i] *= 0.5
+                continue
             for j in range(self.n_segments):
                 mine = self.segment == j
                 exit_ = mine.copy()

@@ -87,6 +87,7 @@ def lap_batch(cars: list[Vehicle], world: World | str = "circuit", laps: int = 4
         surf = np.asarray(b.sim.telemetry.surface).reshape(n, 4)
         ended = np.zeros(n, dtype=bool)
         off = np.zeros(n, dtype=bool)
+        times = np.full(n, math.nan)                   # s: the timed lap that ended (nan: the out lap, invalid)
         for i in range(n):
             if not b.active[i]:
                 continue
@@ -94,9 +95,11 @@ def lap_batch(cars: list[Vehicle], world: World | str = "circuit", laps: int = 4
             for e in timers[i].update(t, pos[i], surf[i]):
                 if e[0] == "lap" or (e[0] == "start" and not timers[i].laps):      # a lap, or the out lap, ended
                     ended[i] = True
+                if e[0] == "lap" and e[1].valid:
+                    times[i] = e[1].time
         driver.left_road(off)
         if ended.any():
-            driver.learn(ended)
+            driver.learn(ended, times)
         b.finish(np.array([len(tm.laps) >= laps for tm in timers]))
     return b, driver, timers
 
