@@ -27,7 +27,7 @@ from sim.model.checks import HOP_MAX
 from sim.model.checks import PRESSURE_SPAN
 from sim.model.checks import check_inertia
 from sim.model.geometry import hop_omega
-from sim.model.geometry import spring_numbers
+from sim.model.geometry import hop_stiffness
 from sim.model.geometry import static_loads
 from sim.model.tire_curves import fault_at
 
@@ -120,7 +120,7 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
         down = float(rng.uniform(0.0, light * up))
     for axle in ("front_suspension", "rear_suspension"):   # a wheel heavy enough to hop below HOP_MAX, keeping
         sus, m = groups[axle], meta[(axle, "unsprung_mass")]    # its uniform draw's place in the range above it
-        least = min(m["hi"], (spring_numbers(sus)[0] + sus.anti_roll + sus.tire_k) / HOP_MAX ** 2)
+        least = min(m["hi"], hop_stiffness(sus) / HOP_MAX ** 2)
         if hop_omega(sus) > HOP_MAX:
             groups[axle] = dataclasses.replace(sus, unsprung_mass=least + (sus.unsprung_mass - m["lo"])
                                                / (m["hi"] - m["lo"]) * (m["hi"] - least))

@@ -12,7 +12,7 @@ from typing import Any
 from sim.model.files import ConfigError
 from sim.model.files import show
 from sim.model.geometry import hop_omega
-from sim.model.geometry import spring_numbers
+from sim.model.geometry import hop_stiffness
 from sim.model.params import GROUP_TYPES
 from sim.model.params import Suspension
 from sim.model.params import Vehicle
@@ -94,7 +94,7 @@ def check_consistency(v: Vehicle, where: str) -> None:
         s = getattr(v, f"{axle}_suspension")
         hop = hop_omega(s)
         if hop > HOP_MAX:
-            least = (spring_numbers(s)[0] + s.anti_roll + s.tire_k) / HOP_MAX ** 2
+            least = hop_stiffness(s) / HOP_MAX ** 2
             raise ConfigError(
                 f"{where}: {axle}_suspension.unsprung_mass = {s.unsprung_mass:g} is not allowed; expected 0 (a "
                 f"massless wheel) or at least {least:.3g} kg: on its spring, bar and tire (k + anti_roll + tire_k = "

@@ -144,13 +144,18 @@ def spring_numbers(sus) -> tuple[float, float, float, float, float]:
     return sus.k, sus.c, sus.l_min, BUMP_STOP_FACTOR * sus.k, sus.preload if sus.model == "fgear" else 0.0
 
 
+def hop_stiffness(sus) -> float:
+    """k_s + k_bar + k_t (N/m): what a wheel with its own mass hops on, its spring (AVS's converted), its bar (the
+    partner held still) and its tire (docs/physics.md §7.2)."""
+    return spring_numbers(sus)[0] + sus.anti_roll + sus.tire_k
+
+
 def hop_omega(sus) -> float:
-    """The wheel's hop (rad/s) on a Suspension with an unsprung mass: sqrt((k_s + k_bar + k_t) / m_u), its spring
-    (AVS's converted), its bar (the partner held still) and its tire against its own mass (docs/physics.md §7.2);
-    0 for a massless wheel."""
+    """The wheel's hop (rad/s) on a Suspension with an unsprung mass: sqrt(hop_stiffness / m_u); 0 for a
+    massless wheel."""
     if sus.unsprung_mass <= 0.0:
         return 0.0
-    return math.sqrt((spring_numbers(sus)[0] + sus.anti_roll + sus.tire_k) / sus.unsprung_mass)
+    return math.sqrt(hop_stiffness(sus) / sus.unsprung_mass)
 
 
 def static_lengths(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
