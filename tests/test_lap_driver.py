@@ -12,6 +12,7 @@ from sim.kernel.units import GRAVITY as G
 from sim.lab.drives.circles import skidpad_limit
 from sim.lab.drives.lap import lap
 from sim.lab.drives.lap import lap_batch
+from sim.lab.lap_driver import LapDriver
 from sim.lab.racing_line import Envelope
 from sim.lab.racing_line import box_qp
 from sim.lab.racing_line import limit_speed
@@ -85,6 +86,27 @@ def test_the_limit_speed_is_the_cornering_limit_in_a_long_bend_and_the_ellipse_b
     more = limit_speed(track, dataclasses.replace(env, lateral=env.lateral * 1.1, braking=env.braking * 1.1,
                                                   traction=env.traction * 1.1))[0]
     assert np.all(more >= v - 1e-9) and np.sum(track.ds / more) < np.sum(track.ds / v)
+
+
+def test_a_lap_no_faster_than_the_best_sends_the_learning_back_to_the_best_laps_scales():
+    """The learning keeps what made a lap faster: a valid lap faster than the best is remembered with the scales
+    it was driven on; a slower valid lap puts those scales back and halves every bend's step; an invalid lap (nan)
+    learns from its slides as the out lap does."""
+    pts = [{"x": x, "y": y} for x, y in stadium_points(radius=40.0)]
+    track, _, _ = track_from_dict("stadium", {"points": pts, "width": 16.0}, SURFACES)
+    car = sim.load_vehicle("hatchback")
+    driver = LapDriver(racing_line(track, margin=1.5), [car], Envelope.of([car]))
+    one = np.array([True])
+    driver.learn(one, np.array([30.0]))                      # the first timed lap: the best; no slides: bends up
+    best = driver.scale.copy()
+    assert driver.best_time[0] == 30.0 and np.all(driver.best_scale == 1.0) and best.max() > 1.0
+    driver.learn(one, np.array([29.0]))                      # faster: remembered with the scales it drove on
+    assert driver.best_time[0] == 29.0 and np.array_equal(driver.best_scale, best)
+    step = driver.step.copy()
+    driver.learn(one, np.array([29.5]))                      # slower: back to the best lap's scales, steps halved
+    assert np.array_equal(driver.scale, best) and np.array_equal(driver.step, 0.5 * step)
+    driver.learn(one, np.array([math.nan]))                  # invalid: learns (no slides: up) from the best's
+    assert np.all(driver.scale >= best) and driver.scale.max() > best.max() and driver.best_time[0] == 29.0
 
 
 def test_the_lap_drive_refuses_a_world_without_a_circuit(capsys):
