@@ -57,6 +57,7 @@ from sim.kernel.tables import WP_QUERY
 from sim.kernel.tables import WP_R
 from sim.kernel.tables import WP_SIDE
 from sim.kernel.tables import WS_LRAW
+from sim.kernel.tables import WS_SINK
 from sim.kernel.tables import WS_TRAVEL
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
@@ -70,6 +71,7 @@ from sim.kernel.vec import scale
 from sim.kernel.vec import set3w
 from sim.kernel.vec import sub
 
+LANDING_REACH = 0.25  # -: a wheel meeting the ground from the air takes up at most this many radii of it at once
 U_PARALLEL = 1.0e-3  # -: |u x n| below this means the axle is (nearly) along the normal: no rolling direction
 
 
@@ -93,6 +95,18 @@ def suspension_length(s, inv_a, r_eff, l_min, l_max):
     if l_raw > l_max or s <= 0.0:
         return False, l_raw, l_max
     return True, l_raw, max(l_min, l_raw)
+
+
+@leaf
+def landing_sink(l_last, l_raw, r, sink):
+    """How far (m, along the axis) the wheel is let sit in the surface it meets: the ground may come nearer along
+    the axis by at most LANDING_REACH r in a substep (l_last: where the last substep's contact was taken up,
+    l_max after a flight; l_raw: where this one's is). A nearer surface appeared inside the wheel (a tumbling body
+    rolling a buried wheel out of the ground, a ray crossing an edge, a disc turning flat) rather than met it:
+    a wheel falling at 30 m/s moves 6 cm in a substep of 1/480 s. Taken at once, that depth would be the
+    spring's, the bump stop's and the tire's energy from nowhere; so the rest is taken up as the wheel rolls
+    (`sink_rolled`, the wheel stage). sink: the last substep's, as the wheel has rolled since (0 in the air)."""
+    return max(sink, l_last - l_raw - LANDING_REACH * r)
 
 
 @leaf
@@ -206,6 +220,12 @@ def contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, b
                 grounded = False                                          # a wall, not a surface to roll onto
                 l_raw = l_max
                 l = l_max
+            if grounded:
+                sink = landing_sink(wheel_state[v, i, WS_LRAW], l_raw, r, wheel_state[v, i, WS_SINK])
+                wheel_state[v, i, WS_SINK] = sink
+                if sink > 0.0:                                            # the surface where the wheel can be
+                    s += sink
+                    grounded, l_raw, l = suspension_length(s, inv_a, r_eff, l_min, l_max)
         # the tire frame t = (u x n) / |u x n| waits for the four wheels' lengths (one vector square root and
         # division for all four, sim/kernel/lanes.py: the same bits as `tire_frame` wheel by wheel); until then
         # W_TX holds u x n and W_BX its squared length (1 for a wheel with no frame to find)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from sim.kernel.jit import leaf
 from sim.kernel.jit import stage
 from sim.kernel.tables import NW
+from sim.kernel.tables import W_A
 from sim.kernel.tables import W_FTX
 from sim.kernel.tables import W_FZ
 from sim.kernel.tables import W_GROUNDED
@@ -47,6 +48,7 @@ from sim.kernel.tables import WP_RC_TAN_SLOPE
 from sim.kernel.tables import WP_SIDE
 from sim.kernel.tables import WP_TOE
 from sim.kernel.tables import WS_COMPLY
+from sim.kernel.tables import WS_LINK_CUT
 from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_TRAVEL
 from sim.kernel.tables import WS_UAX
@@ -117,15 +119,18 @@ def path_offset(v, i, wheel_params, z):
 
 
 @leaf
-def path_velocity(v, i, wheel_params, wheel_scratch, q):
+def path_velocity(v, i, wheel_params, wheel_state, wheel_scratch, q):
     """The contact's velocity against the body (m/s, world) as wheel i travels: the path's slopes at this
     substep's travel z times its rate z_dot (W_XDOT, + bump), d/dt path_offset = (-A, s T, 0) z_dot in the body
     frame (§7.1); zero for a wheel on an axis. It belongs in the contact's velocity (the slip and the parked
-    hold) so that the tire's force pays back the work J z_dot the links' load does on the body."""
+    hold) so that the tire's force pays back the work J z_dot the links' load does on the body. Where the
+    kernel held the links' share (WS_LINK_CUT > 0) the slopes are cut by the same factor, so the work paid
+    back is the held J's, not the links' own: a larger one is a force along the travel that no spring stores,
+    and fed by the tire's grip it pumps the wheel (the links' load loop at g > 1, §16)."""
     if wheel_params[v, i, WP_GEO] == 0.0:
         return (0.0, 0.0, 0.0)
     z = wheel_params[v, i, WP_L_STATIC] - wheel_scratch[v, i, W_L]
-    z_dot = wheel_scratch[v, i, W_XDOT]
+    z_dot = wheel_scratch[v, i, W_XDOT] * (1.0 - wheel_state[v, i, WS_LINK_CUT])
     a = line_at(wheel_params[v, i, WP_ANTI_B], wheel_params[v, i, WP_ANTI_B_SLOPE], z)
     t = line_at(wheel_params[v, i, WP_RC_TAN], wheel_params[v, i, WP_RC_TAN_SLOPE], z)
     return quat_rotate(q, (-a * z_dot, wheel_params[v, i, WP_SIDE] * t * z_dot, 0.0))
@@ -163,6 +168,7 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
         z = wheel_params[v, i, WP_L_STATIC] - wheel_scratch[v, i, W_L]
         wheel_state[v, i, WS_TRAVEL] = z
         share = 0.0
+        cut = 0.0
         comply = 0.0                                     # off the ground the wheel carries no side force
         fz = wheel_scratch[v, i, W_FZ]
         if wheel_scratch[v, i, W_GROUNDED] != 0.0 and fz > 0.0:
@@ -176,10 +182,16 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
                              line_at(wheel_params[v, i, WP_ANTI_B], wheel_params[v, i, WP_ANTI_B_SLOPE], z),
                              line_at(wheel_params[v, i, WP_ANTI_D], wheel_params[v, i, WP_ANTI_D_SLOPE], z),
                              -wheel_params[v, i, WP_SIDE] * f[1], f[0], f_brake)
-            share = held(jack / fz, LINK_SHARE_LIMIT)
+            limit = LINK_SHARE_LIMIT
+            if m_u > 0.0:                                # a wheel of its own mass: the links' J = rho F_t against
+                limit *= wheel_scratch[v, i, W_A]        # the tire's F_t a up its axis: rho > a digs it in (§7.2)
+            share = held(jack / fz, limit)
+            if share != jack / fz:                       # held: the path's slopes answer for the held J
+                cut = 1.0 - share * fz / jack
             k = wheel_params[v, i, WP_COMPLY]
             if k != 0.0:
                 comply = compliance_toward(k, f[1], wheel_state[v, i, WS_COMPLY],
                                            wheel_scratch[v, i, W_KY] * abs(wheel_scratch[v, i, W_VX]))
         wheel_state[v, i, WS_LINK_SHARE] = share
+        wheel_state[v, i, WS_LINK_CUT] = cut
         wheel_state[v, i, WS_COMPLY] = comply

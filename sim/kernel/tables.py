@@ -193,7 +193,9 @@ VP_N = VP_RATIO + MAX_GEARS
  WS_UAX, WS_UAY,                           # m/s^2: the wheel's acceleration along body x and y, last substep (the
                                            # links pass the tire's force less m_u times it, §7.2)
  WS_COMPLY,                                # rad: the compliance steer from the last substep's side force (§7.1)
- WS_N) = range(27)
+ WS_LINK_CUT,                              # -: 1 - the held share over the links' own (0 unless held, §7.1)
+ WS_SINK,                                  # m: how far the wheel sits in a surface it met from the air (§6)
+ WS_N) = range(29)
 
 # --- wheel_scratch[v, w, :] and wheel_telemetry[v, w, :] (the last substep's); the first W_TELEMETRY are published
 (W_S, W_A, W_L, W_LRAW, W_X, W_XDOT,      # m, -, m, m, m, m/s

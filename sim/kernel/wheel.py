@@ -46,6 +46,7 @@ from sim.kernel.tables import WS_LRAW
 from sim.kernel.tables import WS_NX
 from sim.kernel.tables import WS_OMEGA
 from sim.kernel.tables import WS_SHAPE
+from sim.kernel.tables import WS_SINK
 from sim.kernel.tables import WS_STEER
 from sim.kernel.tire import MODEL_AVS
 from sim.kernel.tire import MODEL_CHAOS
@@ -57,6 +58,14 @@ from sim.kernel.vec import scale
 from sim.kernel.vec import set3w
 
 TWO_PI = 2.0 * math.pi
+
+
+@leaf
+def sink_rolled(sink, omega, h):
+    """What is left (m) of how far a wheel sits in a surface it met from the air (sim/kernel/contact.py
+    landing_sink) after it rolls |omega| h rad: sink / (1 + |omega| h), an e-fold a radian (the way a tire rolls
+    up onto a step, over about a radius); a wheel that does not roll keeps it."""
+    return sink / (1.0 + abs(omega) * h)
 
 
 @leaf
@@ -117,4 +126,6 @@ def wheel_stage(v, vehicle_params, wheel_params, wheel_state, wheel_scratch, h):
         wheel_state[v, i, WS_SHAPE] = wheel_scratch[v, i, W_SHAPE]
         wheel_state[v, i, WS_LRAW] = wheel_scratch[v, i, W_LRAW] if wheel_scratch[v, i, W_GROUNDED] > 0.0 \
             else wheel_params[v, i, WP_LMAX]
+        wheel_state[v, i, WS_SINK] = sink_rolled(wheel_state[v, i, WS_SINK], omega_next, h) \
+            if wheel_scratch[v, i, W_GROUNDED] > 0.0 else 0.0
         set3w(wheel_state, v, i, WS_NX, get3w(wheel_scratch, v, i, W_NX))

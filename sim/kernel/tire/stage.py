@@ -143,7 +143,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         bb = get3w(wheel_scratch, v, i, W_BX)
         # body velocity at Q minus ground velocity at Q, on t and b
         v_rel = sub(add(vel, cross(w, sub(qc, pos))), get3w(wheel_scratch, v, i, W_VGX))
-        v_rel = add(v_rel, path_velocity(v, i, wheel_params, wheel_scratch, q))   # the linkage's path (§7.1)
+        v_rel = add(v_rel, path_velocity(v, i, wheel_params, wheel_state, wheel_scratch, q))   # the path (§7.1)
         vx = dot(v_rel, tt)
         vy = dot(v_rel, bb)
         rho = rolling_arm(u, qc, c, tt)                                    # rho = -dot(u x (Q - C), t)

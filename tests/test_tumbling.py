@@ -1,0 +1,69 @@
+"""A car that tumbles onto the ground gains no energy (issue 28; docs/physics.md §6, §7.1, §7.2, §16): two random
+tunings from the parameter fuzz (tests/data/tumblers), dropped from 5 - 6.5 m at random attitudes and spins on
+flat ground with nothing driving them. Before the fixes their wheels met the ground already deep inside it (a
+surface taken up one wheel radius at once) and a heavy wheel was dug into the ground by its links: 26 and 4 of 32
+drops tripped the watchdog."""
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim
+from sim.kernel.contact import LANDING_REACH
+from sim.kernel.contact import landing_sink
+from sim.kernel.wheel import sink_rolled
+
+TUMBLERS = Path(__file__).parent / "data" / "tumblers"
+
+
+def drops(car: sim.Vehicle, n: int = 16, seconds: float = 4.0, seed: int = 0) -> tuple[sim.Simulation, np.ndarray]:
+    """n copies of `car` dropped on flat ground at random attitudes, heights and spins; (the simulation, each
+    copy's largest rise of its kinetic plus potential energy over its start, J)."""
+    rng = np.random.default_rng(seed)
+    s = sim.Simulation([car] * n, sim.load_world("flat"), dt=1 / 240, substeps=2, n_vehicles=n, watchdog="flag",
+                       check_stability=False)
+    for j in range(n):
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        angle = rng.uniform(0.0, math.pi)
+        q = np.array([math.cos(angle / 2), *(math.sin(angle / 2) * axis)])
+        s.set_state(j, position=(10.0 * j, 0.0, 5.0 + rng.uniform(0.0, 1.5)), orientation=q,
+                    velocity=rng.normal(0.0, 2.0, 3) * (1.0, 1.0, 0.0), angular_velocity=rng.normal(0.0, 2.0, 3))
+    e0 = s.watcher.energies(s.tables.body_state)
+    rise = np.zeros(n)
+    idle = np.zeros((1, n, 9))
+    idle[:, :, 6] = 100.0                                          # no gear request
+    for _ in range(int(seconds * 240)):
+        s.run(idle)
+        rise = np.maximum(rise, s.watcher.energies(s.tables.body_state) - e0)
+    return s, rise
+
+
+@pytest.mark.parametrize("name, massless", [("links_loop", True), ("short_wheelbase", False)])
+def test_a_tumbling_car_does_not_gain_energy_from_its_wheels(name, massless):
+    """links_loop with massless wheels (a 4.9 m wheelbase, the centre of mass outside the rear track, 0.9 m wheels):
+    its wheels met the ground inside them; short_wheelbase (0.21 m between the axles of a 4.6 t body, links
+    whose share of the load reaches its hold) dug its heavy wheels into the ground. None trips the watchdog, and
+    the energy a drop ends with is within a fortieth of its start's (rounding and the hull's penalty aside)."""
+    car = sim.load_vehicle(TUMBLERS / f"{name}.toml")
+    if massless:
+        for axle in ("front", "rear"):
+            car = sim.with_value(car, f"{axle}_suspension.unsprung_mass", 0.0)
+    s, rise = drops(car)
+    assert not any(s.health), s.health
+    start = sim.total_mass(car) * 9.81 * 5.0                       # the least potential energy of a drop
+    assert np.median(rise) < start / 40.0
+
+
+def test_a_surface_met_from_the_air_is_taken_up_at_most_a_quarter_radius_at_once():
+    """A wheel of radius 0.3 m hanging at l_max = 0.5 m (its last contact: l_max) finds the ground at l_raw = 0.1 m:
+    it sits LANDING_REACH r = 0.075 m into it, so 0.5 - 0.1 - 0.075 = 0.325 m of the surface waits; a nearer
+    surface by less than the reach is taken as it is; a grounded wheel keeps what it has left to roll out."""
+    assert LANDING_REACH == 0.25
+    assert landing_sink(0.5, 0.1, 0.3, 0.0) == pytest.approx(0.325, abs=1e-12)
+    assert landing_sink(0.5, 0.45, 0.3, 0.0) == 0.0
+    assert landing_sink(0.3, 0.29, 0.3, 0.04) == 0.04                # rolled out slower than it comes
+    # rolling: an e-fold a radian, 1 / (1 + omega h): 40 rad/s for one substep of 1/480 s keeps 1 / (1 + 1/12)
+    assert sink_rolled(0.12, 40.0, 1.0 / 480.0) == pytest.approx(0.12 * 12.0 / 13.0, rel=1e-12)
+    assert sink_rolled(0.12, 0.0, 1.0 / 480.0) == 0.12                 # a wheel that does not roll keeps it
