@@ -93,8 +93,10 @@ def test_one_substep_follows_sixteen_in_the_tires_linear_range(name):
     to 0.3 % (rms over the run) in the linear range, several times closer than the explicit update (mf61:
     the slope of its combined lateral force by a central difference). Massless wheels: the wheels' own mass
     (docs/physics.md §7.2) adds its own error at one substep, the presets' 0.37 - 0.63 % (the validation table's
-    limit 1 %)."""
+    limit 1 %), and so does compliance steer, taken from the last substep's side force (§7.1): without it."""
     car = massless(sim.load_vehicle(name.split()[0]))
+    for axle in ("front", "rear"):
+        car = sim.with_value(car, f"{axle}_suspension.compliance_steer", 0.0)
     if name.endswith("mf61"):
         car = sim.with_value(sim.with_value(car, "front_tire.model", "mf61"), "rear_tire.model", "mf61")
     ref = sine_steer(car, 16)

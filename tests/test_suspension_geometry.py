@@ -171,7 +171,8 @@ CURVES = dict(front_suspension__camber_deg=-1.0, front_suspension__camber_gain=-
               rear_suspension__camber_deg=-1.5, rear_suspension__camber_roll=1.0,
               rear_suspension__toe_deg=0.3, rear_suspension__bump_steer=2.0,
               front_suspension__roll_centre=0.08, front_suspension__roll_centre_slope=-2.0,
-              front_suspension__anti_brake=40.0, front_suspension__anti_slope=-100.0)
+              front_suspension__anti_brake=40.0, front_suspension__anti_slope=-100.0,
+              front_suspension__compliance_steer=0.0, rear_suspension__compliance_steer=0.0)   # the curves alone
 
 
 def held_at(car: sim.Vehicle, left: str, right: str, margin: float = 0.03) -> sim.Simulation:

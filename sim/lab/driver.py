@@ -118,12 +118,16 @@ class OpenLoop:
 class PathFollower:
     """Pure pursuit: steer so each car's arc passes through the path point `lookahead` metres (one for all,
     or one per car) ahead on the path. The path is a circle (`center`, `radius`, counter-clockwise for a
-    left turn) or a polyline (`points`, (K, 2) m). `car`: the car, or the cars of a batch in order."""
+    left turn) or a polyline (`points`, (K, 2) m). `car`: the car, or the cars of a batch in order. `trim`
+    (1/(m^2 s), circles only): an integral of the distance outside the circle added to the arc's curvature, so
+    a car that needs more steering than the arc's geometry (an understeering one) still holds the circle
+    rather than running wide by the offset that asks for it (held within +-20 m s, as CircleDriver's)."""
     car: Vehicle | Sequence[Vehicle]
     lookahead: float | np.ndarray = 8.0
     center: tuple[float, float] | None = None
     radius: float = 0.0
     points: np.ndarray | None = None
+    trim: float = 0.0
 
     def __post_init__(self):
         self.reach = SteeringReach.of(self.car)
@@ -167,6 +171,12 @@ class PathFollower:
         x = rel[:, 0] * c + rel[:, 1] * s
         y = -rel[:, 0] * s + rel[:, 1] * c
         curvature = 2.0 * y / np.maximum(x * x + y * y, 1e-6)
+        if self.trim > 0.0 and self.center is not None:
+            outside = np.hypot(*(obs.position - np.asarray(self.center)).T) - abs(self.radius)
+            dt = obs.time - getattr(self, "_last", obs.time)
+            self._last = obs.time
+            self._integral = np.clip(getattr(self, "_integral", 0.0) + outside * dt, -20.0, 20.0)
+            curvature = curvature + math.copysign(self.trim, self.radius) * self._integral
         return self.reach.command(curvature, np.abs(obs.speed))
 
 

@@ -49,7 +49,16 @@ def understeer_coefficient(car: Vehicle, gravity: float = GRAVITY) -> float:
     cf = 2.0 * slip_stiffnesses(car.front_tire, float(loads[0]))[1]
     cr = 2.0 * slip_stiffnesses(car.rear_tire, float(loads[2]))[1]
     k = float(loads[0] + loads[1]) / gravity / max(cf, 1.0) - float(loads[2] + loads[3]) / gravity / max(cr, 1.0)
-    for i, sus in ((0, car.front_suspension), (2, car.rear_suspension)):   # compliance steer (§7.1): each wheel
-        if sus.compliance_steer != 0.0:          # turns by c (its side force less its own mass's), per unit a_y
+    return k + compliance_understeer(car, gravity)
+
+
+def compliance_understeer(car: Vehicle, gravity: float = GRAVITY) -> float:
+    """What the axles' compliance steer adds to K (s^2/m, docs/physics.md §7.1): each wheel turns by c times its
+    side force less its own mass's, c (W / g - m_u) per unit of lateral acceleration, out of the turn at the front
+    and into it at the rear (both + understeer)."""
+    loads = tire_loads(car, gravity)
+    k = 0.0
+    for i, sus in ((0, car.front_suspension), (2, car.rear_suspension)):
+        if sus.compliance_steer != 0.0:
             k += math.radians(sus.compliance_steer) / 1000.0 * (float(loads[i]) / gravity - sus.unsprung_mass)
     return k

@@ -5,7 +5,8 @@ for (figures with units and, where the physics or a standard gives them, limits)
     standstill.py    settle (wheel loads, sag), parked (static friction on a slope), rest drift
     longitudinal.py  braking, braking-no-abs, standing-start (launch), coast-down, neutral roll, walking pace
     circles.py       circle (ISO 4138 constant radius), steady-circle, and the skidpad's second closed loop
-    transients.py    step-steer (ISO 7401), lane-change (ISO 3888-1), sine-with-dwell (FMVSS 126), sine steer
+    transients.py    step-steer (ISO 7401), lane-change (ISO 3888-1), sine steer
+    fmvss126.py      sine-with-dwell (FMVSS 126) over its amplitude series, from the slowly increasing steer's A
     bumps.py         drop, curb
     lap.py           lap: laps of a circuit at the limit (sim/lab/lap_driver.py, docs/driver.md)
     suite.py         the drives by name, `run_batch(name, cars)`, `run(name, car)`, the user's limits
@@ -29,6 +30,7 @@ from sim.lab.drives.common import drift
 from sim.lab.drives.common import gear_for
 from sim.lab.drives.common import on_flat
 from sim.lab.drives.common import settled
+from sim.lab.drives.fmvss126 import sine_with_dwell
 from sim.lab.drives.lap import lap
 from sim.lab.drives.longitudinal import braking
 from sim.lab.drives.longitudinal import braking_distance
@@ -54,7 +56,6 @@ from sim.lab.drives.suite import run
 from sim.lab.drives.suite import run_batch
 from sim.lab.drives.transients import lane_change
 from sim.lab.drives.transients import sine_steer
-from sim.lab.drives.transients import sine_with_dwell
 from sim.lab.drives.transients import step_steer
 
 __all__ = ["DT", "SUBSTEPS", "SUITE", "SUITE_HELP", "Figure", "Limit", "Result", "apply_limits", "bicycle_yaw_gain",

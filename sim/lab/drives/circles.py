@@ -28,6 +28,8 @@ from sim.model.params import Vehicle
 from sim.model.world import World
 from sim.simulation import Simulation
 
+TRIM = 0.004    # 1/(m^2 s): the circle drivers' integral of the distance outside the circle (PathFollower.trim)
+
 
 @batched
 def constant_radius(cars: list[Vehicle], radius: float = 40.0, ramp_g_per_s: float = 0.004,
@@ -44,7 +46,7 @@ def constant_radius(cars: list[Vehicle], radius: float = 40.0, ramp_g_per_s: flo
     b = Batch(cars, circle_course(radius), speed=v0, gears=[gear_for(c, v0) for c in cars], steps=steps_of(60.0))
     n = b.n
     target = lambda t: math.sqrt((start_g + ramp_g_per_s * t) * G * radius)  # noqa: E731
-    follow = PathFollower(cars, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius)
+    follow = PathFollower(cars, lookahead=max(6.0, 0.4 * v0), center=(0.0, radius), radius=radius, trim=TRIM)
     driver = Driver(follow, SpeedPI(target, kp=0.6, ki=0.4))
     window = int(round(1.0 / DT))
     held = []                                  # (N,) bool a step: on the circle and at the target speed
@@ -105,7 +107,7 @@ def steady_circle(cars: list[Vehicle], radius: float = 40.0, lateral_g: float = 
     with the front axle's share of it (docs/physics.md §7.1 gives the steady-state formulas)."""
     v = math.sqrt(lateral_g * G * radius)
     b = Batch(cars, circle_course(radius), speed=v, gears=[gear_for(c, v) for c in cars], steps=steps_of(seconds))
-    b.drive(Driver(PathFollower(cars, lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius),
+    b.drive(Driver(PathFollower(cars, lookahead=max(6.0, 0.4 * v), center=(0.0, radius), radius=radius, trim=TRIM),
                    SpeedPI(v, kp=0.6, ki=0.4)), seconds)
     out = []
     for car, log in zip(cars, b.logs()):

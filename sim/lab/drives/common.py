@@ -14,6 +14,7 @@ from sim.lab.drives.batch import SUBSTEPS
 from sim.lab.drives.batch import Batch
 from sim.lab.logs import TelemetryLog
 from sim.model.geometry import tire_loads
+from sim.model.handling import compliance_understeer
 from sim.model.params import Vehicle
 from sim.model.world import World
 from sim.simulation import Simulation
@@ -52,12 +53,13 @@ def gear_for(car: Vehicle, speed: float) -> int:
 def bicycle_yaw_gain(car: Vehicle, speed: float) -> float:
     """Steady-state yaw rate per road-wheel angle (1/s) of the single-track model with the linear tires'
     axle cornering stiffnesses C = 2 ca: r / delta = v / (L + K v^2), K = m_f / Cf - m_r / Cr, the axles'
-    static masses m_f = m b / L and m_r = m a / L of the whole car (its wheels' own mass included)."""
+    static masses m_f = m b / L and m_r = m a / L of the whole car (its wheels' own mass included), plus the
+    axles' compliance steer (sim.model.handling.compliance_understeer)."""
     L = car.wheelbase
     mass = tire_loads(car, gravity=1.0)                  # kg per wheel
     m_f, m_r = mass[0] + mass[1], mass[2] + mass[3]
     cf, cr = 2.0 * car.front_tire.ca, 2.0 * car.rear_tire.ca
-    k = m_f / cf - m_r / cr
+    k = m_f / cf - m_r / cr + compliance_understeer(car)
     return speed / (L + k * speed * speed)
 
 

@@ -11,6 +11,7 @@ from sim.lab.drives.bumps import curb
 from sim.lab.drives.bumps import drop
 from sim.lab.drives.circles import constant_radius
 from sim.lab.drives.circles import steady_circle
+from sim.lab.drives.fmvss126 import sine_with_dwell
 from sim.lab.drives.lap import lap
 from sim.lab.drives.longitudinal import braking
 from sim.lab.drives.longitudinal import coast_down
@@ -20,7 +21,6 @@ from sim.lab.drives.results import Result
 from sim.lab.drives.standstill import parked
 from sim.lab.drives.standstill import settle
 from sim.lab.drives.transients import lane_change
-from sim.lab.drives.transients import sine_with_dwell
 from sim.lab.drives.transients import step_steer
 from sim.model.files import ConfigError
 from sim.model.params import Vehicle

@@ -1,5 +1,5 @@
-"""Drives of steering transients: ISO 7401's step steer, ISO 3888-1's double lane change, FMVSS 126's sine
-with dwell (stability control), and an open-loop sine steer (the substep counts compared)."""
+"""Drives of steering transients: ISO 7401's step steer, ISO 3888-1's double lane change and an open-loop sine
+steer (the substep counts compared); FMVSS 126's sine with dwell is in fmvss126.py."""
 from __future__ import annotations
 
 import math
@@ -106,64 +106,6 @@ def lane_change(cars: list[Vehicle], speed_kmh: float = 60.0, offset: float = 3.
                  Figure("largest yaw rate", math.degrees(float(np.max(np.abs(log.column("yaw_rate"))))), "deg/s"),
                  Figure("largest body slip", math.degrees(float(np.nanmax(np.abs(log.column("beta"))))), "deg")]
         out.append(Result("lane-change", car.name, figs, log))
-    return out
-
-
-@batched
-def sine_with_dwell(cars: list[Vehicle], speed_kmh: float = 80.0, amplitude: float = 0.3, at: float = 2.0,
-                    coast: bool = True, esp: bool = True) -> list[Result]:
-    """The sine with dwell of FMVSS 126 / UN R140 (electronic stability control): from `speed_kmh`, the
-    steering input follows a 0.7 Hz sine of `amplitude` to the left, right, holds 0.5 s at the right peak,
-    and returns; the throttle is released at the start. Figures: the yaw rate 1.0 s and 1.75 s after the
-    steering completes, as a share of the yaw rate's peak in the opposite direction (the rules ask at
-    most 35 % and 20 %: the car stops turning), and the lateral displacement 1.07 s after the steering
-    starts (at least 1.83 m: it still responds). `esp`: stability control on (the rules test it on; the
-    suite's sine-with-dwell-no-esp drives the same inputs with it off, to show the car spin: its yaw-rate
-    figures are expected to miss their limits, and the Result says whether they did)."""
-    f, dwell = 0.7, 0.5
-    period = 1.0 / f
-
-    def steer(t):
-        x = t - at
-        if x < 0.0:
-            return 0.0
-        if x < 0.75 * period:
-            return amplitude * math.sin(2.0 * math.pi * f * x)
-        if x < 0.75 * period + dwell:
-            return -amplitude
-        x -= dwell
-        return amplitude * math.sin(2.0 * math.pi * f * x) if x < period else 0.0
-    v = speed_kmh / 3.6
-    b = Batch(cars, World.flat(), speed=v, gears=[gear_for(c, v) for c in cars],
-              steps=steps_of(at + period + dwell + 3.0))
-    b.drive(Driver(OpenLoop(lambda t: 0.0), SpeedPI(v, kp=0.8, ki=0.4)), at)
-    y0 = b.position()[:, 1]
-    b.drive(Driver(OpenLoop(steer), None, throttle=0.0, esp=esp), period + dwell + 3.0)
-    end = at + period + dwell                                   # completion of steer
-    # without stability control the drive shows the car spinning: the yaw-rate figures are expected to miss
-    # FMVSS 126's limits (the displacement, that the car answers the steering, is judged as with it on)
-    spin = not esp
-    out = []
-    for i, (car, log) in enumerate(zip(cars, b.logs())):
-        t, r, y = log.column("time"), log.column("yaw_rate"), log.column("y")
-        second = (t > at + 0.25 * period) & (t <= end)
-        peak = float(np.min(r[second])) if second.any() else math.nan   # the right turn's peak (negative)
-
-        def at_time(series, when, t=t):
-            return float(np.interp(when, t, series))
-        ratio = lambda when, r=r, peak=peak: 100.0 * at_time(r, when) / peak if peak else math.nan  # noqa: E731
-        lateral = abs(at_time(y, at + 1.07) - float(y0[i]))
-        figs = [Figure("yaw rate 1.0 s after the steering, share of its peak", ratio(end + 1.0), "%", None, 35.0,
-                       "FMVSS 126: <= 35 %", expect_miss=spin),
-                Figure("yaw rate 1.75 s after, share of its peak", ratio(end + 1.75), "%", None, 20.0,
-                       "FMVSS 126: <= 20 %", expect_miss=spin),
-                Figure("lateral displacement 1.07 s after the start", lateral, "m", 1.83, None,
-                       "FMVSS 126: >= 1.83 m"),
-                Figure("peak yaw rate", math.degrees(abs(peak)), "deg/s")]
-        esp_log = log.column("esp_cut")
-        figs.append(Figure("time stability control acted", float(np.sum(esp_log < 1.0) * DT), "s"))
-        out.append(Result("sine-with-dwell", car.name, figs, log) if esp else
-                   Result("sine-with-dwell-no-esp", car.name, figs, log, expected="spins without stability control"))
     return out
 
 
