@@ -348,7 +348,8 @@ def test_the_chaos_wheel_requests_torque_over_radius_and_scales_back_onto_the_bl
     -3000 N; all but still, the brake only holds against the drive (no force of its own). With the lateral
     -ca alpha = -4000 N and the request 3000 N against mu Fz_tire = 1.0 x (0.5 x 2000 + 0.5 x 4000) = 3000 N
     (load_ratio 0.5, load 2000 N, static 4000 N), both are scaled by 3000 / 5000 = 0.6: 1800 N and -2400 N,
-    and the wheel, cut back, spins up by h (T - rho Fx) / Iw instead of rolling with the ground."""
+    and the wheel, cut back, spins up by h (T - rho Fx) / Iw instead of rolling with the ground (which turns it
+    toward the ground's speed at most as fast as the grip and the torques can)."""
     from sim.kernel import tables as T
     from sim.kernel.tire.chaos import chaos_request
     from sim.kernel.tire.chaos import chaos_wheel
@@ -365,9 +366,12 @@ def test_the_chaos_wheel_requests_torque_over_radius_and_scales_back_onto_the_bl
     assert ws[0, 0, T.W_FX] == pytest.approx(1800.0) and ws[0, 0, T.W_FY] == pytest.approx(-2400.0)
     assert ws[0, 0, T.W_GRIP_SCALE] == pytest.approx(0.6)
     assert omega_next == pytest.approx(omega + h * (900.0 - 0.3 * 1800.0) / iw)
-    ws[0, 0, T.W_FY_RAW] = -1000.0                               # within the budget: it rolls with the ground
-    omega_next, _ = chaos_wheel(0, 0, wp, ws, omega + 3.0, 300.0, 0.0, 0.3, iw, h)
+    ws[0, 0, T.W_FY_RAW] = -1000.0                               # within the budget: it rolls with the ground,
+    omega_next, _ = chaos_wheel(0, 0, wp, ws, omega + 1.5, 300.0, 0.0, 0.3, iw, h)   # turned by the ground at most
     assert omega_next == pytest.approx(10.0 / 0.3) and ws[0, 0, T.W_FX] == pytest.approx(1000.0)
+    # (mu Fz_tire rho + |T|) h / Iw = (3000 x 0.3 + 300) / 480 / 1.2 = 2.0833 rad/s a substep: 3 rad/s off takes two
+    omega_next, _ = chaos_wheel(0, 0, wp, ws, omega + 3.0, 300.0, 0.0, 0.3, iw, h)
+    assert omega_next == pytest.approx(omega + 3.0 - 1200.0 / 480.0 / 1.2)
 
 
 def test_a_chaos_car_brakes_at_the_peak_and_coasts_without_its_wheels_inertia():

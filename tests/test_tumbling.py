@@ -67,3 +67,27 @@ def test_a_surface_met_from_the_air_is_taken_up_at_most_a_quarter_radius_at_once
     # rolling: an e-fold a radian, 1 / (1 + omega h): 40 rad/s for one substep of 1/480 s keeps 1 / (1 + 1/12)
     assert sink_rolled(0.12, 40.0, 1.0 / 480.0) == pytest.approx(0.12 * 12.0 / 13.0, rel=1e-12)
     assert sink_rolled(0.12, 0.0, 1.0 / 480.0) == 0.12                 # a wheel that does not roll keeps it
+
+
+def test_an_avs_wheel_is_turned_by_the_ground_only_as_fast_as_its_grip_allows():
+    """The AVS family rolls its wheel with the ground (docs/models.md). Set down at 20 m/s with its wheels still, it
+    may not be spun to the road's speed in one substep: the ground turns it by at most (mu Fz rho + |T_drive| +
+    T_brake) h / Iw a substep. Taken at once, the wheels' spin came from nowhere and the spin ledger turned the
+    body with it: a random tuning's locked rear axle, one wheel in the air, spun up from 3 to 86 rad/s in 0.1 s as
+    the tumbling body turned and blew up at 1 substep."""
+    car = sim.load_vehicle("hatchback")
+    for axle in ("front_tire", "rear_tire"):
+        car = sim.with_value(car, f"{axle}.model", "avs")
+    s = sim.Simulation(car, sim.load_world("flat"), dt=1 / 240, substeps=1)
+    s.set_state(position=(0.0, 0.0, sim.rest_com_height(car)), velocity=(20.0, 0.0, 0.0), wheel_spin=0.0)
+    iw = np.array([car.front_tire.wheel_inertia] * 2 + [car.rear_tire.wheel_inertia] * 2)
+    omega = np.zeros(4)
+    for _ in range(120):
+        s.step(sim.Controls())
+        tel = s.telemetry
+        now = np.array(tel.omega, dtype=float).reshape(-1)           # (a copy: telemetry is a live view)
+        reach = (np.asarray(tel.mu).reshape(-1) * np.asarray(tel.Fz).reshape(-1) * np.asarray(tel.rho).reshape(-1)
+                 + np.abs(np.asarray(tel.T_drive).reshape(-1)) + np.asarray(tel.T_brake).reshape(-1)) / 240.0 / iw
+        assert np.all(np.abs(now - omega) <= reach * 1.05 + 1e-9)
+        omega = now
+    assert np.all(np.abs(omega * np.asarray(s.telemetry.rho).reshape(-1) - 20.0) < 1.0)   # rolling with it by then

@@ -23,6 +23,7 @@ from sim.kernel.tables import WS_FY_LAG
 from sim.kernel.tables import WS_SX
 from sim.kernel.tables import WS_SY
 from sim.kernel.tire.chaos import chaos_request
+from sim.kernel.tire.chaos import ground_turned
 from sim.kernel.tire.chaos import write_request_forces
 from sim.kernel.tire.limit import lagged
 from sim.kernel.tire.linear import linear_lateral
@@ -83,7 +84,8 @@ def avs_wheel(v, i, wheel_params, wheel_state, wheel_scratch, omega, t_drive, t_
     grip = fz * rho * mu_x
     if grip > 0.0 and abs(req * rho) <= grip:
         v_ref = max(abs(vx), wheel_params[v, i, WP_VMIN])
-        omega_next, t_brake = (vx + sx * AVS_KAPPA_FULL * v_ref) / rho, brake   # rolls, showing its slip
+        rolling = (vx + sx * AVS_KAPPA_FULL * v_ref) / rho                  # rolls, showing its slip
+        omega_next, t_brake = ground_turned(omega, rolling, grip, t_drive, t_brake_max, iw, h), brake
     else:
         omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
     write_request_forces(v, i, wheel_scratch, req, fy, fx, fy, 1.0)

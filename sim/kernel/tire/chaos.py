@@ -65,12 +65,22 @@ def chaos_wheel(v, i, wheel_params, wheel_scratch, omega, t_drive, t_brake_max, 
     mag = math.sqrt(req * req + fy_raw * fy_raw)
     s = min(1.0, budget / mag) if mag > 0.0 else 1.0
     fx, fy = s * req, s * fy_raw
-    if s >= 1.0 and abs(vx) > CHAOS_ROLLING_SPEED:
-        omega_next, t_brake = vx / rho, brake                           # grips: rolls with the ground
+    if s >= 1.0 and abs(vx) > CHAOS_ROLLING_SPEED:                     # grips: rolls with the ground
+        omega_next, t_brake = ground_turned(omega, vx / rho, budget * rho, t_drive, t_brake_max, iw, h), brake
     else:
         omega_next, t_brake = wheel_spin(omega, t_drive, t_brake_max, rho, fx, iw, h)
     write_request_forces(v, i, wheel_scratch, req, fy_raw, fx, fy, s)
     return omega_next, t_brake
+
+
+@leaf
+def ground_turned(omega, rolling, grip_torque, t_drive, t_brake_max, iw, h):
+    """A wheel that rolls with the ground (the Chaos and AVS families) toward `rolling` (rad/s), turned by the
+    ground at most as fast as its grip and the torques on it can, (grip_torque + |T_drive| + T_brake) h / Iw a
+    substep (docs/models.md). Taken at once, a wheel set down still at speed or on a tumbling body took its spin
+    from nowhere, and the spin ledger turned the body with it."""
+    reach = (grip_torque + abs(t_drive) + t_brake_max) * h / iw
+    return omega + max(-reach, min(reach, rolling - omega))
 
 
 @leaf
