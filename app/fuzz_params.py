@@ -135,10 +135,13 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
     car = dataclasses.replace(base, name="random", **groups)
     for i, axle in ((0, "front_suspension"), (2, "rear_suspension")):   # a wheel lighter than the body it hangs
         sus, m = getattr(car, axle), meta[(axle, "unsprung_mass")]        # from (checks.py check_carried), in the
-        carried = min(carrier_mass(car, i), carrier_mass(car, i + 1))     # same way; none fits both: massless
-        if sus.unsprung_mass > carried:
+        drawn = sus.unsprung_mass                                         # same way; none fits both: massless
+        for _ in range(20):                       # (the car's mass falls with the wheel's, and its carrier's with it)
+            carried = min(carrier_mass(car, i), carrier_mass(car, i + 1))
+            if getattr(car, axle).unsprung_mass <= carried:
+                break
             least = hop_stiffness(sus) / HOP_MAX ** 2
-            mass = least + (sus.unsprung_mass - least) / (m["hi"] - least) * (carried - least) if least < carried \
+            mass = least + (drawn - least) / (m["hi"] - least) * (0.999 * carried - least) if least < carried \
                 else 0.0
             car = dataclasses.replace(car, **{axle: dataclasses.replace(sus, unsprung_mass=mass)})
     return car
