@@ -26,7 +26,6 @@ from sim.model import params as P
 from sim.model.checks import HOP_MAX
 from sim.model.checks import PRESSURE_SPAN
 from sim.model.checks import check_inertia
-from sim.model.geometry import carrier_mass
 from sim.model.geometry import hop_omega
 from sim.model.geometry import hop_stiffness
 from sim.model.geometry import static_loads
@@ -72,7 +71,7 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
     mass, box and moments drawn again until they are a rigid body's (checks.py check_inertia), then the
     pairs that cross-field rules order put in order (l_min < l0 <= l_max, rear axle < centre of mass <
     front axle, idle < redline, shift down < shift up <= redline, an mf61 pressure within PRESSURE_SPAN of its
-    nominal one, a wheel hop at most HOP_MAX and lighter than the body it hangs from), so that what is tested is the
+    nominal one, a wheel hop at most HOP_MAX), so that what is tested is the
     stability advisor, not the rules (curves and the name kept)."""
     groups = {}
     base = sim.Vehicle()
@@ -132,19 +131,7 @@ def random_vehicle(rng: np.random.Generator) -> sim.Vehicle:
         groups[axle] = dataclasses.replace(t, pressure=lo + (t.pressure - m["lo"]) / (m["hi"] - m["lo"]) * (hi - lo))
     groups["engine"] = dataclasses.replace(groups["engine"], idle_rpm=float(idle), redline_rpm=float(redline))
     groups["gearbox"] = dataclasses.replace(groups["gearbox"], shift_down_rpm=float(down), shift_up_rpm=float(up))
-    car = dataclasses.replace(base, name="random", **groups)
-    for i, axle in ((0, "front_suspension"), (2, "rear_suspension")):   # a wheel lighter than the body it hangs
-        sus, m = getattr(car, axle), meta[(axle, "unsprung_mass")]        # from (checks.py check_carried), in the
-        drawn = sus.unsprung_mass                                         # same way; none fits both: massless
-        for _ in range(20):                       # (the car's mass falls with the wheel's, and its carrier's with it)
-            carried = min(carrier_mass(car, i), carrier_mass(car, i + 1))
-            if getattr(car, axle).unsprung_mass <= carried:
-                break
-            least = hop_stiffness(sus) / HOP_MAX ** 2
-            mass = least + (drawn - least) / (m["hi"] - least) * (0.999 * carried - least) if least < carried \
-                else 0.0
-            car = dataclasses.replace(car, **{axle: dataclasses.replace(sus, unsprung_mass=mass)})
-    return car
+    return dataclasses.replace(base, name="random", **groups)
 
 
 def driving(rng: np.random.Generator, steps: int, n: int) -> np.ndarray:

@@ -11,7 +11,6 @@ from typing import Any
 
 from sim.model.files import ConfigError
 from sim.model.files import show
-from sim.model.geometry import carrier_mass
 from sim.model.geometry import hop_omega
 from sim.model.geometry import hop_stiffness
 from sim.model.params import GROUP_TYPES
@@ -110,7 +109,6 @@ def check_consistency(v: Vehicle, where: str) -> None:
                 f"[{(1 - PRESSURE_SPAN) * t.nominal_pressure:g}, {(1 + PRESSURE_SPAN) * t.nominal_pressure:g}] "
                 f"(the mf61 pressure terms are a fit about the nominal pressure)")
     check_inertia(v, where)
-    check_carried(v, where)
     if v.front_axle.x <= v.rear_axle.x:
         raise ConfigError(f"{where}: front_axle.x = {v.front_axle.x:g} must be ahead of "
                           f"rear_axle.x = {v.rear_axle.x:g} m")
@@ -148,25 +146,6 @@ def inertia_bounds(v: Vehicle) -> dict[str, tuple[float, float]]:
     across = {"roll": half[1] ** 2 + half[2] ** 2, "pitch": half[0] ** 2 + half[2] ** 2,
               "yaw": half[0] ** 2 + half[1] ** 2}
     return {axis: (GYRATION_MIN * ch.mass * r2, ch.mass * r2) for axis, r2 in across.items()}
-
-
-def check_carried(v: Vehicle, where: str) -> None:
-    """A wheel with its own mass must be lighter than the body as it feels it along its axis (`carrier_mass`):
-    the model steps the wheel against the body held still (docs/physics.md §7.2), which a heavier wheel, carrying
-    the body rather than hanging from it, does not allow (road cars' wheels: a tenth of it). Past the axles'
-    reach (a light body's small pitch inertia, a wheel far from its centre of mass) a random tuning's 144 kg
-    wheels on a body of 25 kg there blew up in random drives at 1 substep."""
-    if v.front_axle.x <= v.rear_axle.x:
-        return                                                    # (the axles' own rule says so below)
-    for i, axle in ((0, "front"), (2, "rear")):
-        s = getattr(v, f"{axle}_suspension")
-        carried = min(carrier_mass(v, i), carrier_mass(v, i + 1))
-        if s.unsprung_mass > carried:
-            raise ConfigError(
-                f"{where}: {axle}_suspension.unsprung_mass = {s.unsprung_mass:g} is not allowed; expected at most "
-                f"{carried:.3g} kg (or 0, a massless wheel): the body's mass as the wheel feels it along its axis, "
-                f"1 / (1 / M + (r x d) . I^-1 (r x d)) with the chassis' moments and the wheel {axle} of the centre "
-                f"of mass; a heavier wheel would carry the body rather than hang from it (road cars' weigh a tenth)")
 
 
 def check_inertia(v: Vehicle, where: str) -> None:

@@ -171,19 +171,6 @@ def static_lengths(car: Vehicle, gravity: float = GRAVITY) -> np.ndarray:
     return out
 
 
-def carrier_mass(car: Vehicle, i: int) -> float:
-    """The body's mass as wheel i feels it along its axis (kg, docs/physics.md §7.2): 1 / (1 / M + (r x d) . I^-1
-    (r x d)), M the whole car's mass, I the chassis' principal moments, d the axis and r the wheel centre at static
-    ride from the centre of mass. A push at the wheel moves the body as if it had this mass there."""
-    g = wheel_geometry(car)
-    ch = car.chassis
-    d = g.axis[i]
-    rd = np.cross(g.anchor[i] + static_lengths(car)[i] * d, d)
-    inverse = 1.0 / total_mass(car) + rd[0] ** 2 / ch.inertia_roll + rd[1] ** 2 / ch.inertia_pitch + \
-        rd[2] ** 2 / ch.inertia_yaw
-    return 1.0 / inverse
-
-
 def ride_com_height(car: Vehicle, gravity: float = GRAVITY) -> float:
     """Height of the centre of mass above flat ground at static ride (m): above each axle's contact line
     r + l_static - anchor_z + com_z, taken between the axles at the centre of mass (h_cg of §7.1)."""
