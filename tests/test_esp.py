@@ -43,9 +43,9 @@ def test_esp_keeps_the_sine_with_dwell_on_course_where_without_it_the_car_spins(
     """The same steering inputs with stability control on and off: off, the car spins (the yaw rate 1 s
     after the steering is still above its peak), which that drive expects (its yaw-rate figures miss
     FMVSS 126's limits as expected, and nothing fails); on, the yaw-rate error is smaller and the car meets
-    FMVSS 126's 35 % and 20 % and still moves over 1.83 m sideways. Both presets as they are (with the last
-    version's roll understeer of 2.1 deg/g from bump steer of 28 deg/m the hatchback came back on its own; with
-    its 1.0 deg/g from a linkage's few deg/m it spins, docs/physics.md §3.1)."""
+    FMVSS 126's 35 % and 20 % and still moves over 1.83 m sideways. Both presets as they are, understeering 1.8
+    and 1.1 deg/g: over the rules' series of amplitudes (1.5 A ... 6.5 A, A the angle at 0.3 g) both spin from
+    about 6 deg of road wheel; at a small fixed amplitude they came back on their own (docs/physics.md §3.1)."""
     car = sim.load_vehicle(name)
     on, off = M.sine_with_dwell(car, esp=True), M.sine_with_dwell(car, esp=False)
     assert on.passed and on.shown is None and on.outcome == "ok"
