@@ -38,6 +38,13 @@ def slip_angles(v, wheel_params, wheel_scratch):
 
 
 @leaf
+def fgear_slip_rate(rho, omega, vx, eps):
+    """dkappa / d(rho omega) of FGear's slip (s/m): 1 / (|vx| + eps) inside its clip, 0 past it (`slip_fgear`)."""
+    den = abs(vx) + eps
+    return 1.0 / den if abs(rho * omega - vx) < FGEAR_KAPPA_MAX * den else 0.0
+
+
+@leaf
 def slip_fgear(rho, omega, vx, vy, eps):
     """FGear's slips: kappa = (rho omega - vx) / (|vx| + eps), alpha = atan(vy / (|vx| + eps)), clipped to
     +-FGEAR_KAPPA_MAX and +-FGEAR_ALPHA_MAX (its low-speed guard)."""

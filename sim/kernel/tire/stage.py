@@ -86,6 +86,7 @@ from sim.kernel.tire.magic import curves_of_all_wheels
 from sim.kernel.tire.magic import magic_tire
 from sim.kernel.tire.mf_combined import mf_tire
 from sim.kernel.tire.slip import SLIP_FGEAR
+from sim.kernel.tire.slip import fgear_slip_rate
 from sim.kernel.tire.slip import slip_angles
 from sim.kernel.tire.slip import slip_fgear
 from sim.kernel.vec import add
@@ -160,6 +161,10 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         wheel_scratch[v, i, W_INV_V] = inv_v
         if wheel_params[v, i, WP_SLIP_FORM] == SLIP_FGEAR:
             kappa, alpha = slip_fgear(rho, omega, vx, vy, wheel_params[v, i, WP_VMIN])
+            # the spin stiffness with FGear's own dkappa/domega: rho / (|vx| + vMin), none where the slip is clipped
+            # (max(|vx|, vMin) overstated it, and past the clip the force does not answer the spin at all: the
+            # implicit wheel update overshot, a light wheel's slip flipped every substep and the tire made energy)
+            wheel_scratch[v, i, W_INV_V] = fgear_slip_rate(rho, omega, vx, wheel_params[v, i, WP_VMIN])
         else:
             kappa, alpha = (rho * omega - vx) * inv_v, alphas[i]          # slip_ratio, with vMin
         wheel_scratch[v, i, W_KAPPA] = kappa
