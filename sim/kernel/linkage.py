@@ -185,9 +185,10 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
             limit = LINK_SHARE_LIMIT
             if m_u > 0.0:                                # a wheel of its own mass: the links' J = rho F_t against
                 limit *= wheel_scratch[v, i, W_A]        # the tire's F_t a up its axis: rho > a digs it in (§7.2)
-            share = held(jack / fz, limit)
-            if share != jack / fz:                       # held: the path's slopes answer for the held J
-                cut = 1.0 - share * fz / jack
+            own = jack / fz
+            share = held(own, limit)
+            if share != own:                             # held: the path's slopes answer for the held J
+                cut = 1.0 - share / own
             k = wheel_params[v, i, WP_COMPLY]
             if k != 0.0:
                 comply = compliance_toward(k, f[1], wheel_state[v, i, WS_COMPLY],

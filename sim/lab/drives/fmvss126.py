@@ -18,6 +18,7 @@ from sim.lab.drives.batch import Batch
 from sim.lab.drives.batch import batched
 from sim.lab.drives.batch import steps_of
 from sim.lab.drives.common import DT
+from sim.lab.drives.common import front_angles
 from sim.lab.drives.common import gear_for
 from sim.lab.drives.results import Figure
 from sim.lab.drives.results import Result
@@ -64,11 +65,6 @@ def turning_g(log) -> np.ndarray:
     return log.column("speed") * log.column("yaw_rate") / G
 
 
-def road_wheel_angle(log) -> np.ndarray:
-    """The front road wheels' mean angle (rad) of each logged step."""
-    return 0.5 * (log.column("steer FL") + log.column("steer FR"))
-
-
 @batched
 def slowly_increasing_steer(cars: list[Vehicle], speed_kmh: float = 80.0) -> list[Result]:
     """The rules' slowly increasing steer: at `speed_kmh`, held by the throttle, the road-wheel angle rises at
@@ -82,7 +78,7 @@ def slowly_increasing_steer(cars: list[Vehicle], speed_kmh: float = 80.0) -> lis
             until=lambda s: np.abs(b.speed() * np.reshape(s.state.angular_velocity, (-1, 3))[:, 2]) > 0.35 * G)
     out = []
     for car, log in zip(cars, b.logs()):
-        g, angle = np.abs(turning_g(log)), road_wheel_angle(log)
+        g, angle = np.abs(turning_g(log)), front_angles(log)
         k = np.flatnonzero(g >= SIS_G)
         a = math.nan
         if k.size and k[0] > 0:                              # interpolated between the steps either side
@@ -132,8 +128,8 @@ def sine_with_dwell(cars: list[Vehicle], speed_kmh: float = 80.0, amplitude: flo
     steer = DwellSteer(np.array([x for _, x in runs]), at, road_wheel=amplitude is None)
     b.drive(Driver(steer, None, throttle=0.0, esp=esp), 1.0 / FREQUENCY + DWELL + 3.0)
     end = at + 1.0 / FREQUENCY + DWELL                          # completion of steer
-    judged = [judge(log, at, end, y0[k]) for k, log in enumerate(b.logs())]
     logs = b.logs()
+    judged = [judge(log, at, end, y0[k]) for k, log in enumerate(logs)]
     out = []
     for i, car in enumerate(cars):
         mine = [k for k, (j, _) in enumerate(runs) if j == i]
