@@ -434,7 +434,7 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
         f"positive work (docs/physics.md §7); \"normal\" is the ground's push alone"
         for axle in ("front", "rear") if getattr(car, f"{axle}_suspension").force_along == "axis") + tuple(
         f"{axle}_tire.relaxation_speed = \"vx\" is seed 001's literal form: sliding sideways near a standstill the "
-        f"tire keeps its old force for lambda / v_min and can push the way it slides; \"contact\" relaxes it"
+        f"tire keeps its old force for lambda / v_min (until it pushes the way it slides); \"contact\" relaxes it"
         for axle in ("front", "rear") if getattr(car, f"{axle}_tire").relaxation_speed == "vx"
         and getattr(car, f"{axle}_tire").relaxation_length > 0.0)
     return Report(float(dt), int(substeps), tuple(items), notes)

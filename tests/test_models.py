@@ -186,19 +186,21 @@ def test_the_relaxation_lag_is_the_exact_first_order_response():
     from 0 toward a steady 1000 N at 20 m/s with lambda 0.5 m (tau 25 ms), n substeps of 1/480 s keep
     exp(-n h / tau) of the gap; after one tau of time (the car has rolled lambda) the force is
     1000 (1 - 1/e) = 632.1 N. The default rolls lambda off at the contact's speed sqrt(vx^2 + vy^2): the same
-    going straight, and sliding sideways at 5 m/s with vx = 0, tau = lambda / 5 m/s, not lambda / v_min."""
+    going straight, and sliding sideways at 5 m/s with vx = 0, tau = lambda / 5 m/s, not lambda / v_min; so does
+    the literal form while its held force pushes the way the patch slides (the last argument, Fy held)."""
     from sim.kernel.tire.limit import relax_keep
     h, n = 1.0 / 480.0, 12                                        # 12 substeps = 25 ms = tau
     for along_vx in (True, False):
         fy = 0.0
         for _ in range(n):
-            fy = 1000.0 + (fy - 1000.0) * relax_keep(0.5, 20.0, 0.0, 1.0, h, along_vx)
+            fy = 1000.0 + (fy - 1000.0) * relax_keep(0.5, 20.0, 0.0, 1.0, h, along_vx, fy)
         assert fy == pytest.approx(1000.0 * (1.0 - math.exp(-1.0)), rel=1e-12)
-    assert relax_keep(0.0, 20.0, 0.0, 1.0, h, True) == 0.0        # off: the steady force at once
-    assert relax_keep(0.5, 0.0, 0.0, 1.0, h, True) == pytest.approx(math.exp(-h / 0.5))   # standing: lambda / v_min
-    assert relax_keep(0.5, 0.0, 5.0, 1.0, h, True) == pytest.approx(math.exp(-h / 0.5))   # literal: sideways too
-    assert relax_keep(0.5, 0.0, 5.0, 1.0, h, False) == pytest.approx(math.exp(-h * 5.0 / 0.5))
-    assert relax_keep(0.5, 3.0, 4.0, 1.0, h, False) == pytest.approx(math.exp(-h * 5.0 / 0.5))   # 3-4-5
+    assert relax_keep(0.0, 20.0, 0.0, 1.0, h, True, 0.0) == 0.0        # off: the steady force at once
+    assert relax_keep(0.5, 0.0, 0.0, 1.0, h, True, 0.0) == pytest.approx(math.exp(-h / 0.5))   # standing
+    assert relax_keep(0.5, 0.0, 5.0, 1.0, h, True, -300.0) == pytest.approx(math.exp(-h / 0.5))   # literal: sideways
+    assert relax_keep(0.5, 0.0, 5.0, 1.0, h, True, 300.0) == pytest.approx(math.exp(-h * 5.0 / 0.5))   # pushing along
+    assert relax_keep(0.5, 0.0, 5.0, 1.0, h, False, 0.0) == pytest.approx(math.exp(-h * 5.0 / 0.5))
+    assert relax_keep(0.5, 3.0, 4.0, 1.0, h, False, 0.0) == pytest.approx(math.exp(-h * 5.0 / 0.5))   # 3-4-5
 
 
 def test_relaxation_on_the_front_slows_the_step_steer_and_on_the_rear_quickens_it():

@@ -208,7 +208,8 @@ class Tire:
     relaxation_speed: str = text("contact", ("contact", "vx"), "the speed at which the relaxation length is "
                                  "rolled off: contact (the contact patch's speed over the ground, sqrt(vx^2 + "
                                  "vy^2)) or vx (seed 001's literal |vx|, with which a tire sliding sideways "
-                                 "near a standstill keeps its old force and pushes the way it slides)",
+                                 "near a standstill keeps its old force; once that force pushes the way the tire "
+                                 "slides it relaxes at the contact's speed too)",
                                  since="relaxation speed")
     spin_update: str = text("implicit", ("implicit", "explicit"),
                             "wheel spin update: implicit in the tire force (stable at any substep count) or "

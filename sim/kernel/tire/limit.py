@@ -65,14 +65,17 @@ def combined_limit(fx_raw, fy_raw, mu, fz):
 
 
 @leaf
-def relax_keep(length, vx, vy, v_min, h, along_vx):
+def relax_keep(length, vx, vy, v_min, h, along_vx, fy_held):
     """The share of the old lateral force a substep h keeps, exp(-h / tau) with tau = length / max(speed,
     v_min), speed the contact patch's over the ground sqrt(vx^2 + vy^2) (the carcass relaxes over the distance
     the patch travels, sideways too), or with along_vx seed 001's literal |vx| (tau dFy/dt + Fy = Fy_steady,
-    solved exactly over the substep for a steady Fy_steady); 0 without a relaxation length."""
+    solved exactly over the substep for a steady Fy_steady) while the held force fy_held opposes the patch's
+    sideways speed vy: pushing the way it slides, a force held at |vx| near a standstill drove the car along
+    (a random set's 200 kN, 76 kJ), so it relaxes at the patch's speed then (docs/models.md); 0 without a
+    relaxation length."""
     if length <= 0.0:
         return 0.0
-    speed = abs(vx) if along_vx else math.sqrt(vx * vx + vy * vy)
+    speed = abs(vx) if along_vx and fy_held * vy <= 0.0 else math.sqrt(vx * vx + vy * vy)
     return math.exp(-h * max(speed, v_min) / length)
 
 @leaf

@@ -196,7 +196,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         model = int(wheel_params[v, i, WP_MODEL])
         wheel_scratch[v, i, W_FROM_SLIP] = 0.0 if model == MODEL_CHAOS or model == MODEL_AVS else 1.0
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_scratch[v, i, W_VY], wheel_params[v, i, WP_VMIN],
-                          h, wheel_params[v, i, WP_RELAX_VX] != 0.0)
+                          h, wheel_params[v, i, WP_RELAX_VX] != 0.0, wheel_state[v, i, WS_FY_LAG])
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
         if model == MODEL_MF96 or model == MODEL_MF61:
             forces = mf_tire(model, v, i, wheel_params, wheel_state, wheel_scratch, kappa, alpha, mu, fz, keep, sg)
