@@ -62,3 +62,33 @@ def test_the_literal_form_is_noted_not_refused():
     report = sim.advisor.report(relaxed(0.5, "vx"), 1 / 240, 2)
     assert report.stable and any("relaxation_speed = \"vx\"" in n for n in report.notes)
     assert not any("relaxation_speed" in n for n in sim.advisor.report(relaxed(0.5, "contact"), 1 / 240, 2).notes)
+
+
+def test_a_held_force_pushing_the_way_the_patch_slides_gives_back_at_most_what_the_carcass_stores():
+    """Pacejka's deflection form: the carcass, a lateral spring k_y = C_alpha / lambda, holds F^2 / (2 k_y), and
+    while its force pushes the way the patch slides it unwinds at the slide's own speed. Sliding sideways at V0
+    with the brakes on, the tires' force builds against the slide; the slide then turns round at once: what the
+    tires make (`TB_TIRE_MADE`, their force along the slide) is at most what the carcasses stored. The lag alone
+    toward the friction-limited force gave back the held force over lambda of slide: 2785 J against 194 J stored."""
+    from sim.model.handling import slip_stiffnesses
+    length = 3.0
+    car = relaxed(length, "contact")
+    s = sim.Simulation(car, sim.World.flat())
+    s.reset(position=(0.0, 0.0, sim.spawn_height(car, 0.0, 0.0, 0.0, lambda x, y: 0.0)))
+    for _ in range(240):
+        s.step(sim.Controls(brake=1.0))
+    b = s.tables.body_state[0]
+    b[T.BS_VY] = V0
+    for _ in range(72):                                            # 0.3 s: the force built against the slide
+        s.step(sim.Controls(brake=1.0))
+    held = s.tables.wheel_state[0, :, T.WS_FY_LAG].copy()
+    fz = s.tables.wheel_telemetry[0, :, T.W_FZ].copy()
+    tires = (car.front_tire, car.front_tire, car.rear_tire, car.rear_tire)
+    k_y = [slip_stiffnesses(t, t.nominal_load)[1] / t.nominal_load * f / length for t, f in zip(tires, fz)]
+    stored = sum(f * f / (2.0 * k) for f, k in zip(held, k_y))
+    assert stored > 50.0 and abs(held).min() > 500.0
+    b[T.BS_VY] = -V0
+    made0 = s.tables.body_telemetry[0, T.TB_TIRE_MADE]
+    for _ in range(240):
+        s.step(sim.Controls(brake=1.0))
+    assert s.tables.body_telemetry[0, T.TB_TIRE_MADE] - made0 <= 1.05 * stored

@@ -142,7 +142,9 @@ VP_N = VP_RATIO + MAX_GEARS
  WP_MU, WP_KT, WP_CT,                      # kg unsprung mass, N/m the tire's vertical stiffness, N s/m its damping
  WP_COMPLY,                                # rad/N: the wheel's turn about body z (+ left) per N of its side force
                                            # (body y) the bushings carry: compliance steer (§7.1)
- WP_N) = range(127)
+ WP_CA_LOAD,                               # 1/rad: the cornering stiffness per N of load at the nominal load, with
+                                           # a relaxation length (the carcass' lateral stiffness C_alpha / lambda)
+ WP_N) = range(128)
 
 # --- controls[v, :] --------------------------------------------------------------------------------
 (CT_THROTTLE, CT_BRAKE, CT_STEER, CT_HANDBRAKE,   # [-1,1] ([0,1] with an engine), [0,1], [-1,1] (+ left), [0,1]

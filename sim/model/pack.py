@@ -24,6 +24,7 @@ from sim.kernel.units import RAD_S_PER_RPM
 from sim.model.geometry import hull_points
 from sim.model.geometry import spring_numbers
 from sim.model.geometry import wheel_geometry
+from sim.model.handling import slip_stiffnesses
 from sim.model.handling import understeer_coefficient
 from sim.model.linkage import LinkNumbers
 from sim.model.linkage import link_numbers
@@ -175,6 +176,8 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
             wheel[T.WP_PCX1 + k] = getattr(tire, name)
         wheel[T.WP_RELAX] = tire.relaxation_length
         wheel[T.WP_RELAX_VX] = 1.0 if tire.relaxation_speed == "vx" else 0.0
+        if tire.relaxation_length > 0.0:
+            wheel[T.WP_CA_LOAD] = slip_stiffnesses(tire, tire.nominal_load)[1] / tire.nominal_load
         wheel[T.WP_LOAD_RATIO] = tire.load_ratio
         wheel[T.WP_SLIP_FORM] = SLIP_FORMS[tire.slip_form]
         wheel[T.WP_CHAOS_CURVE] = 1.0 if tire.chaos_lateral == "curve" else 0.0

@@ -8,8 +8,11 @@ import math
 from sim.kernel.jit import leaf
 from sim.kernel.tables import W_VX
 from sim.kernel.tables import W_VY
+from sim.kernel.tables import WP_CA_LOAD
+from sim.kernel.tables import WP_RELAX
 from sim.kernel.tables import WP_SLIP_FORM
 from sim.kernel.tables import WP_VMIN
+from sim.kernel.tables import WS_FY_LAG
 from sim.kernel.tire.slip import SLIP_FGEAR
 
 LOAD_FACTOR_MIN = 0.1      # -: the load factor never drops below this (a sensitivity extrapolated far)
@@ -77,6 +80,21 @@ def relax_keep(length, vx, vy, v_min, h, along_vx, fy_held):
         return 0.0
     speed = abs(vx) if along_vx and fy_held * vy <= 0.0 else math.sqrt(vx * vx + vy * vy)
     return math.exp(-h * max(speed, v_min) / length)
+
+@leaf
+def unwound(v, i, wheel_params, wheel_state, vy, fz, h):
+    """The held lateral force (WS_FY_LAG, a carcass deflected sideways) unwound by the patch's own slide before the
+    substep's lag: while it pushes the way the patch slides (F vy > 0) its magnitude falls by k_y |vy| h, k_y =
+    C_alpha / lambda the carcass' lateral stiffness (C_alpha per N of load times fz), never past 0. Pacejka's
+    deflection form, dF/dt = -k_y vy - (|vx| / lambda) F, of which the lag toward the steady force keeps the second
+    term but loses the first where that force is friction-limited or vx is near 0: there a held force pushed the
+    way the patch slid over lambda of travel (docs/physics.md §14 item 35). Nothing without a relaxation length."""
+    length = wheel_params[v, i, WP_RELAX]
+    held = wheel_state[v, i, WS_FY_LAG]
+    if length > 0.0 and held * vy > 0.0:
+        drop = wheel_params[v, i, WP_CA_LOAD] * fz / length * abs(vy) * h
+        wheel_state[v, i, WS_FY_LAG] = math.copysign(max(0.0, abs(held) - drop), held)
+
 
 @leaf
 def lagged(fy_raw, fy_prev, keep):

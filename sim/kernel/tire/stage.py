@@ -80,6 +80,7 @@ from sim.kernel.tire.chaos import chaos_tire
 from sim.kernel.tire.chaos import lateral_model_of
 from sim.kernel.tire.limit import load_factor
 from sim.kernel.tire.limit import relax_keep
+from sim.kernel.tire.limit import unwound
 from sim.kernel.tire.linear import linear_tire
 from sim.kernel.tire.magic import curve_inputs
 from sim.kernel.tire.magic import curves_of_all_wheels
@@ -195,6 +196,7 @@ def tire_stage(v, wheel_params, body, wheel_state, wheel_scratch, h):
         mu = wheel_scratch[v, i, W_MU]
         model = int(wheel_params[v, i, WP_MODEL])
         wheel_scratch[v, i, W_FROM_SLIP] = 0.0 if model == MODEL_CHAOS or model == MODEL_AVS else 1.0
+        unwound(v, i, wheel_params, wheel_state, wheel_scratch[v, i, W_VY], fz, h)
         keep = relax_keep(wheel_params[v, i, WP_RELAX], vx, wheel_scratch[v, i, W_VY], wheel_params[v, i, WP_VMIN],
                           h, wheel_params[v, i, WP_RELAX_VX] != 0.0, wheel_state[v, i, WS_FY_LAG])
         sg = -dot(u, get3w(wheel_scratch, v, i, W_NX))                  # sin(camber): + the top leans to b
