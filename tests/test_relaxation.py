@@ -92,3 +92,28 @@ def test_a_held_force_pushing_the_way_the_patch_slides_gives_back_at_most_what_t
     for _ in range(240):
         s.step(sim.Controls(brake=1.0))
     assert s.tables.body_telemetry[0, T.TB_TIRE_MADE] - made0 <= 1.05 * stored
+
+
+def test_an_avs_lateral_slip_held_from_a_slide_the_other_way_does_not_push_the_car_along():
+    """The AVS family's slips follow their targets over avs_slip_time (docs/models.md): a slip held from a slide
+    the other way gave the full mu Fz pushing the way the patch now slides for that long. Sliding sideways at V0
+    with the brakes on, then turned round at once: the car only slows (the held slip takes its target, which
+    opposes the slide, at once); its energy never rises."""
+    car = HATCH
+    for axle in ("front_tire", "rear_tire"):
+        car = sim.with_value(car, f"{axle}.model", "avs")
+        car = sim.with_value(car, f"{axle}.avs_slip_time", 1.0)
+    s = sim.Simulation(car, sim.World.flat())
+    s.reset(position=(0.0, 0.0, sim.spawn_height(car, 0.0, 0.0, 0.0, lambda x, y: 0.0)))
+    for _ in range(240):
+        s.step(sim.Controls(brake=1.0))
+    b = s.tables.body_state[0]
+    b[T.BS_VY] = V0
+    for _ in range(120):
+        s.step(sim.Controls(brake=1.0))
+    assert abs(s.tables.wheel_state[0, :, T.WS_SY]).min() > 0.1         # slips held against the slide
+    b[T.BS_VY] = -V0
+    e0 = s.watcher.energies(s.tables.body_state)[0]
+    for _ in range(240):
+        s.step(sim.Controls(brake=1.0))
+        assert s.watcher.energies(s.tables.body_state)[0] <= e0 + 1.0

@@ -77,7 +77,10 @@ def avs_wheel(v, i, wheel_params, wheel_state, wheel_scratch, omega, t_drive, t_
                          wheel_params[v, i, WP_AVS_PEAK], wheel_params[v, i, WP_AVS_BLEND])
     tau = wheel_params[v, i, WP_AVS_TAU]
     sx = avs_follow(wheel_state[v, i, WS_SX], tx, h, tau)
-    sy = avs_follow(wheel_state[v, i, WS_SY], ty, h, tau)
+    sy = wheel_state[v, i, WS_SY]
+    # a lateral slip held from a slide the other way pushes the way the patch now slides (its force -sign(sy)):
+    # the carcass unwinds with the slide, so it takes its target (which opposes the slide) at once
+    sy = ty if sy * wheel_scratch[v, i, W_VY] < 0.0 else avs_follow(sy, ty, h, tau)
     wheel_state[v, i, WS_SX] = sx
     wheel_state[v, i, WS_SY] = sy
     fx, fy = avs_forces(sx, sy, fz, mu_x, mu_y)
