@@ -26,15 +26,24 @@ def relaxed(length: float, speed: str) -> sim.Vehicle:
     return car
 
 
-def sideways_stop(car: sim.Vehicle) -> tuple[float, float]:
-    """(the distance the braked car slides sideways from V0 to a stop (m), the energy its tires made (J))."""
+def braked_slide(car: sim.Vehicle, steps: int) -> sim.Simulation:
+    """The car settled on its springs with the brakes on, then set sliding sideways at V0 (heading along x,
+    sliding along y) and run `steps` more braked steps of 1/240 s."""
     s = sim.Simulation(car, sim.World.flat())
     s.reset(position=(0.0, 0.0, sim.spawn_height(car, 0.0, 0.0, 0.0, lambda x, y: 0.0)))
-    for _ in range(240):                                           # settle on the springs, brakes on
+    for _ in range(240):
         s.step(sim.Controls(brake=1.0))
+    s.tables.body_state[0, T.BS_VY] = V0
+    for _ in range(steps):
+        s.step(sim.Controls(brake=1.0))
+    return s
+
+
+def sideways_stop(car: sim.Vehicle) -> tuple[float, float]:
+    """(the distance the braked car slides sideways from V0 to a stop (m), the energy its tires made (J))."""
+    s = braked_slide(car, 0)
     b = s.tables.body_state[0]
     y0 = b[T.BS_PY]
-    b[T.BS_VY] = V0                                                # heading along x, sliding along y
     made0 = s.tables.body_telemetry[0, T.TB_TIRE_MADE]
     for _ in range(2400):
         s.step(sim.Controls(brake=1.0))
@@ -73,14 +82,8 @@ def test_a_held_force_pushing_the_way_the_patch_slides_gives_back_at_most_what_t
     from sim.model.handling import slip_stiffnesses
     length = 3.0
     car = relaxed(length, "contact")
-    s = sim.Simulation(car, sim.World.flat())
-    s.reset(position=(0.0, 0.0, sim.spawn_height(car, 0.0, 0.0, 0.0, lambda x, y: 0.0)))
-    for _ in range(240):
-        s.step(sim.Controls(brake=1.0))
+    s = braked_slide(car, 72)                                      # 0.3 s: the force built against the slide
     b = s.tables.body_state[0]
-    b[T.BS_VY] = V0
-    for _ in range(72):                                            # 0.3 s: the force built against the slide
-        s.step(sim.Controls(brake=1.0))
     held = s.tables.wheel_state[0, :, T.WS_FY_LAG].copy()
     fz = s.tables.wheel_telemetry[0, :, T.W_FZ].copy()
     tires = (car.front_tire, car.front_tire, car.rear_tire, car.rear_tire)
@@ -103,14 +106,8 @@ def test_an_avs_lateral_slip_held_from_a_slide_the_other_way_does_not_push_the_c
     for axle in ("front_tire", "rear_tire"):
         car = sim.with_value(car, f"{axle}.model", "avs")
         car = sim.with_value(car, f"{axle}.avs_slip_time", 1.0)
-    s = sim.Simulation(car, sim.World.flat())
-    s.reset(position=(0.0, 0.0, sim.spawn_height(car, 0.0, 0.0, 0.0, lambda x, y: 0.0)))
-    for _ in range(240):
-        s.step(sim.Controls(brake=1.0))
+    s = braked_slide(car, 120)
     b = s.tables.body_state[0]
-    b[T.BS_VY] = V0
-    for _ in range(120):
-        s.step(sim.Controls(brake=1.0))
     assert abs(s.tables.wheel_state[0, :, T.WS_SY]).min() > 0.1         # slips held against the slide
     b[T.BS_VY] = -V0
     e0 = s.watcher.energies(s.tables.body_state)[0]
