@@ -334,7 +334,9 @@ class Simulation:
 
     def _watch_baseline(self, idx) -> None:
         """Energy and time the energy budget counts from (at a reset, a restore, new parameters)."""
-        self.watcher.baseline(idx, self.params, self.tables.body_state, self.time, self.tables.body_telemetry)
+        t = self.tables
+        self.watcher.baseline(idx, self.params, t.body_state, t.wheel_state, t.vehicle_params, t.wheel_params,
+                              self.time, t.body_telemetry)
 
     def check_health(self) -> list[str]:
         """What is wrong with each vehicle's state ("" when it is physical); see Watchdog.check. Updates

@@ -17,6 +17,11 @@ from sim.kernel.tables import TB_TIRE_MADE
 from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import TB_WORK_SPIN
 from sim.kernel.tables import TB_WORK_SUSPENSION
+from sim.kernel.tables import VP_IXX
+from sim.kernel.tables import VP_IZZ
+from sim.kernel.tables import WP_AX
+from sim.kernel.tables import WP_DX
+from sim.kernel.tables import WP_MU
 from sim.kernel.units import RPM
 from sim.model.geometry import total_mass
 from sim.model.params import Vehicle
@@ -85,19 +90,23 @@ class Watchdog:
         self.watching = mode is not False
         self.step_table = self.table if self.watching else self.idle_table
 
-    def baseline(self, idx, params: list[Vehicle], body_state: np.ndarray, time: float,
+    def baseline(self, idx, params: list[Vehicle], body_state: np.ndarray, wheel_state: np.ndarray,
+                 vehicle_params: np.ndarray, wheel_params: np.ndarray, time: float,
                  body_telemetry: np.ndarray | None = None) -> None:
         """Energy and time the energy budget counts from for the vehicles `idx` (at a reset, a restore,
         new parameters), and the work ledger's values then; every vehicle's mass, inertia, wheel radius and
         power are taken anew."""
         w = self.table
         for v, car in enumerate(params):
-            ch = car.chassis
             mass = total_mass(car)                                                   # §7.2
-            w[v, watch.WT_MASS:watch.WT_IZZ + 1] = mass, ch.inertia_roll, ch.inertia_pitch, ch.inertia_yaw
+            w[v, watch.WT_MASS] = mass                          # the body's principal moments as packed (the wheels'
+            w[v, watch.WT_IXX:watch.WT_IZZ + 1] = vehicle_params[v, VP_IXX:VP_IZZ + 1]   # yaw among them, §7.2)
             w[v, watch.WT_RADIUS] = min(car.front_tire.radius, car.rear_tire.radius)
             w[v, watch.WT_RATE] = WATCH_POWER_FACTOR * max_power(car) + WATCH_POWER_SLACK
             w[v, watch.WT_SLACK] = mass * self.gravity * WATCH_ENERGY_HEIGHT
+            for i in range(4):                                                      # §7.2: m_u, s = A x e
+                lever = np.cross(wheel_params[v, i, WP_AX:WP_AX + 3], -wheel_params[v, i, WP_DX:WP_DX + 3])
+                w[v, watch.WT_WHEELS + 4 * i:watch.WT_WHEELS + 4 * i + 4] = wheel_params[v, i, WP_MU], *lever
         w[idx, watch.WT_DEEP_SINCE] = np.nan
         for v in idx:
             self.health[v] = ""
@@ -109,14 +118,14 @@ class Watchdog:
             w[idx, watch.WT_GROUND0] = self.ground0[idx] = body_telemetry[idx, TB_WORK_GROUND]
             w[idx, watch.WT_MADE0] = body_telemetry[idx, TB_TIRE_MADE]
             w[idx, watch.WT_LOST0] = body_telemetry[idx, TB_TIRE_LOST]
-        w[idx, watch.WT_E0] = self.energies(body_state)[idx]
+        w[idx, watch.WT_E0] = self.energies(body_state, wheel_state)[idx]
         w[idx, watch.WT_T0] = time
 
-    def energies(self, body_state: np.ndarray) -> np.ndarray:
-        """Kinetic (translation and body rotation) plus gravitational energy of each vehicle (J), from the
-        state alone."""
+    def energies(self, body_state: np.ndarray, wheel_state: np.ndarray) -> np.ndarray:
+        """Kinetic (translation, body rotation and the wheels' own mass moving along their axes, §7.2) plus
+        gravitational energy of each vehicle (J), from the state alone."""
         out = np.empty(len(self.health))
-        watch.energies(body_state, self.table, self.gravity, out)
+        watch.energies(body_state, wheel_state, self.table, self.gravity, out)
         return out
 
     def check(self, body_state, wheel_state, body_telemetry, time: float) -> list[str]:

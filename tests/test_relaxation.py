@@ -110,7 +110,7 @@ def test_an_avs_lateral_slip_held_from_a_slide_the_other_way_does_not_push_the_c
     b = s.tables.body_state[0]
     assert abs(s.tables.wheel_state[0, :, T.WS_SY]).min() > 0.1         # slips held against the slide
     b[T.BS_VY] = -V0
-    e0 = s.watcher.energies(s.tables.body_state)[0]
+    e0 = s.watcher.energies(s.tables.body_state, s.tables.wheel_state)[0]
     for _ in range(240):
         s.step(sim.Controls(brake=1.0))
-        assert s.watcher.energies(s.tables.body_state)[0] <= e0 + 1.0
+        assert s.watcher.energies(s.tables.body_state, s.tables.wheel_state)[0] <= e0 + 1.0

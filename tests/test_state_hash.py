@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import sim
 
@@ -163,33 +164,33 @@ def test_scripted_single_drive_hash():
 # The hashes change only with a deliberate change of the physics or of its rounding: CHANGELOG.md,
 # "State-hash history", says each time they changed, why, and what they were before.
 HASHES = {
-    "scalar": ("50ebfef509cb48ca5b0cc6fe8d02f16855dfe4b35b088a277dedbad266eee154",
-             "31e57789f7c404cc10ead973005d23b1acc1252c676fdaae4b82145c92c9213c",
-             "d079f09dc5ddd594e5265c8e46f724bdb86da77780afb27efe1da35a400fda48",
-             "f27cf4b047af47bc992d17d71bac673147a1f8bd916bd0cd6a8bf0933ef483ae",
-             "4e043e71ed5b5aff4ac9bfbb5ac44d43408a19f67d86e3449c9a25c08d8e24fc",
-             "06bde37faeb2a62751b7e29fd0192b596158fc1ead009ee82217ed5fbb4eee60",
-             "373f45d065704df0a577a7fb08f510e86dd4153500e6cad4c1d1f61c98fa2c28",
-             "a61272dde578c20b68401c34c6e6a5f6cd01d6b7206eac3639a24f85478416be"),
-    "avx512": ("076926b6678af5c5af8144e6edb15f3e67b82483926cbe4ab46cdc3ccb026410",
-             "b76aebd082afb18107a6b330dec0d824e2070058bd7f7c777b15779d8fafbbb9",
-             "46770ce9ab85871d09e37a9374bb8d59bf760fd4301f7e122160e01f009daa46",
-             "a4c2563ebc50416f8bd24d7ed7c7e339c24a9aab18875177e3413087372aff48",
-             "fc0c9a857766916d536fca437ab18317e98753a3ea20a550354278282d21ab2d",
-             "2d26849b276bccbb76d1a16ad09fe25126de261760d77054476588d32b21b02e",
-             "d8f025ea40d04dd04fe6e7d404b67554f8aa244a766520517af258c260f33d8a",
-             "b49b7d016e047198c6bebf78e11b67c6e55358f4eeb16ec6fdb5f0bbf63123ec"),
-    "avx2": ("7c96d781c799b2b2caece6691531572fba3ff23d18fcdfb422982078ba8b1ab3",
-           "5eb27e0593df97b888860d2f1adf656943736a5cceff3327201beb6c0a46b06b",
-           "7005a002abd85b939ac0fb88f6365ecfec5853a39fec56c0a32276c1fdb1dc08",
-           "ad7932d0afe5393276a369c7437f5415e9caef7c56d13eae2f0ca280d559a153",
-           "aab7bb356c1a2ea49d682370647d4f6cc60eb229807d89a1c6325c51ed1eb7c8",
-           "7d832780f4bc389ba7ecc6eacd27e4a3c922578fa6cdf2df0b8167c2d63f2815",
-           "b1809bd9fb5e8dc484f2fb15c6b976d7e4cb4721c9ea4d399341b625c15fce7e",
-           "4ac55d827e9e852045bb30f5c9d0d72600e1a8008b07d93fc9183dbcc2ddd959"),
+    "scalar": ("d5cbbc5be2c7d50b949b866b8b03127ebbcf14160c315775ce19064d6b4f08ed",
+             "5f3b70ddcc3631918c59682e548b71f03c2746c3c03aae66a618d55529d5fc72",
+             "54cafb0fb9f7882f4c46eb750da7ee5e34608a5a02d049514d7aa277e7eb3ad7",
+             "dc9dbaa697d66ea90cc44e5ad8b84e51c8036e2a454c437c2a8479d5b3568bfd",
+             "e9f4f130c5123eb784d9c4a836f6abd1ea42b8a043af9bf65fe440058b0a29fc",
+             "badce32067489dc26e55e72ca642a9b60863ce266941fc534ff6135f33812b1b",
+             "6869c9802413b4ad9cda7a0173f190b51841de0bd2513363726e9609de66cca9",
+             "124b4080ec16a33ef49eb97c25c1d7846b912d2aaa5d4916668aba8c3acda8fa"),
+    # the avx512 kind's hashes moved on 2026-12-05 (the wheels' own mass in the body's turn) on a machine without
+    # AVX-512, which cannot take them: a machine with it records them (python tests/state_hashes.py); until then
+    # its state-hash tests skip (CI checks the scalar kind on every machine, .ci/run)
+    "avx512": None,
+    "avx2": ("d60a8931aa13648ef4667b4147035b325b69e2759035f889cb0aa69b8770342d",
+           "c0b9b79b735115d1ab56f8ea772315bd6b1705aa76f84b2feeccb9185bc9d591",
+           "87f537efe256e6702a28faf1c01d74a26e5d211677df657dba67dfb857bafca4",
+           "7578081838f4f86cc47e5e59d64b62107c63cf0fb9b5da1441b3a6fef7cd4331",
+           "1f194cc0c77ae0ccc30dca7b0588e73641ce34f14515991d9ebc377dd3089517",
+           "2c3970393f51224701d1b85ee92be5e7328d43b83b76fede3f1081d8bf7f8dc8",
+           "3ed53567ad9a88a4ae398f84916a133844fe7fbb6f8dce23daf164400aaa022b",
+           "ca53b90378c87ea990fd26114e71259ceca0049e38cebb40ce1f01f0cfacd9e1"),
 }
+pytestmark = pytest.mark.skipif(
+    HASHES[sim.kernel.jit.VECTOR_MATH] is None,
+    reason=f"the {sim.kernel.jit.VECTOR_MATH} vector maths' state hashes are not recorded since the last change of "
+           f"the physics (CHANGELOG.md, State-hash history): python tests/state_hashes.py prints them")
 (BATCH_HASH, SINGLE_HASH, BATCH_HASH_IMPULSE_STOP, SINGLE_HASH_IMPULSE_STOP, BATCH_HASH_EXPLICIT,
- SINGLE_HASH_EXPLICIT, BATCH_HASH_GRADIENT, SINGLE_HASH_GRADIENT) = HASHES[sim.kernel.jit.VECTOR_MATH]
+ SINGLE_HASH_EXPLICIT, BATCH_HASH_GRADIENT, SINGLE_HASH_GRADIENT) = HASHES[sim.kernel.jit.VECTOR_MATH] or (None,) * 8
 
 
 def test_seed_000s_stop_rule_for_static_friction_gives_the_earlier_hashes(monkeypatch):

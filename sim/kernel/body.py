@@ -78,9 +78,10 @@ from sim.kernel.tables import W_UX
 from sim.kernel.tables import W_VX
 from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WS_HX
-from sim.kernel.unsprung import relative_torque
 from sim.kernel.unsprung import unsprung_after
 from sim.kernel.unsprung import unsprung_torque
+from sim.kernel.unsprung_turn import unsprung_turn
+from sim.kernel.unsprung_turn import wheels_momentum
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -329,11 +330,12 @@ def body_stage(v, vehicle_params, wheel_params, body, body_state, drive_state, w
     if theta > 0.0:                                                  # the tires' lateral force mid-substep
         force, tau, f_tire_implicit = lateral_implicit(v, wheel_scratch, pos, q, w, force, tau, mass, inertia, theta, h)
     unsprung = vehicle_params[v, VP_MASS_U] > 0.0
+    inertia_step = inertia
     if unsprung:                                                     # the wheels' weight and inertia at their contacts
         tau = add(tau, unsprung_torque(v, wheel_params, pos, force, mass, wheel_scratch, gravity))
-        tau = add(tau, relative_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, h))
+        tau, inertia_step = unsprung_turn(v, wheel_params, wheel_state, wheel_scratch, q, w, inertia, tau, h)
     pos0, vel0, w0 = pos, vel, w
-    pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia, h)
+    pos, q, vel, w = integrate_body(pos, q, vel, w, force, tau, mass, inertia_step, h)
     if unsprung:                                                     # their carrier's acceleration, the roll couple
         unsprung_after(v, wheel_params, pos0, q, vel0, vel, w, wheel_state, wheel_scratch, gravity, h)
     record_work(v, wheel_scratch, body_telemetry, pos0, vel0, w0, vel, w, f_hull, tau_hull, scale(d_h, -1.0 / h), h,
@@ -352,14 +354,16 @@ def body_stage(v, vehicle_params, wheel_params, body, body_state, drive_state, w
     set3(body_telemetry, v, TB_ROLLING_X, f_roll)
     set3(body_telemetry, v, TB_SUSPENSION_X, f_susp)
     set3(body_telemetry, v, TB_TIRE_X, add(f_tire, f_tire_implicit))
-    record_momenta(v, q, inertia, w, drive_state, wheel_state, body_telemetry)
+    record_momenta(v, wheel_params, q, inertia, w, drive_state, wheel_state, body_telemetry)
 
 
 @leaf
-def record_momenta(v, q, inertia, w, drive_state, wheel_state, body_telemetry):
+def record_momenta(v, wheel_params, q, inertia, w, drive_state, wheel_state, body_telemetry):
     """The telemetry's angular momenta about the centre of mass (N m s, world): the body's I_w w (q, the
-    principal moments `inertia`, w world), the wheels' and the rotor's committed spin momenta, their sum."""
-    h_body = world_inertia_apply(q, inertia, w)
+    principal moments `inertia`, w world) with its wheels' own mass moving along their axes (sum m_u u s,
+    sim/kernel/unsprung_turn.py), the wheels' and the rotor's committed spin momenta, their sum."""
+    h_body = add(world_inertia_apply(q, inertia, w),
+                 quat_rotate(q, wheels_momentum(v, wheel_params, wheel_state, quat_rotate_inv(q, w))))
     h_wheels = (0.0, 0.0, 0.0)
     for i in range(NW):
         h_wheels = add(h_wheels, get3w(wheel_state, v, i, WS_HX))

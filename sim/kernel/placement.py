@@ -145,4 +145,4 @@ def set_vehicle_state(v, gear, engine_from_wheels, vehicle_params, wheel_params,
     q = (body_state[v, BS_QW], body_state[v, BS_QX], body_state[v, BS_QY], body_state[v, BS_QZ])
     commit_momenta(v, q, vehicle_params, wheel_params, drive_state, wheel_state)
     w = (body_state[v, BS_WX], body_state[v, BS_WY], body_state[v, BS_WZ])
-    record_momenta(v, q, inertia_of(vehicle_params, v), w, drive_state, wheel_state, body_telemetry)
+    record_momenta(v, wheel_params, q, inertia_of(vehicle_params, v), w, drive_state, wheel_state, body_telemetry)

@@ -241,7 +241,10 @@ VP_N = VP_RATIO + MAX_GEARS
  W_INV_A,                                  # -: 1 / a of a grounded wheel (the length's and the compression rate's)
  W_FROM_SLIP,                              # 1: the family's force follows the slip (0: chaos and avs, a torque's
                                            # request), so its slip power is a dissipation (sim/kernel/work.py)
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 18)
+ W_U_MU, W_U_GIVE,                         # kg, s: a wheel of its own mass, how much of it its spring side drags
+                                           # with its carrier this substep, and its rate's change per m/s^2 of its
+                                           # carrier's acceleration up its axis (sim/kernel/unsprung.py)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 20)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

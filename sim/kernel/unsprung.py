@@ -30,6 +30,8 @@ from sim.kernel.tables import W_L
 from sim.kernel.tables import W_LRAW
 from sim.kernel.tables import W_NX
 from sim.kernel.tables import W_QX
+from sim.kernel.tables import W_U_GIVE
+from sim.kernel.tables import W_U_MU
 from sim.kernel.tables import W_X
 from sim.kernel.tables import W_XDOT
 from sim.kernel.tables import WP_ARB
@@ -148,8 +150,16 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     if f_t > 0.0:
         k_tire, c_tire = fade * k_t * a * a, fade * c_t * a * a
     # the ground moves on under the tire during the substep (x_q at xdot_q): its half in the trapezoid's force
-    x_new, v_new = trapezoid_step(x_w, v_w, force + 0.5 * h * k_tire * x_dot_q,
-                                  k + k_bar + (stop_k if past > 0.0 else 0.0) + k_tire, c + c_tire, m_u, h)
+    k_side = k + k_bar + (stop_k if past > 0.0 else 0.0)
+    x_new, v_new = trapezoid_step(x_w, v_w, force + 0.5 * h * k_tire * x_dot_q, k_side + k_tire, c + c_tire, m_u, h)
+    # the body's turn moves the carrier up the axis at C: the wheel feels -m_u C, its rate changes by -give C, and
+    # its spring side drags mu of its mass along within the substep (unsprung_turn)
+    den = m_u + 0.5 * h * (c + c_tire) + 0.25 * h * h * (k_side + k_tire)
+    wheel_scratch[v, i, W_U_MU] = m_u * (0.25 * h * h * k_side + 0.5 * h * c) / den
+    wheel_scratch[v, i, W_U_GIVE] = h * m_u / den
+    if x_new <= x_lo or x_new >= x_hi:                            # a stopped wheel turns with the body, whole
+        wheel_scratch[v, i, W_U_MU] = m_u
+        wheel_scratch[v, i, W_U_GIVE] = 0.0
     if x_new < x_lo:                                              # the travel's ends stop the wheel dead
         x_new, v_new = x_lo, max(0.0, v_new)
     elif x_new > x_hi:
@@ -168,21 +178,6 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     dv = v_new - v_w
     along = m_u * dv / h + wheel_state[v, i, WS_UPAIR] + 0.5 * (k_tire * (x_new - x_w - h * x_dot_q) + c_tire * dv)
     set3w(wheel_scratch, v, i, W_FSX, add(scale(get3w(wheel_scratch, v, i, W_NX), f_t), scale(d, along)))
-
-
-@leaf
-def relative_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, h):
-    """Takes the torque of the wheels' own inertia against the body, m_u x_w'' along -d at Q, back out of the
-    body's wrench (N m, world): the wheel does not feel the body's angular acceleration (alpha x r, §7.2), so its
-    reaction may not turn the body either, or the two exchange energy one way (and, stepped apart, grow)."""
-    tau = (0.0, 0.0, 0.0)
-    for i in range(NW):
-        m_u = wheel_params[v, i, WP_MU]
-        if m_u > 0.0:
-            along = m_u * (wheel_state[v, i, WS_VW] - wheel_scratch[v, i, W_XDOT]) / h
-            d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
-            tau = sub(tau, cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), scale(d, along)))
-    return tau
 
 
 @leaf

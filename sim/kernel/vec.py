@@ -187,6 +187,20 @@ def set3w(table, v, wheel, col, x):
 
 
 @leaf
+def solve3(m, r):
+    """x with M x = r for a 3x3 M given by rows (m00, m01, m02, m10, m11, m12, m20, m21, m22), by its adjugate."""
+    m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
+    c00 = m11 * m22 - m12 * m21
+    c01 = m12 * m20 - m10 * m22
+    c02 = m10 * m21 - m11 * m20
+    inv = 1.0 / (m00 * c00 + m01 * c01 + m02 * c02)
+    x0 = (c00 * r[0] + (m02 * m21 - m01 * m22) * r[1] + (m01 * m12 - m02 * m11) * r[2]) * inv
+    x1 = (c01 * r[0] + (m00 * m22 - m02 * m20) * r[1] + (m02 * m10 - m00 * m12) * r[2]) * inv
+    x2 = (c02 * r[0] + (m01 * m20 - m00 * m21) * r[1] + (m00 * m11 - m01 * m10) * r[2]) * inv
+    return (x0, x1, x2)
+
+
+@leaf
 def solve_spd4(a, r):
     """x with A x = r for a symmetric positive definite 4x4 A given by its upper triangle
     a = (a00, a01, a02, a03, a11, a12, a13, a22, a23, a33): A = L D L^T with one reciprocal per pivot

@@ -26,6 +26,7 @@ from sim.kernel.tables import TB_TIRE_LOST
 from sim.kernel.tables import TB_TIRE_MADE
 from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import WS_N
+from sim.kernel.tables import WS_VW
 from sim.kernel.vec import quat_rotate_inv
 
 OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY, TIRE_MADE = range(7)
@@ -41,7 +42,8 @@ OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY, TIRE_MADE = range(7)
  WT_CODE, WT_VALUE,                        # the verdict and the figure that shows it
  WT_GROUND0,                               # J: the moving ground's work (TB_WORK_GROUND) at the last check
  WT_MADE0, WT_LOST0,                       # J: the tires' slip energy made and lost (TB_TIRE_*) when the window began
- WT_N) = range(16)
+ WT_WHEELS) = range(16)                    # 4 x (m_u kg, s m body frame): each wheel's own mass and the lever
+WT_N = WT_WHEELS + 16                      # s = A x e its travel turns with the body by (unsprung_turn.py)
 
 MAX_SPEED = 150.0         # m/s: faster than any car here
 MAX_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
@@ -50,20 +52,25 @@ TIRE_MADE_PER_KG = 20.0   # J/kg: tires whose slip made this much more energy pe
 
 
 @leaf
-def vehicle_energy(body_state, v, table, gravity):
-    """Kinetic (translation and body rotation) plus gravitational energy of vehicle v (J)."""
+def vehicle_energy(body_state, wheel_state, v, table, gravity):
+    """Kinetic (translation, body rotation, and the wheels' own mass moving along their axes, sum m_u u^2 / 2,
+    u = s . w + x_w', §7.2) plus gravitational energy of vehicle v (J)."""
     b = body_state[v]
     q = (b[BS_QW], b[BS_QX], b[BS_QY], b[BS_QZ])
     wb = quat_rotate_inv(q, (b[BS_WX], b[BS_WY], b[BS_WZ]))
     v2 = b[BS_VX] * b[BS_VX] + b[BS_VY] * b[BS_VY] + b[BS_VZ] * b[BS_VZ]
     rot = 0.5 * (table[v, WT_IXX] * wb[0] * wb[0] + table[v, WT_IYY] * wb[1] * wb[1] + table[v, WT_IZZ] * wb[2] * wb[2])
+    for i in range(4):
+        k = WT_WHEELS + 4 * i
+        u = table[v, k + 1] * wb[0] + table[v, k + 2] * wb[1] + table[v, k + 3] * wb[2] + wheel_state[v, i, WS_VW]
+        rot += 0.5 * table[v, k] * u * u
     return 0.5 * table[v, WT_MASS] * v2 + rot + table[v, WT_MASS] * gravity * b[BS_PZ]
 
 
 @kernel
-def energies(body_state, table, gravity, out):
+def energies(body_state, wheel_state, table, gravity, out):
     for v in range(body_state.shape[0]):
-        out[v] = vehicle_energy(body_state, v, table, gravity)
+        out[v] = vehicle_energy(body_state, wheel_state, v, table, gravity)
 
 
 @leaf
@@ -103,7 +110,7 @@ def check_vehicles(body_state, wheel_state, body_telemetry, table, gravity, time
         b = body_state[v]
         speed = math.sqrt(b[BS_VX] * b[BS_VX] + b[BS_VY] * b[BS_VY] + b[BS_VZ] * b[BS_VZ])
         spin = math.sqrt(b[BS_WX] * b[BS_WX] + b[BS_WY] * b[BS_WY] + b[BS_WZ] * b[BS_WZ])
-        energy = vehicle_energy(body_state, v, table, gravity)
+        energy = vehicle_energy(body_state, wheel_state, v, table, gravity)
         ground = body_telemetry[v, TB_WORK_GROUND]     # a moving platform's push is energy from outside
         supplied = t[WT_E0] + t[WT_RATE] * (time - t[WT_T0]) + (ground - t[WT_GROUND0])
         t[WT_GROUND0] = ground
