@@ -50,6 +50,13 @@ def unsprung_lever(v, i, wheel_params):
 
 
 @leaf
+def add_outer(sym, s, k):
+    """sym + k s s^T for a symmetric 3x3 given by its upper triangle (a00, a01, a02, a11, a12, a22)."""
+    return (sym[0] + k * s[0] * s[0], sym[1] + k * s[0] * s[1], sym[2] + k * s[0] * s[2],
+            sym[3] + k * s[1] * s[1], sym[4] + k * s[1] * s[2], sym[5] + k * s[2] * s[2])
+
+
+@leaf
 def wheels_momentum(v, wheel_params, wheel_state, wb):
     """sum m_u u s (N m s, body frame), u = s . w + x_w' each wheel's velocity up its axis; wb: w in the body frame."""
     out = (0.0, 0.0, 0.0)
@@ -69,27 +76,17 @@ def unsprung_turn(v, wheel_params, wheel_state, wheel_scratch, q, w, inertia, ta
     moments); updates WS_XW, WS_VW by the carriers' acceleration."""
     i0, i1, i2 = inertia[0], inertia[1], inertia[2]
     wb = quat_rotate_inv(q, w)
-    a00, a01, a02, a11, a12, a22 = i0, 0.0, 0.0, i1, 0.0, i2          # I + sum mu s s^T
-    m00, m01, m02, m11, m12, m22 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0       # sum m_u s s^T
-    mom = (0.0, 0.0, 0.0)                                              # sum m_u u s, at the start
+    a = (i0, 0.0, 0.0, i1, 0.0, i2)                                    # I + sum mu s s^T
+    m = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)                                 # sum m_u s s^T
     for i in range(NW):
         m_u = wheel_params[v, i, WP_MU]
         if m_u > 0.0:
             s = unsprung_lever(v, i, wheel_params)
-            mu = wheel_scratch[v, i, W_U_MU]
-            a00 += mu * s[0] * s[0]
-            a01 += mu * s[0] * s[1]
-            a02 += mu * s[0] * s[2]
-            a11 += mu * s[1] * s[1]
-            a12 += mu * s[1] * s[2]
-            a22 += mu * s[2] * s[2]
-            m00 += m_u * s[0] * s[0]
-            m01 += m_u * s[0] * s[1]
-            m02 += m_u * s[0] * s[2]
-            m11 += m_u * s[1] * s[1]
-            m12 += m_u * s[1] * s[2]
-            m22 += m_u * s[2] * s[2]
-            mom = madd(mom, s, m_u * (dot(s, wb) + wheel_state[v, i, WS_VW]))
+            a = add_outer(a, s, wheel_scratch[v, i, W_U_MU])
+            m = add_outer(m, s, m_u)
+    a00, a01, a02, a11, a12, a22 = a
+    m00, m01, m02, m11, m12, m22 = m
+    mom = wheels_momentum(v, wheel_params, wheel_state, wb)            # sum m_u u s, at the start
     # the body's step integrates I_int = I + diag(sum mu s s^T) and its own w x (I_int w) exactly (a tumbling body's
     # wheels hang at their stops, all their mass dragged: it then turns as they do); the rest of G,
     # G_rem = w x (D w + m0), D = I + sum m_u s s^T - I_int, m0 = sum m_u x_w' s, is taken at the substep's end,
