@@ -25,6 +25,7 @@ from sim.kernel.tables import W_FZ
 from sim.kernel.tables import W_GROUNDED
 from sim.kernel.tables import W_KY
 from sim.kernel.tables import W_L
+from sim.kernel.tables import W_NX
 from sim.kernel.tables import W_RHO
 from sim.kernel.tables import W_T_BRAKE
 from sim.kernel.tables import W_TX
@@ -174,14 +175,19 @@ def link_stage(v, wheel_params, q, wheel_state, wheel_scratch):
         if wheel_scratch[v, i, W_GROUNDED] != 0.0 and fz > 0.0:
             f = quat_rotate_inv(q, get3w(wheel_scratch, v, i, W_FTX))         # the tire force, body frame
             m_u = wheel_params[v, i, WP_MU]
-            if m_u > 0.0:                                # less what the wheel's own mass takes (§7.2)
-                f = (f[0] - m_u * wheel_state[v, i, WS_UAX], f[1] - m_u * wheel_state[v, i, WS_UAY], f[2])
             t_x = quat_rotate_inv(q, get3w(wheel_scratch, v, i, W_TX))[0]
             f_brake = -wheel_scratch[v, i, W_T_BRAKE] / wheel_scratch[v, i, W_RHO] * t_x
+            f_in, f_x = -wheel_params[v, i, WP_SIDE] * f[1], f[0]
+            if m_u > 0.0:                                # less what the wheel's own mass takes (§7.2), and the
+                f = (f[0] - m_u * wheel_state[v, i, WS_UAX], f[1] - m_u * wheel_state[v, i, WS_UAY], f[2])
+                n = quat_rotate_inv(q, get3w(wheel_scratch, v, i, W_NX))      # ground's push along the path: its
+                f_in = -wheel_params[v, i, WP_SIDE] * (f[1] + fz * n[1])     # side part on the roll-centre line,
+                f_x = f[0] + fz * n[0]                                        # its body-x part on the contact's
+                f_brake += fz * n[0]                                          # (with the brake's)
             jack = link_load(line_at(wheel_params[v, i, WP_RC_TAN], wheel_params[v, i, WP_RC_TAN_SLOPE], z),
                              line_at(wheel_params[v, i, WP_ANTI_B], wheel_params[v, i, WP_ANTI_B_SLOPE], z),
                              line_at(wheel_params[v, i, WP_ANTI_D], wheel_params[v, i, WP_ANTI_D_SLOPE], z),
-                             -wheel_params[v, i, WP_SIDE] * f[1], f[0], f_brake)
+                             f_in, f_x, f_brake)
             limit = LINK_SHARE_LIMIT
             if m_u > 0.0:                                # a wheel of its own mass: the links' J = rho F_t against
                 limit *= wheel_scratch[v, i, W_A]        # the tire's F_t a up its axis: rho > a digs it in (§7.2)

@@ -59,6 +59,7 @@ from sim.kernel.tables import WS_LINK_SHARE
 from sim.kernel.tables import WS_NX
 from sim.kernel.tables import WS_SHAPE
 from sim.kernel.tables import WS_STEER
+from sim.kernel.unsprung import unsprung_place
 from sim.kernel.unsprung import unsprung_wheel
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
@@ -240,6 +241,7 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, gravity,
         grounded = wheel_scratch[v, i, W_GROUNDED] != 0.0
         if wheel_params[v, i, WP_MU] > 0.0:                       # the wheel's own mass (§7.2)
             x_dot_q, fade = 0.0, 0.0
+            unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share)   # its contact under it
             if grounded:
                 x_dot_q = ground_rate(v, i, wheel_params, body, wheel_state, wheel_scratch, z_body, steer_rate, inv_h)
                 fade = support_fade(wheel_scratch[v, i, W_S], wheel_scratch[v, i, W_A], wheel_params[v, i, WP_R])

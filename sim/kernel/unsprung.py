@@ -97,6 +97,39 @@ def tire_load(k_t, c_t, delta, delta_dot):
 
 
 @leaf
+def unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share):
+    """Wheel i with its own mass, before the suspension reads its contact: after a reset its travel starts where
+    spring and tire balance (WS_UINIT), and a grounded wheel's contact (C and Q) moves across the ground to under
+    the wheel itself, by (l_w - l)(d + a n) from where the contact stage put a rigid wheel (at l). The ground's push
+    then acts on the line through the wheel's own centre, where the tire's deflection a (x_q - x_w) is measured:
+    applied under the rigid wheel instead, a wheel pressed far up its tilted axis (a body landing on its side)
+    took a torque its tire's stored energy did not pay for (docs/physics.md §7.2). C and Q move alike, so the
+    rolling arm Q - C and the tire's frame are the rigid wheel's."""
+    grounded = wheel_scratch[v, i, W_GROUNDED] != 0.0
+    l0 = wheel_params[v, i, WP_L0]
+    a = wheel_scratch[v, i, W_A] if grounded else 0.0
+    if wheel_state[v, i, WS_UINIT] == 0.0:                        # after a reset: spring and tire in balance
+        r = wheel_params[v, i, WP_R]
+        l_min = wheel_params[v, i, WP_LMIN]
+        k_t = wheel_params[v, i, WP_KT]
+        x_lo = l0 - wheel_params[v, i, WP_LMAX]
+        x0 = x_lo
+        if grounded:
+            x_q = l0 - max(wheel_scratch[v, i, W_LRAW], l_min - r)
+            x0 = k_t * a * a * x_q / (k_share * wheel_params[v, i, WP_K] + k_t * a * a)
+        wheel_state[v, i, WS_XW] = min(l0 - l_min + r, max(x_lo, x0))
+        wheel_state[v, i, WS_VW] = 0.0
+        wheel_state[v, i, WS_UINIT] = 1.0
+    if not grounded:
+        return
+    d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
+    along = l0 - wheel_state[v, i, WS_XW] - wheel_scratch[v, i, W_L]          # l_w - l
+    shift = scale(add(d, scale(get3w(wheel_scratch, v, i, W_NX), a)), along)
+    set3w(wheel_scratch, v, i, W_CX, add(get3w(wheel_scratch, v, i, W_CX), shift))
+    set3w(wheel_scratch, v, i, W_QX, add(get3w(wheel_scratch, v, i, W_QX), shift))
+
+
+@leaf
 def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
                    fade, gravity, h):
     """Wheel i with its own mass: its spring and tire forces, its step along the axis, and what the body receives.
@@ -118,18 +151,15 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     x_q = l0 - max(wheel_scratch[v, i, W_LRAW], l_min - r) if grounded else -1.0e9
     x_lo = l0 - wheel_params[v, i, WP_LMAX]                      # the droop stop: the wheel hangs at l_max
     x_hi = l0 - l_min + r                                         # deeper is the body collision's (§10)
-    if wheel_state[v, i, WS_UINIT] == 0.0:                        # after a reset: spring and tire in balance
-        x0 = k_t * a * a * x_q / (k + k_t * a * a) if grounded else x_lo
-        wheel_state[v, i, WS_XW] = min(x_hi, max(x_lo, x0))
-        wheel_state[v, i, WS_VW] = 0.0
-        wheel_state[v, i, WS_UINIT] = 1.0
     x_w = wheel_state[v, i, WS_XW]
     v_w = wheel_state[v, i, WS_VW]
     l_w = l0 - x_w
     # the tire: deflection along n and its rate, F_t = max(0, k_t delta + c_t deltaDot)
     delta = a * (x_q - x_w) if grounded else 0.0
     f_t = fade * tire_load(k_t, c_t, delta, a * (x_dot_q - v_w))
-    # the spring, damper, bump stop and bar on the wheel's own compression (§7; the bar against the partner's)
+    # the spring, damper, bump stop and bar on the wheel's own compression (§7; the bar against the partner's). Only
+    # the spring itself cannot pull (a coil off its seat): the damper and the bar act both ways between the body
+    # and the wheel, and whether the ground pushes is the tire's max(0, ...)
     j = int(wheel_params[v, i, WP_PARTNER])
     f_bar = k_bar * (x_w - wheel_state[v, j, WS_XW])
     past = max(0.0, l_min - l_w)
@@ -138,9 +168,9 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
         if v_w <= 0.0:
             c = c_share * wheel_params[v, i, WP_C_REBOUND]
         stop = stop_k * past + (c_share * wheel_params[v, i, WP_STOP_C] * max(0.0, v_w) if past > 0.0 else 0.0)
-        fs = max(0.0, wheel_params[v, i, WP_PRELOAD] + k * x_w + c * v_w + stop + f_bar)
+        fs = max(0.0, wheel_params[v, i, WP_PRELOAD] + k * x_w) + c * v_w + stop + f_bar
     else:
-        fs = max(0.0, k * x_w + c * v_w + stop_k * past + f_bar)
+        fs = max(0.0, k * x_w) + c * v_w + stop_k * past + f_bar
     f_link = f_t * wheel_state[v, i, WS_LINK_SHARE] if wheel_params[v, i, WP_GEO] != 0.0 else 0.0   # J (§7.1)
     d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
     g_d = gravity * d[2]                                          # gravity along -d: (0, 0, -g) . (-d)
