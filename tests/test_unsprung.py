@@ -11,6 +11,7 @@ import steady
 import sim
 import sim.lab.drives as M
 from sim.kernel.units import GRAVITY as G
+from sim.kernel.unsprung import damped_share
 from sim.kernel.unsprung import trapezoid_frequency
 from sim.kernel.unsprung import trapezoid_step
 from sim.model.geometry import rest_com_height
@@ -99,6 +100,28 @@ def test_the_trapezoidal_step_keeps_an_undamped_wheels_amplitude_at_any_substep(
             continue                                  # a sampled sign no longer counts its turns
         turns = np.count_nonzero(np.diff(np.sign(xs)) != 0)
         assert turns / 2 / (2000 * h) == pytest.approx(trapezoid_frequency(omega_h / h, h) / (2 * math.pi), rel=0.01)
+
+
+def test_a_damper_that_would_stop_the_wheel_within_a_substep_stops_it_there():
+    """A mass m on a damper c alone: its velocity decays as exp(-c t / m). Where h c <= 2 m the step is the
+    trapezoid's, (1 - h c / 2m) / (1 + h c / 2m) a step, within 1 % of the exponential at h c / m = 0.2; beyond, the
+    trapezoid's factor turns negative (the velocity flips each substep, -0.67 at h c / m = 10, where the exponential
+    leaves 4.5e-5), and the wheel's step takes the damper at the step's end as far as it stops the mass: 0."""
+    h, m = 1.0 / 480.0, 4.0
+    for hc_over_m in (0.2, 2.0, 10.0, 104.0):
+        c = hc_over_m * m / h
+        theta = damped_share(c, m, h)
+        _, v = trapezoid_step(0.0, 1.0, -c * 1.0, 0.0, 2.0 * theta * c, m, h)
+        if hc_over_m <= 2.0:
+            assert theta == 0.5
+            assert v == pytest.approx((1 - hc_over_m / 2) / (1 + hc_over_m / 2), abs=1e-12)
+        else:
+            assert v == pytest.approx(0.0, abs=1e-12)
+        assert v >= 0.0                                                       # never flips, like the exponential
+        if hc_over_m < 1.0:
+            assert v == pytest.approx(math.exp(-hc_over_m), rel=0.01)
+        else:
+            assert abs(v - math.exp(-hc_over_m)) < math.exp(-1.0)            # both nearly at rest
 
 
 def test_steady_circle_with_unsprung_mass_matches_the_formulas():

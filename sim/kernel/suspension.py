@@ -32,6 +32,7 @@ from sim.kernel.tables import W_QX
 from sim.kernel.tables import W_S
 from sim.kernel.tables import W_SHAPE
 from sim.kernel.tables import W_STEER
+from sim.kernel.tables import W_U_SHIFTX
 from sim.kernel.tables import W_UX
 from sim.kernel.tables import W_VGX
 from sim.kernel.tables import W_X
@@ -248,6 +249,7 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, gravity,
             unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
                            fade, gravity, h)
             continue
+        set3w(wheel_scratch, v, i, W_U_SHIFTX, (0.0, 0.0, 0.0))     # a massless wheel's contact is the rigid one
         if not grounded:
             wheel_scratch[v, i, W_XDOT] = 0.0
             wheel_scratch[v, i, W_FS] = 0.0

@@ -244,7 +244,9 @@ VP_N = VP_RATIO + MAX_GEARS
  W_U_MU, W_U_GIVE,                         # kg, s: a wheel of its own mass, how much of it its spring side drags
                                            # with its carrier this substep, and its rate's change per m/s^2 of its
                                            # carrier's acceleration up its axis (sim/kernel/unsprung.py)
- W_N) = range(W_TELEMETRY, W_TELEMETRY + 20)
+ W_U_SHIFTX, W_U_SHIFTY, W_U_SHIFTZ,       # m, world: how far across the ground the wheel's own contact is from
+                                           # the rigid wheel's Q (0 for a massless wheel; sim/kernel/unsprung.py)
+ W_N) = range(W_TELEMETRY, W_TELEMETRY + 23)
 
 # --- body_telemetry[v, :] (the last substep) -------------------------------------------------------
 (TB_GRAVITY_X, TB_GRAVITY_Y, TB_GRAVITY_Z,   # external forces by name, world (N)

@@ -32,6 +32,7 @@ from sim.kernel.tables import W_NX
 from sim.kernel.tables import W_QX
 from sim.kernel.tables import W_U_GIVE
 from sim.kernel.tables import W_U_MU
+from sim.kernel.tables import W_U_SHIFTX
 from sim.kernel.tables import W_X
 from sim.kernel.tables import W_XDOT
 from sim.kernel.tables import WP_ARB
@@ -82,6 +83,18 @@ def trapezoid_step(x, x_dot, force, k, c, m, h):
     return x + h * (x_dot + 0.5 * dv), x_dot + dv
 
 
+@leaf
+def damped_share(c, m, h):
+    """theta, the share of the substep's velocity change a damper c takes at the step's end (0.5: the trapezoid):
+    max(0.5, 1 - m / (h c)). A damper that would stop the mass m within the substep (h c > 2 m) makes the
+    trapezoid's velocity flip sign each substep, its ringing undamped, and a one-sided damper (a bump stop's, a
+    stiff rebound's) then pumps it; with theta the damper brings the velocity to rest in the substep instead (its
+    amplification (1 - (1 - theta) h c / m) / (1 + theta h c / m) is 0 there). 0.5 below, bit for bit."""
+    if h * c <= 2.0 * m:
+        return 0.5
+    return 1.0 - m / (h * c)
+
+
 def trapezoid_frequency(omega: float, h: float) -> float:
     """The angular frequency (rad/s) at which `trapezoid_step` runs an undamped oscillator of omega (rad/s) at the
     substep h (s): 2 atan(omega h / 2) / h (1.6 % low at omega h = 0.45, 7 % at 1, a quarter at 2)."""
@@ -99,12 +112,13 @@ def tire_load(k_t, c_t, delta, delta_dot):
 @leaf
 def unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share):
     """Wheel i with its own mass, before the suspension reads its contact: after a reset its travel starts where
-    spring and tire balance (WS_UINIT), and a grounded wheel's contact (C and Q) moves across the ground to under
-    the wheel itself, by (l_w - l)(d + a n) from where the contact stage put a rigid wheel (at l). The ground's push
-    then acts on the line through the wheel's own centre, where the tire's deflection a (x_q - x_w) is measured:
-    applied under the rigid wheel instead, a wheel pressed far up its tilted axis (a body landing on its side)
-    took a torque its tire's stored energy did not pay for (docs/physics.md §7.2). C and Q move alike, so the
-    rolling arm Q - C and the tire's frame are the rigid wheel's."""
+    spring and tire balance (WS_UINIT), and a grounded wheel's own contact lies across the ground from where the
+    contact stage put a rigid wheel (at l), by W_U_SHIFT = (l_w - l)(d + a n). The ground's push F_t n acts on the
+    line through the wheel's own centre, where the tire's deflection a (x_q - x_w) is measured (`unsprung_torque`
+    adds its couple shift x F_t n): applied under the rigid wheel instead, a wheel pressed far up its tilted axis
+    (a body landing on its side) took a torque its tire's stored energy did not pay for (docs/physics.md §7.2).
+    C moves with it (the compression rate taken there is the deflection's exactly); Q stays, where the ground's
+    velocity and the tire's slip are taken."""
     grounded = wheel_scratch[v, i, W_GROUNDED] != 0.0
     l0 = wheel_params[v, i, WP_L0]
     a = wheel_scratch[v, i, W_A] if grounded else 0.0
@@ -120,13 +134,13 @@ def unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share):
         wheel_state[v, i, WS_XW] = min(l0 - l_min + r, max(x_lo, x0))
         wheel_state[v, i, WS_VW] = 0.0
         wheel_state[v, i, WS_UINIT] = 1.0
-    if not grounded:
-        return
-    d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
-    along = l0 - wheel_state[v, i, WS_XW] - wheel_scratch[v, i, W_L]          # l_w - l
-    shift = scale(add(d, scale(get3w(wheel_scratch, v, i, W_NX), a)), along)
-    set3w(wheel_scratch, v, i, W_CX, add(get3w(wheel_scratch, v, i, W_CX), shift))
-    set3w(wheel_scratch, v, i, W_QX, add(get3w(wheel_scratch, v, i, W_QX), shift))
+    shift = (0.0, 0.0, 0.0)
+    if grounded:
+        d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
+        along = l0 - wheel_state[v, i, WS_XW] - wheel_scratch[v, i, W_L]      # l_w - l
+        shift = scale(add(d, scale(get3w(wheel_scratch, v, i, W_NX), a)), along)
+        set3w(wheel_scratch, v, i, W_CX, add(get3w(wheel_scratch, v, i, W_CX), shift))
+    set3w(wheel_scratch, v, i, W_U_SHIFTX, shift)
 
 
 @leaf
@@ -164,11 +178,13 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     f_bar = k_bar * (x_w - wheel_state[v, j, WS_XW])
     past = max(0.0, l_min - l_w)
     c = c_share * wheel_params[v, i, WP_C]
+    c_stop = 0.0                                                  # the travel limit's damping past the bump stop
     if int(wheel_params[v, i, WP_SUS_MODEL]) != 0:               # fgear, chaos, avs: preload, rebound, the stop's c
         if v_w <= 0.0:
             c = c_share * wheel_params[v, i, WP_C_REBOUND]
-        stop = stop_k * past + (c_share * wheel_params[v, i, WP_STOP_C] * max(0.0, v_w) if past > 0.0 else 0.0)
-        fs = max(0.0, wheel_params[v, i, WP_PRELOAD] + k * x_w) + c * v_w + stop + f_bar
+        elif past > 0.0:
+            c_stop = c_share * wheel_params[v, i, WP_STOP_C]
+        fs = max(0.0, wheel_params[v, i, WP_PRELOAD] + k * x_w) + (c + c_stop) * v_w + stop_k * past + f_bar
     else:
         fs = max(0.0, k * x_w) + c * v_w + stop_k * past + f_bar
     f_link = f_t * wheel_state[v, i, WS_LINK_SHARE] if wheel_params[v, i, WP_GEO] != 0.0 else 0.0   # J (§7.1)
@@ -181,11 +197,14 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
         k_tire, c_tire = fade * k_t * a * a, fade * c_t * a * a
     # the ground moves on under the tire during the substep (x_q at xdot_q): its half in the trapezoid's force
     k_side = k + k_bar + (stop_k if past > 0.0 else 0.0)
-    x_new, v_new = trapezoid_step(x_w, v_w, force + 0.5 * h * k_tire * x_dot_q, k_side + k_tire, c + c_tire, m_u, h)
+    c_side = c + c_stop                                           # taken implicitly, the stop's damping too
+    damped = damped_share(c_side + c_tire, m_u, h)
+    x_new, v_new = trapezoid_step(x_w, v_w, force + 0.5 * h * k_tire * x_dot_q, k_side + k_tire,
+                                  2.0 * damped * (c_side + c_tire), m_u, h)
     # the body's turn moves the carrier up the axis at C: the wheel feels -m_u C, its rate changes by -give C, and
     # its spring side drags mu of its mass along within the substep (unsprung_turn)
-    den = m_u + 0.5 * h * (c + c_tire) + 0.25 * h * h * (k_side + k_tire)
-    wheel_scratch[v, i, W_U_MU] = m_u * (0.25 * h * h * k_side + 0.5 * h * c) / den
+    den = m_u + damped * h * (c_side + c_tire) + 0.25 * h * h * (k_side + k_tire)
+    wheel_scratch[v, i, W_U_MU] = m_u * (0.25 * h * h * k_side + damped * h * c_side) / den
     wheel_scratch[v, i, W_U_GIVE] = h * m_u / den
     if x_new <= x_lo or x_new >= x_hi:                            # a stopped wheel turns with the body, whole
         wheel_scratch[v, i, W_U_MU] = m_u
@@ -221,7 +240,16 @@ def unsprung_torque(v, wheel_params, pos, force, mass, wheel_scratch, gravity):
         m_u = wheel_params[v, i, WP_MU]
         if m_u > 0.0:
             tau = add(tau, cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), scale(g_minus_a, m_u)))
+            tau = add(tau, own_contact_couple(v, i, wheel_scratch))
     return tau
+
+
+@leaf
+def own_contact_couple(v, i, wheel_scratch):
+    """shift x F_t n (N m, world): the ground's push on wheel i moved from the rigid wheel's Q, where the body
+    stage applies it, to the wheel's own contact (`unsprung_place`)."""
+    push = scale(get3w(wheel_scratch, v, i, W_NX), wheel_scratch[v, i, W_FZ])
+    return cross(get3w(wheel_scratch, v, i, W_U_SHIFTX), push)
 
 
 @leaf
@@ -240,6 +268,7 @@ def held_unsprung_torque(v, wheel_params, pos, q, wheel_state, wheel_scratch, gr
                       scale(z_body, wheel_state[v, i, WS_UA]))
             g_minus_a = sub((0.0, 0.0, -gravity), a_i)
             tau = add(tau, cross(sub(get3w(wheel_scratch, v, i, W_QX), pos), scale(g_minus_a, m_u)))
+            tau = add(tau, own_contact_couple(v, i, wheel_scratch))
     return tau
 
 
@@ -273,7 +302,8 @@ def unsprung_after(v, wheel_params, pos, q, vel0, vel, w, wheel_state, wheel_scr
             for k in (i, j):
                 rk = sub(get3w(wheel_scratch, v, k, W_CX), pos)
                 a_k = add(acc, cross(w, cross(w, rk)))
-                lever = sub(get3w(wheel_scratch, v, k, W_CX), get3w(wheel_scratch, v, k, W_QX))
+                lever = sub(sub(get3w(wheel_scratch, v, k, W_CX), get3w(wheel_scratch, v, k, W_QX)),
+                            get3w(wheel_scratch, v, k, W_U_SHIFTX))                 # C over its own contact
                 c += dot(cross(lever, scale(sub(g, a_k), wheel_params[v, k, WP_MU])), x_body)
             pair = -wheel_params[v, i, WP_SIDE] * c / track
         wheel_state[v, i, WS_UPAIR] = pair
