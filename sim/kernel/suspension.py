@@ -242,11 +242,11 @@ def suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, gravity,
         grounded = wheel_scratch[v, i, W_GROUNDED] != 0.0
         if wheel_params[v, i, WP_MU] > 0.0:                       # the wheel's own mass (§7.2)
             x_dot_q, fade = 0.0, 0.0
-            unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share)   # its contact under it
+            d = unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share)   # its own contact, axis
             if grounded:
                 x_dot_q = ground_rate(v, i, wheel_params, body, wheel_state, wheel_scratch, z_body, steer_rate, inv_h)
                 fade = support_fade(wheel_scratch[v, i, W_S], wheel_scratch[v, i, W_A], wheel_params[v, i, WP_R])
-            unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
+            unsprung_wheel(v, i, wheel_params, d, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
                            fade, gravity, h)
             continue
         set3w(wheel_scratch, v, i, W_U_SHIFTX, (0.0, 0.0, 0.0))     # a massless wheel's contact is the rigid one

@@ -118,7 +118,7 @@ def unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share):
     adds its couple shift x F_t n): applied under the rigid wheel instead, a wheel pressed far up its tilted axis
     (a body landing on its side) took a torque its tire's stored energy did not pay for (docs/physics.md §7.2).
     C moves with it (the compression rate taken there is the deflection's exactly); Q stays, where the ground's
-    velocity and the tire's slip are taken."""
+    velocity and the tire's slip are taken. Returns the axis d (world), which `unsprung_wheel` uses too."""
     grounded = wheel_scratch[v, i, W_GROUNDED] != 0.0
     l0 = wheel_params[v, i, WP_L0]
     a = wheel_scratch[v, i, W_A] if grounded else 0.0
@@ -134,22 +134,23 @@ def unsprung_place(v, i, wheel_params, q, wheel_state, wheel_scratch, k_share):
         wheel_state[v, i, WS_XW] = min(l0 - l_min + r, max(x_lo, x0))
         wheel_state[v, i, WS_VW] = 0.0
         wheel_state[v, i, WS_UINIT] = 1.0
+    d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
     shift = (0.0, 0.0, 0.0)
     if grounded:
-        d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
         along = l0 - wheel_state[v, i, WS_XW] - wheel_scratch[v, i, W_L]      # l_w - l
         shift = scale(add(d, scale(get3w(wheel_scratch, v, i, W_NX), a)), along)
         set3w(wheel_scratch, v, i, W_CX, add(get3w(wheel_scratch, v, i, W_CX), shift))
     set3w(wheel_scratch, v, i, W_U_SHIFTX, shift)
+    return d
 
 
 @leaf
-def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
+def unsprung_wheel(v, i, wheel_params, d, wheel_state, wheel_scratch, x_dot_q, k_share, c_share, stop_scale,
                    fade, gravity, h):
     """Wheel i with its own mass: its spring and tire forces, its step along the axis, and what the body receives.
-    x_dot_q: the rigid wheel's compression rate against the ground (§7's xdot, 0 airborne); k_share, c_share,
-    stop_scale: the springs', dampers' and bump stops' held shares (§7, §16); fade: §7's support fade.
-    Writes W_X W_XDOT W_L (the wheel's own), W_FS W_FZ W_FZ_LINK, vector W_FS; WS_XW WS_VW WS_UINIT."""
+    d: its axis (world, `unsprung_place`'s); x_dot_q: the rigid wheel's compression rate against the ground (§7's
+    xdot, 0 airborne); k_share, c_share, stop_scale: the springs', dampers' and bump stops' held shares (§7, §16);
+    fade: §7's support fade. Writes W_X W_XDOT W_L (the wheel's own), W_FS W_FZ W_FZ_LINK, vector W_FS; WS_XW WS_VW."""
     m_u = wheel_params[v, i, WP_MU]
     k_t = wheel_params[v, i, WP_KT]
     c_t = wheel_params[v, i, WP_CT]
@@ -188,7 +189,6 @@ def unsprung_wheel(v, i, wheel_params, q, wheel_state, wheel_scratch, x_dot_q, k
     else:
         fs = max(0.0, k * x_w) + c * v_w + stop_k * past + f_bar
     f_link = f_t * wheel_state[v, i, WS_LINK_SHARE] if wheel_params[v, i, WP_GEO] != 0.0 else 0.0   # J (§7.1)
-    d = quat_rotate(q, get3w(wheel_params, v, i, WP_DX))
     g_d = gravity * d[2]                                          # gravity along -d: (0, 0, -g) . (-d)
     force = f_t * a - fs - f_link - wheel_state[v, i, WS_UPAIR] + m_u * (g_d - wheel_state[v, i, WS_UA])
     # trapezoidal step, linearised: the stiffness and damping the wheel feels on its axis

@@ -21,17 +21,15 @@ from sim.kernel.tables import W_FSX
 from sim.kernel.tables import W_FTX
 from sim.kernel.tables import W_FX
 from sim.kernel.tables import W_FY
-from sim.kernel.tables import W_FZ
 from sim.kernel.tables import W_GROUNDED
 from sim.kernel.tables import W_LOCKED
-from sim.kernel.tables import W_NX
 from sim.kernel.tables import W_OMEGA
 from sim.kernel.tables import W_QX
 from sim.kernel.tables import W_RHO
-from sim.kernel.tables import W_U_SHIFTX
 from sim.kernel.tables import W_VGX
 from sim.kernel.tables import W_VX
 from sim.kernel.tables import W_VY
+from sim.kernel.unsprung import own_contact_couple
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -58,9 +56,7 @@ def record_work(v, wheel_scratch, body_telemetry, pos, vel0, w0, vel1, w1, f_hul
     for i in range(NW):
         v_q = add(v_mid, cross(w_mid, sub(get3w(wheel_scratch, v, i, W_QX), pos)))
         f = get3w(wheel_scratch, v, i, W_FSX)
-        w_susp += dot(f, v_q) + dot(cross(get3w(wheel_scratch, v, i, W_U_SHIFTX),     # the push's couple, moved to
-                                          scale(get3w(wheel_scratch, v, i, W_NX), wheel_scratch[v, i, W_FZ])),
-                                    w_mid)                                             # a wheel's own contact (§7.2)
+        w_susp += dot(f, v_q) + dot(own_contact_couple(v, i, wheel_scratch), w_mid)   # its push at its own contact
         if not skip_tire[i]:
             f_t = add(get3w(wheel_scratch, v, i, W_FTX), get3w(wheel_scratch, v, i, W_FRX))
             f = add(f, f_t)
