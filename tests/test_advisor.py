@@ -196,6 +196,18 @@ def test_a_small_sample_of_random_worlds_is_refused_with_a_reason_or_drives():
     assert tally.drove > 0 and tally.blew_up == 0
 
 
+@pytest.mark.parametrize("gravity", [0.0, sim.World.GRAVITY_MAX])
+def test_a_world_at_the_loaders_gravity_bounds_drives(gravity):
+    """Weightless (the loader's lower bound: a world at 0 once divided by it working out the stability
+    control's understeer) and three times the Earth's: the hatchback drives 2 s of throttle and steering."""
+    flat = sim.World.flat()
+    world = sim.World("bound", flat.surfaces, planes=flat.planes, gravity=gravity)
+    s = sim.Simulation(sim.load_vehicle("hatchback"), world, dt=1 / 240, substeps=2)
+    s.reset()
+    s.run(np.tile([0.8, 0.0, 0.5, 0.0], (480, 1)))
+    assert s.health[0] == "" and np.all(np.isfinite(np.asarray(s.state.position, dtype=float)))
+
+
 def test_a_wheel_beside_a_plateaus_edge_starts_clear_of_it():
     """A 30 cm plateau whose edge runs 5 cm outside the right rear wheel's centre (the ground under the
     centre is the floor, the tire's outer side is over the plateau): the spawn lifts the car until that

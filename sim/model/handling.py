@@ -44,7 +44,9 @@ def understeer_coefficient(car: Vehicle, gravity: float = GRAVITY) -> float:
     static masses m_f = m b / L, m_r = m a / L of the whole car (its wheels' own mass included,
     sim.model.geometry.tire_loads) and their cornering stiffnesses Cf, Cr = 2 dFy/dalpha at those static loads
     (stability control's model), plus each axle's compliance steer, c (W / g - m_u) per wheel (docs/physics.md
-    §7.1)."""
+    §7.1). In a weightless world (gravity 0) the tires carry nothing and there is no steady turn: 0."""
+    if not gravity > 0.0:
+        return 0.0
     loads = tire_loads(car, gravity)
     cf = 2.0 * slip_stiffnesses(car.front_tire, float(loads[0]))[1]
     cr = 2.0 * slip_stiffnesses(car.rear_tire, float(loads[2]))[1]
@@ -55,7 +57,9 @@ def understeer_coefficient(car: Vehicle, gravity: float = GRAVITY) -> float:
 def compliance_understeer(car: Vehicle, gravity: float = GRAVITY) -> float:
     """What the axles' compliance steer adds to K (s^2/m, docs/physics.md §7.1): each wheel turns by c times its
     side force less its own mass's, c (W / g - m_u) per unit of lateral acceleration, out of the turn at the front
-    and into it at the rear (both + understeer)."""
+    and into it at the rear (both + understeer). Weightless (gravity 0): no side force, 0."""
+    if not gravity > 0.0:
+        return 0.0
     loads = tire_loads(car, gravity)
     k = 0.0
     for i, sus in ((0, car.front_suspension), (2, car.rear_suspension)):
