@@ -14,7 +14,6 @@ from sim import advisor
 from sim.kernel import watch
 from sim.kernel.tables import TB_TIRE_LOST
 from sim.kernel.tables import TB_TIRE_MADE
-from sim.kernel.tables import TB_WORK_GROUND
 from sim.kernel.tables import TB_WORK_SPIN
 from sim.kernel.tables import TB_WORK_SUSPENSION
 from sim.kernel.tables import VP_IXX
@@ -75,7 +74,7 @@ class Watchdog:
         self.work0 = np.zeros((n, len(WORK_KINDS)))   # the work ledger at the baseline (J)
         self.sources = [""] * n                    # per vehicle: which force put the energy in ("" unknown)
         self.t_base = np.zeros(n)                  # s: when the work ledger's baseline was taken
-        self.ground0 = np.zeros(n)                 # J: the moving ground's work then
+        self.outside0 = np.zeros(n)                # J: the work from outside the car then (watch.outside_work)
         # set by set_mode, read by every step (plain attributes: step() is on the hot path)
         self.mode: str | bool = "raise"
         self.watching = True                       # mode is not False
@@ -115,7 +114,8 @@ class Watchdog:
         self.t_base[idx] = time
         if body_telemetry is not None:
             self.work0[idx] = body_telemetry[idx, TB_WORK_SUSPENSION:TB_WORK_SPIN + 1]
-            w[idx, watch.WT_GROUND0] = self.ground0[idx] = body_telemetry[idx, TB_WORK_GROUND]
+            outside = [watch.outside_work(body_telemetry, v) for v in idx]
+            w[idx, watch.WT_OUTSIDE0] = self.outside0[idx] = outside
             w[idx, watch.WT_MADE0] = body_telemetry[idx, TB_TIRE_MADE]
             w[idx, watch.WT_LOST0] = body_telemetry[idx, TB_TIRE_LOST]
         w[idx, watch.WT_E0] = self.energies(body_state, wheel_state)[idx]
@@ -164,7 +164,8 @@ class Watchdog:
         work = np.nan_to_num(body_telemetry[v, TB_WORK_SUSPENSION:TB_WORK_SPIN + 1] - self.work0[v], nan=0.0)
         allowed = np.full(len(WORK_KINDS), t[watch.WT_SLACK])
         allowed[1] += t[watch.WT_RATE] * max(0.0, time - self.t_base[v])
-        allowed += max(0.0, float(np.nan_to_num(body_telemetry[v, TB_WORK_GROUND] - self.ground0[v])))  # platforms
+        outside = watch.outside_work(body_telemetry, v) - self.outside0[v]      # platforms, the steering rack
+        allowed += max(0.0, float(np.nan_to_num(outside)))
         excess = work - allowed
         k = int(np.argmax(excess))
         if not excess[k] > 0.0:

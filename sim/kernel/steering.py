@@ -18,15 +18,20 @@ from sim.kernel.tables import CT_STEER
 from sim.kernel.tables import CT_STEER_ANGLE
 from sim.kernel.tables import NO_STEER_ANGLE
 from sim.kernel.tables import NW
+from sim.kernel.tables import TB_WORK_RACK
 from sim.kernel.tables import VP_ACKERMANN
 from sim.kernel.tables import VP_STEER_LIMIT_V
 from sim.kernel.tables import VP_STEER_MAX
 from sim.kernel.tables import VP_STEER_RATE
+from sim.kernel.tables import VP_STEER_TORQUE
 from sim.kernel.tables import VP_TRACK_F
 from sim.kernel.tables import VP_WHEELBASE
 from sim.kernel.tables import W_STEER
+from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WP_STEERS
+from sim.kernel.tables import WS_OMEGA
 from sim.kernel.tables import WS_STEER
+from sim.kernel.vec import quat_rotate_inv
 
 
 @leaf
@@ -130,16 +135,41 @@ def steering_targets(v, vehicle_params, controls, body_state):
     return left, right, 0.0
 
 
+@leaf
+def rack_torque(v, i, wheel_params, wheel_state, w_body, delta):
+    """The torque (N m) the rack must give about wheel i's steering axis (body z) at the angle delta (rad)
+    while the body turns at w_body (rad/s, body frame): the spin momentum H = Iw omega u turns with the body,
+    and its change along the steering axis is H (w_x cos(delta) + w_y sin(delta)) (camber and toe left out).
+    Turning the wheel by d delta the rack does that times d delta of work on the car."""
+    h_spin = wheel_params[v, i, WP_IW] * wheel_state[v, i, WS_OMEGA]
+    if h_spin == 0.0:
+        return 0.0
+    return h_spin * (w_body[0] * math.cos(delta) + w_body[1] * math.sin(delta))
+
+
 @stage
-def steering_stage(v, vehicle_params, wheel_params, targets, wheel_state, wheel_scratch, h):
+def steering_stage(v, vehicle_params, wheel_params, targets, q, w, wheel_state, wheel_scratch, body_telemetry, h):
     """Each wheel's road-wheel angle for this substep (W_STEER), moved toward this step's target
-    (`steering_targets`: left, right) from the last committed angle by at most the steering rate; h:
-    substep (s)."""
+    (`steering_targets`: left, right) from the last committed angle by at most the steering rate; q, w: the
+    body's orientation and angular velocity (world, rad/s); h: substep (s). A rack that would do positive work
+    against more than VP_STEER_TORQUE (`rack_torque`: a spinning wheel's gyroscopic torque) stalls and holds
+    the angle; the work it does is TB_WORK_RACK, energy from outside the car (docs/physics.md §2: a steering
+    forced at any torque would put energy from nowhere into a body whose wheels spin fast)."""
     left, right, at_once = targets
     rate = vehicle_params[v, VP_STEER_RATE]
+    limit = vehicle_params[v, VP_STEER_TORQUE]
+    w_body = quat_rotate_inv(q, w)
     for i in range(NW):
         target = (left if i % 2 == 0 else right) * wheel_params[v, i, WP_STEERS]
-        if at_once != 0.0:                                    # a road-wheel angle given: no rack, no rate
-            wheel_scratch[v, i, W_STEER] = target
+        last = wheel_state[v, i, WS_STEER]
+        if at_once != 0.0:                                    # a road-wheel angle given: no rate
+            angle = target
         else:
-            wheel_scratch[v, i, W_STEER] = approach(wheel_state[v, i, WS_STEER], target, rate * h)
+            angle = approach(last, target, rate * h)
+        if angle != last:
+            tau = rack_torque(v, i, wheel_params, wheel_state, w_body, 0.5 * (last + angle))   # over the move
+            if tau * (angle - last) > 0.0 and abs(tau) > limit:
+                angle = last                                  # the rack stalls
+            else:
+                body_telemetry[v, TB_WORK_RACK] += tau * (angle - last)
+        wheel_scratch[v, i, W_STEER] = angle

@@ -94,7 +94,8 @@ def substep(v, vehicle_params, wheel_params, hull_points, controls, body_state, 
     masks for this substep (`broad_phase`)."""
     body = read_body(body_state, v)                                      # frozen for the whole substep
     pos, q, vel, w = body
-    steering_stage(v, vehicle_params, wheel_params, steer_targets, wheel_state, wheel_scratch, h)   # rate limit
+    steering_stage(v, vehicle_params, wheel_params, steer_targets, q, w, wheel_state, wheel_scratch, body_telemetry,
+                   h)                                                   # the rack
     contact_stage(v, wheel_params, pos, q, wheel_state, wheel_scratch, planes, boxes, hf_meta, hf_z, surf_mu, t,
                   box_mask, hf_mask)                                     # query, a, l, C, Q, x, t, b
     suspension_stage(v, wheel_params, body, wheel_state, wheel_scratch, gravity, h)   # xdot, Fs, Fz (+ bar, §7.2)

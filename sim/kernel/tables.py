@@ -58,6 +58,7 @@ MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "p
  VP_CLUTCH_K, VP_CLUTCH_T_MAX, VP_LAUNCH_OMEGA,   # N m s/rad clutch stiffness, N m its most torque, rad/s
  VP_SPLIT, VP_DIFF_F, VP_DIFF_R, VP_LSD_K, VP_LSD_T,   # front share, diff kinds (DIFF_*), N m s/rad, N m
  VP_WHEELBASE, VP_TRACK_F, VP_ACKERMANN, VP_STEER_LIMIT_V, VP_STEER_RATE,   # m, m, -, m/s, rad/s
+ VP_STEER_TORQUE,                          # N m the most torque the rack turns a road wheel with
  VP_ABS_SLIP, VP_ABS_RELEASE, VP_ABS_APPLY,   # -, s, s
  VP_TC_SLIP, VP_TC_CUT, VP_TC_RESTORE,     # -, s, s
  VP_ESP_THRESHOLD, VP_ESP_GAIN, VP_ESP_CUT,   # stability control: rad/s, N m s/rad, s/rad
@@ -79,7 +80,7 @@ MF61_EXTRA = ("pdx3", "pex3", "pex4", "ppx1", "ppx2", "ppx3", "ppx4", "pdy3", "p
  VP_HULL_RADIUS,                           # m: the farthest hull point from the centre of mass (widened a little)
  VP_MASS_U,                                # kg: the four wheels' unsprung mass (0: massless wheels; VP_MASS is then
                                            # the sprung part; sim/kernel/unsprung.py, docs/physics.md §7.2)
- VP_SCALARS) = range(83)
+ VP_SCALARS) = range(84)
 VP_CURVE_RPM = VP_SCALARS                  # MAX_CURVE engine speeds (rpm)
 VP_CURVE_NM = VP_CURVE_RPM + MAX_CURVE     # MAX_CURVE torques (N m)
 VP_RATIO = VP_CURVE_NM + MAX_CURVE         # MAX_GEARS forward ratios
@@ -272,8 +273,9 @@ VP_N = VP_RATIO + MAX_GEARS
  TB_WORK_PARKING, TB_WORK_COLLISION,       # (sim/kernel/work.py; the watchdog names the one that put energy in)
  TB_WORK_SPIN,                             # the spin ledger's torque (wheels and rotor turning with the body)
  TB_WORK_GROUND,                           # J: work the moving ground (platforms) did through the contacts
+ TB_WORK_RACK,                             # J: work the steering rack did turning the spinning wheels (steering.py)
  TB_TIRE_MADE, TB_TIRE_LOST,               # J: energy the tires' slip made and lost, sum of max(0, +-F . v_slip) h
- TB_N) = range(53)
+ TB_N) = range(54)
 
 EXTERNAL_FORCES = {"gravity": TB_GRAVITY_X, "drag": TB_DRAG_X, "downforce": TB_DOWNFORCE_X,
                    "rolling": TB_ROLLING_X, "suspension": TB_SUSPENSION_X, "tire": TB_TIRE_X,

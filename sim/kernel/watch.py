@@ -25,6 +25,7 @@ from sim.kernel.tables import TB_HULL_DEPTH
 from sim.kernel.tables import TB_TIRE_LOST
 from sim.kernel.tables import TB_TIRE_MADE
 from sim.kernel.tables import TB_WORK_GROUND
+from sim.kernel.tables import TB_WORK_RACK
 from sim.kernel.tables import WS_N
 from sim.kernel.tables import WS_VW
 from sim.kernel.vec import quat_rotate_inv
@@ -40,7 +41,8 @@ OK, NOT_FINITE, TOO_FAST, SPINNING, SUNK, ENERGY, TIRE_MADE = range(7)
  WT_E0, WT_T0,                             # J, s: the sliding budget's base and when it was taken
  WT_DEEP_SINCE,                            # s: since when the body is deeper than WT_RADIUS (NaN: it is not)
  WT_CODE, WT_VALUE,                        # the verdict and the figure that shows it
- WT_GROUND0,                               # J: the moving ground's work (TB_WORK_GROUND) at the last check
+ WT_OUTSIDE0,                              # J: work from outside the car (TB_WORK_GROUND + TB_WORK_RACK) at the
+                                           # last check
  WT_MADE0, WT_LOST0,                       # J: the tires' slip energy made and lost (TB_TIRE_*) when the window began
  WT_WHEELS) = range(16)                    # 4 x (m_u kg, s m body frame): each wheel's own mass and the lever
 WT_N = WT_WHEELS + 16                      # s = A x e its travel turns with the body by (unsprung_turn.py)
@@ -49,6 +51,13 @@ MAX_SPEED = 150.0         # m/s: faster than any car here
 MAX_SPIN = 60.0           # rad/s: a body spinning faster than this has blown up
 DEEP_TIME = 0.5           # s: a body deeper in the ground than a wheel radius for this long has sunk in
 TIRE_MADE_PER_KG = 20.0   # J/kg: tires whose slip made this much more energy per kg of car than it lost add energy
+
+
+@leaf
+def outside_work(body_telemetry, v):
+    """The work done on vehicle v from outside the car since it was placed (J): a moving platform's push
+    through the contacts and the steering rack's on the spinning wheels (the driver's)."""
+    return body_telemetry[v, TB_WORK_GROUND] + body_telemetry[v, TB_WORK_RACK]
 
 
 @leaf
@@ -111,9 +120,9 @@ def check_vehicles(body_state, wheel_state, body_telemetry, table, gravity, time
         speed = math.sqrt(b[BS_VX] * b[BS_VX] + b[BS_VY] * b[BS_VY] + b[BS_VZ] * b[BS_VZ])
         spin = math.sqrt(b[BS_WX] * b[BS_WX] + b[BS_WY] * b[BS_WY] + b[BS_WZ] * b[BS_WZ])
         energy = vehicle_energy(body_state, wheel_state, v, table, gravity)
-        ground = body_telemetry[v, TB_WORK_GROUND]     # a moving platform's push is energy from outside
-        supplied = t[WT_E0] + t[WT_RATE] * (time - t[WT_T0]) + (ground - t[WT_GROUND0])
-        t[WT_GROUND0] = ground
+        outside = outside_work(body_telemetry, v)
+        supplied = t[WT_E0] + t[WT_RATE] * (time - t[WT_T0]) + (outside - t[WT_OUTSIDE0])
+        t[WT_OUTSIDE0] = outside
         budget = supplied + t[WT_SLACK]
         t[WT_E0] = min(supplied, energy)               # energy lost is not credited to a later gain
         t[WT_T0] = time

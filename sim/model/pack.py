@@ -126,6 +126,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_ACKERMANN] = car.steering.ackermann
     row[T.VP_STEER_LIMIT_V] = car.steering.limit_speed
     row[T.VP_STEER_RATE] = math.radians(car.steering.rate_deg_s)
+    row[T.VP_STEER_TORQUE] = car.steering.max_torque
     row[T.VP_ABS_SLIP] = b.abs_slip
     row[T.VP_ABS_RELEASE] = b.abs_release_time
     row[T.VP_ABS_APPLY] = b.abs_apply_time

@@ -328,6 +328,10 @@ class Steering:
     ackermann: float = num(1.0, "-", 0.0, 1.0, "Ackermann fraction: 1 full Ackermann, 0 parallel steering")
     limit_speed: float = num(25.0, "m/s", 0.0, 200.0, "speed at which the largest angle has halved (0 = no limit)")
     rate_deg_s: float = num(360.0, "deg/s", 1.0, 5000.0, "fastest change of a road-wheel angle")
+    max_torque: float = num(2000.0, "N m", 200.0, 20000.0,
+                            "most torque the rack turns a road wheel with about its steering axis; against more (a "
+                            "spinning wheel's gyroscopic torque while the body rolls or pitches) the rack stalls "
+                            "and holds the angle")
 
 
 @dataclass(frozen=True)
