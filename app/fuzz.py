@@ -148,6 +148,8 @@ def main() -> None:
     ap.add_argument("--spawn-speed", type=float, default=0.0, metavar="M/S",
                     help=f"params: start each car at a random speed up to this (0: at rest; "
                     f"{fuzz_params.SPAWN_SPEED:g} exercises the tires of cars whose engines cannot move them)")
+    ap.add_argument("--world", action="append", metavar="NAME",
+                    help=f"params: a world to drive on (repeat for more; default: {' and '.join(fuzz_params.WORLDS)})")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     if args.what == "files":
@@ -156,8 +158,14 @@ def main() -> None:
     elif args.what == "worlds":
         print(fuzz_worlds.fuzz_worlds(args.n or 300, args.seed, seconds=args.seconds, verbose=args.verbose).line())
     else:
+        for name in args.world or ():
+            try:
+                sim.load_world(name)
+            except sim.ConfigError as exc:
+                ap.error(str(exc))
         results = fuzz_params.fuzz_params(args.n or 2000, args.seed, seconds=args.seconds, substeps=args.substeps,
-                                          verbose=args.verbose, spawn_speed=args.spawn_speed)
+                                          verbose=args.verbose, spawn_speed=args.spawn_speed,
+                                          worlds=tuple(args.world or fuzz_params.WORLDS))
         print("\n".join(fuzz_params.report_lines(results)))
 
 
