@@ -27,6 +27,7 @@ from sim.kernel.tables import VP_STEER_TORQUE
 from sim.kernel.tables import VP_TRACK_F
 from sim.kernel.tables import VP_WHEELBASE
 from sim.kernel.tables import W_STEER
+from sim.kernel.tables import WP_CAMBER_COS
 from sim.kernel.tables import WP_IW
 from sim.kernel.tables import WP_STEERS
 from sim.kernel.tables import WS_OMEGA
@@ -139,9 +140,10 @@ def steering_targets(v, vehicle_params, controls, body_state):
 def rack_torque(v, i, wheel_params, wheel_state, w_body, delta):
     """The torque (N m) the rack must give about wheel i's steering axis (body z) at the angle delta (rad)
     while the body turns at w_body (rad/s, body frame): the spin momentum H = Iw omega u turns with the body,
-    and its change along the steering axis is H (w_x cos(delta) + w_y sin(delta)) (camber and toe left out).
-    Turning the wheel by d delta the rack does that times d delta of work on the car."""
-    h_spin = wheel_params[v, i, WP_IW] * wheel_state[v, i, WS_OMEGA]
+    and its change along the steering axis is H cos(c) (w_x cos(delta) + w_y sin(delta)) (c the static camber's
+    turn, WP_CAMBER_COS; the suspension geometry's camber and toe curves left out). Turning the wheel by d delta
+    the rack does that times d delta of work on the car."""
+    h_spin = wheel_params[v, i, WP_IW] * wheel_state[v, i, WS_OMEGA] * wheel_params[v, i, WP_CAMBER_COS]
     if h_spin == 0.0:
         return 0.0
     return h_spin * (w_body[0] * math.cos(delta) + w_body[1] * math.sin(delta))
