@@ -1,6 +1,7 @@
 """Random worlds against the loader, the advisor and the watchdog (`python -m app.fuzz worlds`): the
 proving ground with its numbers changed at random within what the loader allows (gravity, friction, the
-ground plane's slope or normal, the boxes' slopes and motions, the bumps, the spawn points). A world the
+ground plane's slope or normal, the boxes' slopes and motions, the bumps or random rough heights, the spawn
+points). A world the
 loader accepts must either be refused for the car with a reason (the advisor, at its gravity and grip) or
 let the car drive 10 s of aggressive random driving from each spawn without the watchdog firing."""
 from __future__ import annotations
@@ -63,9 +64,19 @@ def random_world(base: dict, rng: np.random.Generator) -> dict:
             b["oscillation"] = [float(x) for x in rng.uniform(-5.0, 5.0, 3)]
             b["period"] = float(rng.uniform(2.0, 100.0))
     for h in d.get("heightfield", []):
-        if rng.random() < 0.3 and "heights" not in h:
+        r = rng.random()
+        if r < 0.3 and "heights" not in h:
             h["bump_height"] = float(rng.uniform(-5.0, 5.0))
             h["bump_wavelength"] = float(math.exp(rng.uniform(math.log(0.1), math.log(1000.0))))
+        elif r < 0.5:                               # rough ground: random heights (a step over 5 m is refused)
+            spacing = float(rng.uniform(0.2, 4.0))
+            h.pop("bump_height", None)
+            h.pop("bump_wavelength", None)
+            h.pop("size", None)
+            h["spacing"] = spacing
+            h["heights"] = rng.uniform(-1.0, 1.0, (int(24.0 / spacing) + 1, int(12.0 / spacing) + 1)) \
+                * float(rng.uniform(0.0, 3.0))
+            h["heights"] = h["heights"].tolist()
     d["spawn"] = [[float(rng.uniform(-60, 120)), float(rng.uniform(-60, 120)), float(rng.uniform(-180, 180))]
                   for _ in range(3)]
     return d

@@ -256,3 +256,41 @@ def test_the_hull_box_pretest_never_passes_over_a_box_a_hull_point_is_in():
                 depth = deepest_penetration(np.zeros((0, 8)), table, hf, np.zeros(0), p, 0.0, 0, 1 << i, 0)[0]
                 inside += depth > 0.0
     assert apart > 500 and inside == 0
+
+
+def test_a_heightfields_side_is_a_wall_that_gives_no_energy():
+    """A plateau 1 m high (a heightfield, 10 m square) on flat ground: the hatchback coasts into its side at 8
+    m/s. Its tires cannot roll up a step taller than their radius, so the body meets the side, and a hull
+    point that comes in through it is as far in as it is past the side, pushed back out horizontally (the
+    field is a solid block under its surface). Before, such a point was as deep as the surface above it, 1 m
+    at once, and the body was flung up: the hull's work was energy from nowhere. Now it never does positive
+    work beyond rounding, and the car's energy never rises above its start."""
+    flat = world_with(planes=[Plane("asphalt", (0.0, 0.0, 0.0), (0.0, 0.0, 1.0))])
+    plateau = Heightfield("asphalt", (5.0, -5.0, 0.0), (0.5, 0.5), np.full((21, 21), 1.0))
+    world = World("plateau", flat.surfaces, flat.planes, heightfields=[plateau])
+    car = sim.load_vehicle("hatchback")
+    s = sim.Simulation(car, world, dt=1 / 240, substeps=2, watchdog="flag")
+    s.reset(position=(0.0, 0.0, sim.rest_com_height(car)), speed=8.0)
+    e0 = s.watcher.energies(s.tables.body_state, s.tables.wheel_state)[0]
+    top = e0
+    for _ in range(360):
+        s.step(sim.Controls(gear=0))
+        top = max(top, s.watcher.energies(s.tables.body_state, s.tables.wheel_state)[0])
+    assert np.asarray(s.state.position, dtype=float).reshape(3)[0] < 5.0 + 0.2   # stopped at the side
+    assert top <= e0 + 1.0                                                      # J: nothing from nowhere
+    assert s.health[0] == ""
+
+
+@pytest.mark.parametrize("step, accepted", [(5.0, True), (5.5, False)])
+def test_the_loader_refuses_a_heightfield_step_taller_than_the_collisions_skin(step, accepted):
+    """A grid step taller than HF_SKIN (5 m) is refused with the point, its height and the rule: the body's
+    collision takes a point deeper than that under the surface for under an overhang."""
+    data = {"name": "step", "gravity": 9.81, "surfaces": {"asphalt": {"mu": 1.0}},
+            "heightfield": [{"surface": "asphalt", "spacing": 1.0, "heights": [[0.0, 0.0], [0.0, step]]}],
+            "spawn": [[0.0, 0.0, 0.0]]}
+    if accepted:
+        World.from_dict(data, "step.toml")
+    else:
+        with pytest.raises(sim.ConfigError, match=r"step.toml: heightfield\[0\]\.heights\[1\]\[1\] = 5.5 is 5.5 m "
+                                                  r"from its neighbour; neighbouring points may differ by at most 5 m"):
+            World.from_dict(data, "step.toml")

@@ -17,6 +17,7 @@ from sim.kernel.jit import leaf
 from sim.kernel.jit import stage
 from sim.kernel.query import HF_SKIN
 from sim.kernel.query import hf_height
+from sim.kernel.query import hf_side
 from sim.kernel.shapes import BX_BOUND
 from sim.kernel.shapes import BX_HX
 from sim.kernel.shapes import BX_HY
@@ -108,6 +109,9 @@ def deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, vehicle, box_mask, h
         if ok and z > p[2] and z - p[2] <= HF_SKIN:     # deeper: under an overhang, not inside the ground
             n = normalize((-gx, -gy, 1.0))
             depth = (z - p[2]) * n[2]
+            side, sx, sy = hf_side(hf_meta, i, p[0], p[1])
+            if side < depth:                            # nearer the field's side wall than its surface
+                depth, n = side, (sx, sy, 0.0)
             if depth > best:
                 best, best_n, best_surf, best_v = depth, n, int(hf_meta[i, HF_SURF]), (0.0, 0.0, 0.0)
     return best, best_n, best_surf, best_v

@@ -240,6 +240,26 @@ def hf_height(hf_meta, hf_z, i, x, y):
 
 
 @kernel
+def hf_side(hf_meta, i, x, y):
+    """How far (m) (x, y) lies inside heightfield i's rectangle from its nearest side, and that side's outward
+    normal (nx, ny): the field is a solid block of ground under its surface, and its sides are walls
+    (sim/kernel/collision.py: a hull point that comes in through a side is that far in, not as deep as the
+    surface above it)."""
+    ox = hf_meta[i, HF_OX]
+    oy = hf_meta[i, HF_OY]
+    ex = ox + (hf_meta[i, HF_NX] - 1.0) * hf_meta[i, HF_DX]
+    ey = oy + (hf_meta[i, HF_NY] - 1.0) * hf_meta[i, HF_DY]
+    best, nx, ny = x - ox, -1.0, 0.0
+    if ex - x < best:
+        best, nx, ny = ex - x, 1.0, 0.0
+    if y - oy < best:
+        best, nx, ny = y - oy, 0.0, -1.0
+    if ey - y < best:
+        best, nx, ny = ey - y, 0.0, 1.0
+    return best, nx, ny
+
+
+@kernel
 def ray_heightfield(hf_meta, hf_z, i, a, d, max_s):
     """March the ray in steps of half a cell, then bisect the first crossing; local tangent plane."""
     step = 0.5 * min(hf_meta[i, HF_DX], hf_meta[i, HF_DY])

@@ -20,6 +20,7 @@ import numpy as np
 from config import CONFIG_DIR
 from sim.kernel import shapes as S
 from sim.kernel.contact import A_MIN
+from sim.kernel.query import HF_SKIN
 from sim.kernel.query import QUERY_KINDS
 from sim.kernel.query import cast
 from sim.kernel.units import GRAVITY
@@ -126,6 +127,23 @@ class Hit(NamedTuple):
     v_ground: np.ndarray  # surface velocity at the contact, m/s
     surface: int        # material index (-1 none)
     shape: int          # shape id (-1 none)
+
+
+STEP_RULE = (f"neighbouring points may differ by at most {HF_SKIN:g} m (the body's collision takes a point deeper "
+             f"than that under the surface for under an overhang, not inside the ground: a taller step is a wall, "
+             f"build it from a box)")
+
+
+def largest_step(z: np.ndarray) -> tuple[float, tuple[int, int]]:
+    """The largest height difference (m) between neighbouring points of a heightfield's grid z, and the
+    index of the higher-indexed point of that pair."""
+    dx = np.abs(np.diff(z, axis=0))
+    dy = np.abs(np.diff(z, axis=1))
+    if dx.max() >= dy.max():
+        r, c = np.unravel_index(int(np.argmax(dx)), dx.shape)
+        return float(dx[r, c]), (int(r) + 1, int(c))
+    r, c = np.unravel_index(int(np.argmax(dy)), dy.shape)
+    return float(dy[r, c]), (int(r), int(c) + 1)
 
 
 class World:
@@ -373,14 +391,23 @@ def world_from_dict(data: dict, where: str) -> World:
                 raise _too_many_points(where, key)
             z = np.array([[number(where, f"{key}.heights[{r}][{c}]", x, -1e4, 1e4, "m") for c, x in enumerate(row)]
                           for r, row in enumerate(rows)])
+            step, (r, c) = largest_step(z)
+            if step > HF_SKIN:
+                raise ConfigError(f"{where}: {key}.heights[{r}][{c}] = {show(float(z[r, c]))} is {step:.3g} m from "
+                                  f"its neighbour; {STEP_RULE}")
         else:
             size = vector(where, f"{key}.size", h.get("size", [10, 10]), 2, spacing, 1e4)
             points += (int(round(size[0] / spacing)) + 1) * (int(round(size[1] / spacing)) + 1)
             if points > MAX_HEIGHTFIELD_POINTS:
                 raise _too_many_points(where, key)
-            z = bumps(size[0], size[1], spacing,
-                      number(where, f"{key}.bump_height", h.get("bump_height", 0.05), -5.0, 5.0, "m"),
-                      number(where, f"{key}.bump_wavelength", h.get("bump_wavelength", 2.0), 0.1, 1e3, "m"))
+            height = number(where, f"{key}.bump_height", h.get("bump_height", 0.05), -5.0, 5.0, "m")
+            wavelength = number(where, f"{key}.bump_wavelength", h.get("bump_wavelength", 2.0), 0.1, 1e3, "m")
+            z = bumps(size[0], size[1], spacing, height, wavelength)
+            step, _ = largest_step(z)
+            if step > HF_SKIN:
+                raise ConfigError(f"{where}: {key}.bump_height = {show(height)} (m) at bump_wavelength = "
+                                  f"{show(wavelength)} and spacing = {show(spacing)} puts neighbouring points "
+                                  f"{step:.3g} m apart in height; {STEP_RULE}")
         fields_.append(Heightfield(_surface(where, f"{key}.surface", h.get("surface", names[0]), names), origin,
                                    (spacing, spacing), z, string(where, f"{key}.name", h["name"]) if "name" in h
                                    else ""))
