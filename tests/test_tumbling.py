@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import sim
+from sim.kernel import tables as T
+from sim.kernel.collision import held_penalty
 from sim.kernel.contact import LANDING_REACH
 from sim.kernel.contact import landing_sink
 from sim.kernel.wheel import sink_rolled
@@ -134,3 +136,30 @@ def test_an_avs_wheel_is_turned_by_the_ground_only_as_fast_as_its_grip_allows():
         assert np.all(np.abs(now - omega) <= reach * 1.05 + 1e-9)
         omega = now
     assert np.all(np.abs(omega * np.asarray(s.telemetry.rho).reshape(-1) - 20.0) < 1.0)   # rolling with it by then
+
+
+def test_a_body_resting_on_its_roof_is_held_by_the_penalty_of_the_points_it_rests_on():
+    """The hull's penalty is held to what the step integrates stably, h^2 k lam + 2 h c lam <= HULL_LOAD_CAP
+    (docs/physics.md §10), with lam the fastest mode per unit of stiffness. A random tuning (tests/data/tumblers/
+    far_forward_com.toml: hull points 5.2 m behind the centre of mass, 280 kg m^2 of yaw) has a worst mode, its
+    side lying on a wall, of 0.267 /kg, which held its 38 MN/m penalty to 99 kN/m: upside down at 1 substep its
+    roof sank 4.4 cm and, standing on its nose in the fuzz, 0.3 m into the ground (the watchdog: sunk). The four
+    roof points it rests on move at sum 1/m + (r x n) . I^-1 (r x n) = 0.025 /kg, and held for them the penalty is
+    1.0 MN/m: the body rests less deep than its whole weight on one of them would press it."""
+    car = sim.load_vehicle(TUMBLERS / "far_forward_com.toml")
+    ch = car.chassis
+    s = sim.Simulation(car, sim.load_world("flat"), dt=1 / 240, substeps=1, watchdog="flag", check_stability=False)
+    top = ch.floor_z + ch.height - ch.com_z
+    s.set_state(position=(0.0, 0.0, top + 0.02), orientation=(0.0, 1.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
+                angular_velocity=(0.0, 0.0, 0.0))                   # upside down, 2 cm above the ground
+    for _ in range(720):
+        s.step(sim.Controls(gear=0))
+    roof = sim.model.geometry.hull_points(car)[8:12]
+    down = np.array([0.0, 0.0, -1.0])                                # the ground's push, body frame
+    lam = sum(1.0 / ch.mass + np.dot(np.cross(r, down) ** 2, 1.0 / np.array([ch.inertia_roll, ch.inertia_pitch,
+                                                                                ch.inertia_yaw])) for r in roof)
+    assert lam == pytest.approx(0.0254, rel=0.01)
+    k, _ = held_penalty(car.collision.stiffness, car.collision.damping, lam, 1 / 240)
+    depth = float(s.tables.body_telemetry[0, T.TB_HULL_DEPTH])
+    assert 0.0 < depth <= sim.total_mass(car) * 9.81 / k             # 3.7 cm; before: 4.4 cm
+    assert s.health[0] == ""

@@ -59,6 +59,10 @@ from sim.kernel.tables import VP_HULL_LAMBDA
 from sim.kernel.tables import VP_HULL_MU
 from sim.kernel.tables import VP_HULL_RADIUS
 from sim.kernel.tables import VP_HULL_SIZE
+from sim.kernel.tables import VP_IXX
+from sim.kernel.tables import VP_IYY
+from sim.kernel.tables import VP_IZZ
+from sim.kernel.tables import VP_MASS
 from sim.kernel.vec import add
 from sim.kernel.vec import cross
 from sim.kernel.vec import dot
@@ -250,6 +254,50 @@ def held_penalty(k, c, lam, h):
     return k * u * u, c * u
 
 
+@leaf
+def contact_lambda(v, vehicle_params, r_body, n_body):
+    """1 / m + (r x n) . I^-1 (r x n) (1/kg): how fast a hull point at r_body (from the centre of mass, body frame)
+    pushed along n_body (body frame) moves per unit of force, the body's mass and principal moments as
+    integrated."""
+    a = cross(r_body, n_body)
+    return 1.0 / vehicle_params[v, VP_MASS] + a[0] * a[0] / vehicle_params[v, VP_IXX] \
+        + a[1] * a[1] / vehicle_params[v, VP_IYY] + a[2] * a[2] / vehicle_params[v, VP_IZZ]
+
+
+@leaf
+def hull_pass(v, vehicle_params, hull_points, body, planes, boxes, hf_meta, hf_z, surf_mu, t, box_mask, hf_mask,
+              n_points, k_n, c_n, c_t, want_lambda):
+    """The first n_points hull points against the ground with the penalty (k_n, c_n) and friction damping c_t:
+    (force (N), torque about the centre of mass (N m), the moving ground's power (W), contacts, the deepest
+    depth (m), and with want_lambda the sum of the contacts' `contact_lambda`, a bound on their fastest mode
+    per unit of stiffness: the trace of J M^-1 J^T is at least its largest eigenvalue)."""
+    pos, q, vel, w = body
+    force = (0.0, 0.0, 0.0)
+    tau = (0.0, 0.0, 0.0)
+    ground = 0.0
+    contacts = 0
+    deepest = 0.0
+    lam = 0.0
+    for k in range(n_points):
+        r_body = (hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2])
+        r = quat_rotate(q, r_body)
+        p = add(pos, r)
+        depth, n, surf, vg = deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, v, box_mask, hf_mask)
+        if depth <= 0.0:
+            continue
+        contacts += 1
+        deepest = max(deepest, depth)
+        if want_lambda:
+            lam += contact_lambda(v, vehicle_params, r_body, quat_rotate_inv(q, n))
+        v_rel = sub(add(vel, cross(w, r)), vg)
+        f = hull_contact_force(depth, n, surf_mu[surf, 0] * vehicle_params[v, VP_HULL_MU], v_rel,
+                               k_n, c_n, c_t)
+        force = add(force, f)
+        tau = add(tau, cross(r, f))
+        ground += dot(f, vg)                                          # a moving ground's push (work ledger)
+    return force, tau, ground, contacts, deepest, lam
+
+
 @stage
 def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes, boxes, hf_meta, hf_z, surf_mu,
                     t, box_mask, hf_mask, h):
@@ -258,14 +306,9 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     substep (s); the friction's viscous slope is held to VP_HULL_CT_LIMIT / h, what the step integrates
     stably (docs/physics.md §10)."""
     pos, q, vel, w = body
-    force = (0.0, 0.0, 0.0)
-    tau = (0.0, 0.0, 0.0)
-    contacts = 0
-    ground = 0.0
     c_t = min(vehicle_params[v, VP_HULL_CT], vehicle_params[v, VP_HULL_CT_LIMIT] / h)
     k_n, c_n = held_penalty(vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
                             vehicle_params[v, VP_HULL_LAMBDA], h)
-    deepest = 0.0
     n_points = hull_points.shape[1]
     if box_mask != 0:
         box_mask = hull_boxes(boxes, box_mask, pos, vehicle_params[v, VP_HULL_RADIUS], t, v)
@@ -274,20 +317,16 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     if only_planes_within(boxes, hf_meta, box_mask, hf_mask, v) and \
             clear_of_planes(planes, hull_points, vehicle_params, v, pos, q):
         n_points = 0                                                  # the whole hull is above the ground
-    for k in range(n_points):
-        r = quat_rotate(q, (hull_points[v, k, 0], hull_points[v, k, 1], hull_points[v, k, 2]))
-        p = add(pos, r)
-        depth, n, surf, vg = deepest_penetration(planes, boxes, hf_meta, hf_z, p, t, v, box_mask, hf_mask)
-        if depth <= 0.0:
-            continue
-        contacts += 1
-        deepest = max(deepest, depth)
-        v_rel = sub(add(vel, cross(w, r)), vg)
-        f = hull_contact_force(depth, n, surf_mu[surf, 0] * vehicle_params[v, VP_HULL_MU], v_rel,
-                               k_n, c_n, c_t)
-        force = add(force, f)
-        tau = add(tau, cross(r, f))
-        ground += dot(f, vg)                                          # a moving ground's push (work ledger)
+    lam = vehicle_params[v, VP_HULL_LAMBDA]
+    held = k_n != vehicle_params[v, VP_HULL_K] or c_n != vehicle_params[v, VP_HULL_C]
+    force, tau, ground, contacts, deepest, lam_now = hull_pass(v, vehicle_params, hull_points, body, planes, boxes,
+                                                               hf_meta, hf_z, surf_mu, t, box_mask, hf_mask,
+                                                               n_points, k_n, c_n, c_t, held)
+    if held and contacts > 0 and lam_now < lam:          # held for the worst group; these contacts move slower
+        k_n, c_n = held_penalty(vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C], lam_now, h)
+        force, tau, ground, contacts, deepest, _ = hull_pass(v, vehicle_params, hull_points, body, planes, boxes,
+                                                             hf_meta, hf_z, surf_mu, t, box_mask, hf_mask, n_points,
+                                                             k_n, c_n, c_t, False)
     body_telemetry[v, TB_WORK_GROUND] += ground * h
     set3(body_telemetry, v, TB_COLLISION_X, force)
     body_telemetry[v, TB_HULL_CONTACTS] = contacts
