@@ -51,6 +51,7 @@ from sim.model.checks import get_value
 from sim.model.checks import with_value
 from sim.model.files import ConfigError
 from sim.model.geometry import hull_points
+from sim.model.geometry import hull_stiffness
 from sim.model.geometry import static_loads
 from sim.model.geometry import wheel_geometry
 from sim.model.handling import slip_stiffnesses
@@ -230,8 +231,7 @@ def hull_friction_limit(car: Vehicle) -> float:
 
 
 def hull_normal_mode(car: Vehicle) -> tuple[float, str, np.ndarray]:
-    """The fastest mode of the hull's penalty springs per unit of stiffness (hull_mode). The kernel holds the
-    penalty's k and c to h^2 k lambda + 2 h c lambda <= HULL_LOAD_CAP (collision.py held_penalty)."""
+    """The hull penalty's fastest mode per unit of stiffness (hull_mode; the kernel's held_penalty holds to it)."""
     return hull_mode(car, along_normal=True)
 
 
@@ -405,18 +405,18 @@ def report(car: Vehicle, dt: float, substeps: int, surface_mu: float = 1.0, grav
             items.append(Item(f"{name} limited-slip differential", "drive.lsd_stiffness", margin, h_max,
                               f"h K (2/Iw) < 2 with K = {car.drive.lsd_stiffness:g} N m s/rad, "
                               f"Iw = {tire.wheel_inertia:g} kg m^2", bounded=True))
-    col = car.collision
+    col, k0 = car.collision, hull_stiffness(car, gravity)
     lam, group, mode = hull_normal_mode(car)
-    k_h, c_h = hull_normal_held(col.stiffness, col.damping, lam, h)    # what collision_stage uses at this h
+    k_h, c_h = hull_normal_held(k0, col.damping, lam, h)    # what collision_stage uses at this h
     margin, h_max = margin_of(h, k_h * lam, c_h * lam)
     param = "collision.stiffness" if h * col.stiffness > 2.0 * col.damping else "collision.damping"
     items.append(Item("body collision", blame(mode, param), margin, h_max,
                       f"h^2 k lambda + 2 h c lambda < 4 with k = {k_h:.4g} N/m, c = {c_h:.4g} N s/m per hull point, "
                       f"lambda = {lam:.4g} 1/kg for the {group} pressing (k and c are held to {HULL_LOAD_CAP:g} "
                       f"together)", bounded=True))
-    hull_held = (f"collision.stiffness and damping ({col.stiffness:g} N/m, {col.damping:g} N s/m) are held to "
+    hull_held = (f"collision.stiffness and damping ({k0:g} N/m, {col.damping:g} N s/m) are held to "
             f"{k_h:.4g} and {c_h:.4g} at this substep: the stiffest penalty a {h * 1000:.3g} ms step integrates "
-            f"stably for the {group} pressing",) if k_h < col.stiffness else ()
+            f"stably for the {group} pressing",) if k_h < k0 else ()
     items += support_items(car, gravity) + tire_curve_items(car, gravity) + \
         suspension_items(car, surface_mu, h, Item, REQUIRED_MARGIN)
     lam, group, mode = hull_friction_mode(car)

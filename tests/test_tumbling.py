@@ -163,3 +163,22 @@ def test_a_body_resting_on_its_roof_is_held_by_the_penalty_of_the_points_it_rest
     depth = float(s.tables.body_telemetry[0, T.TB_HULL_DEPTH])
     assert 0.0 < depth <= sim.total_mass(car) * 9.81 / k             # 3.7 cm; before: 4.4 cm
     assert s.health[0] == ""
+
+
+def test_a_hull_too_soft_for_the_cars_weight_is_raised_to_carry_it_on_two_points():
+    """collision.stiffness's range starts at 1e5 N/m a point; a 4.5 t car on it, standing on two hull points (a
+    random tuning, seed 1's set 129, on its nose), sank 0.26 m, deeper than its 0.2 m wheels: the watchdog's
+    sunk body. The kernel starts from at least W / r_min, two points carrying the weight half a radius deep (here a
+    5 t hatchback on 0.22 m wheels, which on 1e5 N/m and two points would sink 0.25 m)."""
+    car = sim.with_value(sim.load_vehicle("hatchback"), "chassis.mass", 5000.0)
+    for axle in ("front_tire", "rear_tire"):
+        car = sim.with_value(car, f"{axle}.radius", 0.22)
+    car = sim.with_value(car, "collision.stiffness", 1.0e5)
+    r = min(car.front_tire.radius, car.rear_tire.radius)
+    w = sim.total_mass(car) * 9.81
+    assert sim.model.geometry.hull_stiffness(car, 9.81) == pytest.approx(w / r, rel=1e-12)
+    assert w / (2.0 * 1.0e5) > r                                      # the setting alone: deeper than a radius
+    s = sim.Simulation(car, sim.load_world("flat"), dt=1 / 240, substeps=2, check_stability=False)
+    assert s.tables.vehicle_params[0, T.VP_HULL_K] == pytest.approx(w / r, rel=1e-12)
+    light = sim.load_vehicle("hatchback")                             # the presets keep theirs
+    assert sim.model.geometry.hull_stiffness(light, 9.81) == light.collision.stiffness

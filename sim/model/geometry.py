@@ -68,6 +68,15 @@ def hull_points(car: Vehicle) -> np.ndarray:
     return np.array(pts) - np.array([ch.com_x, ch.com_y, ch.com_z])
 
 
+def hull_stiffness(car: Vehicle, gravity: float = GRAVITY) -> float:
+    """The hull's penalty stiffness per point (N/m) the kernel starts from: collision.stiffness, or if that is
+    softer, the stiffness that carries the car's whole weight on two hull points half a wheel radius deep,
+    W / r_min (a 4.5 t car on the range's 1e5 N/m stood on its nose 0.26 m into the ground, deeper than its
+    0.2 m wheels: the watchdog's sunk body). The step's own hold may still lower it (collision.py held_penalty)."""
+    r_min = min(car.front_tire.radius, car.rear_tire.radius)
+    return max(car.collision.stiffness, total_mass(car) * gravity / r_min)
+
+
 def rest_com_height(car: Vehicle) -> float:
     """Height of the centre of mass above flat ground with both axles at their rest length l0 (m):
     a spawn height from which the car settles a few centimetres without a drop."""

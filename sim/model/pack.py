@@ -22,6 +22,7 @@ from sim.kernel.tire import TIRE_MODELS
 from sim.kernel.tire.slip import SLIP_FORMS
 from sim.kernel.units import RAD_S_PER_RPM
 from sim.model.geometry import hull_points
+from sim.model.geometry import hull_stiffness
 from sim.model.geometry import spring_numbers
 from sim.model.geometry import wheel_geometry
 from sim.model.handling import slip_stiffnesses
@@ -81,7 +82,7 @@ def pack_vehicle(car: Vehicle, vehicle_row: np.ndarray, wheel_rows: np.ndarray, 
     row[T.VP_IE] = e.inertia
     row[T.VP_UEX:T.VP_UEZ + 1] = (1.0, 0.0, 0.0)          # longitudinal engine
     row[T.VP_STEER_MAX] = math.radians(car.steering.max_angle_deg)
-    row[T.VP_HULL_K] = car.collision.stiffness
+    row[T.VP_HULL_K] = hull_stiffness(car, gravity)
     row[T.VP_HULL_C] = car.collision.damping
     row[T.VP_HULL_CT] = car.collision.friction_damping
     row[T.VP_HULL_CT_LIMIT] = hull_friction_limit

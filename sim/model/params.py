@@ -364,8 +364,9 @@ class Aero:
 class Collision:
     """The body's hull against the ground (a rolled car, a wall): penalty springs at 14 hull points."""
     stiffness: float = num(1.5e5, "N/m", 100000.0, 100000000.0,
-                           "penalty stiffness per hull point; below 1e5 a heavy car sinks in on its roof, and one too "
-                           "stiff for the step is held")
+                           "penalty stiffness per hull point; one softer than the car's weight over its smaller wheel "
+                           "radius (two points carrying it half a radius deep) is raised to that, and one too stiff "
+                           "for the step is held")
     damping: float = num(6.0e3, "N s/m", 0.0, 1.0e7, "damping per hull point along the normal")
     friction: float = num(0.5, "-", 0.0, 3.0, "body-on-ground friction factor (x surface mu)")
     friction_damping: float = num(2.0e4, "N s/m", 1.0, 1.0e7, "sliding-speed slope of friction below its limit")
