@@ -305,7 +305,7 @@ def collision_stage(v, vehicle_params, hull_points, body, body_telemetry, planes
     mass (N m)), both world; writes the collision force and contact count to the body telemetry. h: the
     substep (s); the friction's viscous slope is held to VP_HULL_CT_LIMIT / h, what the step integrates
     stably (docs/physics.md §10)."""
-    pos, q, vel, w = body
+    pos, q = body[0], body[1]
     c_t = min(vehicle_params[v, VP_HULL_CT], vehicle_params[v, VP_HULL_CT_LIMIT] / h)
     k_n, c_n = held_penalty(vehicle_params[v, VP_HULL_K], vehicle_params[v, VP_HULL_C],
                             vehicle_params[v, VP_HULL_LAMBDA], h)

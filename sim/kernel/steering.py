@@ -160,7 +160,8 @@ def steering_stage(v, vehicle_params, wheel_params, targets, q, w, wheel_state, 
     left, right, at_once = targets
     rate = vehicle_params[v, VP_STEER_RATE]
     limit = vehicle_params[v, VP_STEER_TORQUE]
-    w_body = quat_rotate_inv(q, w)
+    w_body = (0.0, 0.0, 0.0)
+    turned = False                                            # w_body taken (only once a wheel moves)
     for i in range(NW):
         target = (left if i % 2 == 0 else right) * wheel_params[v, i, WP_STEERS]
         last = wheel_state[v, i, WS_STEER]
@@ -169,6 +170,9 @@ def steering_stage(v, vehicle_params, wheel_params, targets, q, w, wheel_state, 
         else:
             angle = approach(last, target, rate * h)
         if angle != last:
+            if not turned:
+                w_body = quat_rotate_inv(q, w)
+                turned = True
             tau = rack_torque(v, i, wheel_params, wheel_state, w_body, 0.5 * (last + angle))   # over the move
             if tau * (angle - last) > 0.0 and abs(tau) > limit:
                 angle = last                                  # the rack stalls
